@@ -1,0 +1,130 @@
+//! The one abstraction every solver, search and command is written against.
+
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+use std::ops::ControlFlow;
+
+use crate::error::InputError;
+
+/// A player. South moves first (RULES §0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Side {
+    South,
+    North,
+}
+
+impl Side {
+    pub const BOTH: [Side; 2] = [Side::South, Side::North];
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    #[inline]
+    pub fn other(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+
+    pub fn letter(self) -> char {
+        match self {
+            Side::South => 'S',
+            Side::North => 'N',
+        }
+    }
+
+    pub fn from_letter(text: &str) -> Option<Side> {
+        match text {
+            "S" => Some(Side::South),
+            "N" => Some(Side::North),
+            _ => None,
+        }
+    }
+}
+
+/// A position of a two-player mancala game, with its rules.
+///
+/// Positions are immutable values: `play` returns the child. Every method
+/// follows RULES.md for the game that implements it.
+pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'static {
+    /// A legal move's description; `Display` writes RULES §3 notation.
+    type Move: Copy + Eq + Hash + Debug + Display + Send + Sync + 'static;
+
+    /// The player to move.
+    fn side_to_move(&self) -> Side;
+
+    /// Calls `f` with every legal move, in a fixed order, until it breaks.
+    ///
+    /// Some positions (a Kiothi opening) have hundreds of millions of moves:
+    /// this is a lazy enumeration, never a materialised list.
+    fn for_each_move<F: FnMut(Self::Move) -> ControlFlow<()>>(&self, f: F) -> ControlFlow<()>;
+
+    /// Plays a move known to be legal (as given by `for_each_move`).
+    fn play_unchecked(&self, mv: &Self::Move) -> Self;
+
+    /// Parses a move in RULES §3 notation and checks that it is legal here.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, InputError>;
+
+    /// Stones captured so far (Kpé) or in prison (Kiothi), indexed by `Side::index`.
+    fn captured(&self) -> [u32; 2];
+
+    /// What each side receives from the board when the game ends here
+    /// (RULES Kpé §1.5, Kiothi §2.10). Only meaningful when `is_over`.
+    fn final_sweep(&self) -> [u32; 2];
+
+    /// Stones still on the board.
+    fn board_total(&self) -> u32;
+
+    /// The position with its captures/prisons cleared: everything that decides
+    /// the future of play (board, marks, side to move, phase). Two positions
+    /// with equal keys are the same position for RULES §0's repetition rule.
+    fn repetition_key(&self) -> Self;
+
+    /// Calls `f` with every legal move and the position it leads to.
+    /// Games whose move generator already plays the move override this.
+    fn for_each_child<F: FnMut(Self::Move, Self) -> ControlFlow<()>>(&self, mut f: F) -> ControlFlow<()> {
+        self.for_each_move(|mv| f(mv, self.play_unchecked(&mv)))
+    }
+
+    /// Number of legal moves; games may count without enumerating.
+    fn move_count(&self) -> u64 {
+        let mut n = 0u64;
+        let _ = self.for_each_move(|_| {
+            n += 1;
+            ControlFlow::Continue(())
+        });
+        n
+    }
+
+    /// All legal moves. Check `move_count` first where it may be huge.
+    fn legal_moves(&self) -> Vec<Self::Move> {
+        let mut out = Vec::new();
+        let _ = self.for_each_move(|mv| {
+            out.push(mv);
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    /// True when the player to move has no legal move: the game is over.
+    fn is_over(&self) -> bool {
+        self.for_each_move(|_| ControlFlow::Break(())).is_continue()
+    }
+
+    /// Parses and plays a move, refusing an illegal one with the reason.
+    fn play(&self, text: &str) -> Result<Self, InputError> {
+        let mv = self.parse_move(text)?;
+        Ok(self.play_unchecked(&mv))
+    }
+
+    /// Value of a finished game for the player to move: RULES §0's margin
+    /// counted from here, i.e. only the final sweep.
+    fn terminal_value(&self) -> i32 {
+        let sweep = self.final_sweep();
+        let me = self.side_to_move().index();
+        sweep[me] as i32 - sweep[1 - me] as i32
+    }
+}

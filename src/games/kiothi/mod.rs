@@ -1,0 +1,1 @@
+//! Kiothi (RULES §2).

@@ -1,0 +1,4 @@
+//! Per-game rules, one module each.
+
+pub mod kiothi;
+pub mod kpe;
