@@ -22,19 +22,31 @@ pub enum InputError {
 
 impl InputError {
     pub fn malformed(field: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError::Malformed { field: field.into(), message: message.into() }
+        InputError::Malformed {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 
     pub fn impossible(field: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError::Impossible { field: field.into(), message: message.into() }
+        InputError::Impossible {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 
     pub fn illegal(mv: impl Into<String>, reason: impl Into<String>) -> Self {
-        InputError::IllegalMove { mv: mv.into(), reason: reason.into() }
+        InputError::IllegalMove {
+            mv: mv.into(),
+            reason: reason.into(),
+        }
     }
 
     pub fn unsupported(field: impl Into<String>, message: impl Into<String>) -> Self {
-        InputError::Unsupported { field: field.into(), message: message.into() }
+        InputError::Unsupported {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 
     /// Stable machine-readable kind for `--json` error objects.

@@ -85,7 +85,10 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'sta
 
     /// Calls `f` with every legal move and the position it leads to.
     /// Games whose move generator already plays the move override this.
-    fn for_each_child<F: FnMut(Self::Move, Self) -> ControlFlow<()>>(&self, mut f: F) -> ControlFlow<()> {
+    fn for_each_child<F: FnMut(Self::Move, Self) -> ControlFlow<()>>(
+        &self,
+        mut f: F,
+    ) -> ControlFlow<()> {
         self.for_each_move(|mv| f(mv, self.play_unchecked(&mv)))
     }
 

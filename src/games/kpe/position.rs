@@ -1,0 +1,167 @@
+//! A validated Kpé position and the sowing of a move (RULES §1.1–1.3).
+
+use std::fmt;
+
+use super::variant::KpeVariant;
+use crate::game::Side;
+
+/// Largest board: W = 8.
+pub const MAX_PITS: usize = 16;
+
+/// A Kpé move: the index of the pit the mover lifts (RULES §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KpeMove(pub u8);
+
+impl KpeMove {
+    #[inline]
+    pub fn pit(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for KpeMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A Kpé position (RULES §1.6). Pits beyond `2W` are always zero.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct KpePosition {
+    pub(super) pits: [u8; MAX_PITS],
+    pub(super) variant: KpeVariant,
+    pub(super) side: Side,
+    /// Bit `i` of `marks[s]`: side `s` has started a move from its `i`-th pit.
+    pub(super) marks: [u8; 2],
+    pub(super) captured: [u16; 2],
+}
+
+impl KpePosition {
+    /// The start of the game: K stones in every pit, South to move, no marks.
+    pub fn start(variant: KpeVariant) -> Self {
+        let mut pits = [0u8; MAX_PITS];
+        pits[..variant.pits()].fill(variant.k() as u8);
+        KpePosition {
+            pits,
+            variant,
+            side: Side::South,
+            marks: [0; 2],
+            captured: [0; 2],
+        }
+    }
+
+    /// Builds a position from its parts without checking them; the caller
+    /// (a solver decoding its own index) guarantees they are consistent.
+    pub fn from_parts(
+        variant: KpeVariant,
+        pits: &[u8],
+        side: Side,
+        marks: [u8; 2],
+        captured: [u16; 2],
+    ) -> Self {
+        let mut all = [0u8; MAX_PITS];
+        all[..pits.len()].copy_from_slice(pits);
+        KpePosition {
+            pits: all,
+            variant,
+            side,
+            marks,
+            captured,
+        }
+    }
+
+    pub fn variant(&self) -> KpeVariant {
+        self.variant
+    }
+
+    /// Pit counts in pit order (2W of them).
+    pub fn pits(&self) -> &[u8] {
+        &self.pits[..self.variant.pits()]
+    }
+
+    pub fn side(&self) -> Side {
+        self.side
+    }
+
+    /// Mark bits of a side (bit i: the owner's i-th pit has been played).
+    pub fn marks(&self, side: Side) -> u8 {
+        self.marks[side.index()]
+    }
+
+    /// True once a side has started a move from each of its pits (RULES §1.2).
+    pub fn is_unlocked(&self, side: Side) -> bool {
+        self.marks[side.index()] == self.variant.all_marks()
+    }
+
+    /// First pit index of a side's row.
+    #[inline]
+    pub fn row_start(&self, side: Side) -> usize {
+        side.index() * self.variant.w()
+    }
+
+    /// The side owning a pit.
+    #[inline]
+    pub fn owner(&self, pit: usize) -> Side {
+        if pit < self.variant.w() {
+            Side::South
+        } else {
+            Side::North
+        }
+    }
+
+    /// Stones in a side's row.
+    pub fn row_total(&self, side: Side) -> u32 {
+        let start = self.row_start(side);
+        self.pits[start..start + self.variant.w()]
+            .iter()
+            .map(|&c| c as u32)
+            .sum()
+    }
+
+    /// Sows the stones of `pit` (RULES §1.1–1.3) and passes the turn.
+    /// Returns the child and the number of stones captured.
+    #[inline]
+    pub fn sow(&self, pit: usize) -> (Self, u32) {
+        let mut next = *self;
+        let n = self.variant.pits();
+        let w = self.variant.w();
+        let me = self.side;
+        let stones = next.pits[pit] as usize;
+        next.pits[pit] = 0;
+        // §1.2: the mark is set when the move starts.
+        next.marks[me.index()] |= 1 << (pit - self.row_start(me));
+        let laps = stones / n;
+        if laps > 0 {
+            // §1.1 Choice: whole laps sow every pit, the origin included.
+            for c in &mut next.pits[..n] {
+                *c += laps as u8;
+            }
+        }
+        let mut at = pit;
+        for _ in 0..stones % n {
+            at += 1;
+            if at == n {
+                at = 0;
+            }
+            next.pits[at] += 1;
+        }
+        let last = (pit + stones) % n;
+        let mut gained = 0u32;
+        if next.marks[me.index()] == self.variant.all_marks() {
+            // §1.3: capture 2s and 4s backwards from the last pit while in the opponent's row.
+            let opp_start = self.row_start(me.other());
+            let mut at = last;
+            while at >= opp_start && at < opp_start + w && matches!(next.pits[at], 2 | 4) {
+                gained += next.pits[at] as u32;
+                next.pits[at] = 0;
+                if at == opp_start {
+                    break;
+                }
+                at -= 1;
+            }
+            next.captured[me.index()] += gained as u16;
+        }
+        next.side = me.other();
+        (next, gained)
+    }
+}
