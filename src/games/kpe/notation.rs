@@ -103,7 +103,7 @@ impl KpeSetup {
         for side in Side::BOTH {
             let field = format!("{} captured", side.letter());
             let c = captured[side.index()];
-            if c % 2 != 0 {
+            if !c.is_multiple_of(2) {
                 return Err(InputError::impossible(
                     field,
                     format!("{c} is odd, captures come in 2s and 4s"),
