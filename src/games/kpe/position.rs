@@ -118,6 +118,33 @@ impl KpePosition {
             .sum()
     }
 
+    /// The same position seen from the other side: the board turned by W
+    /// pits, players, marks and captures swapped (RULES §1, symmetry).
+    pub fn rotated(&self) -> Self {
+        let n = self.variant.pits();
+        let w = self.variant.w();
+        let mut pits = [0u8; MAX_PITS];
+        for (i, p) in pits[..n].iter_mut().enumerate() {
+            *p = self.pits[(i + w) % n];
+        }
+        KpePosition {
+            pits,
+            variant: self.variant,
+            side: self.side.other(),
+            marks: [self.marks[1], self.marks[0]],
+            captured: [self.captured[1], self.captured[0]],
+        }
+    }
+
+    /// The position relative to the player to move: rotated if needed so
+    /// that the mover is South. Solvers store positions this way.
+    pub fn relative(&self) -> Self {
+        match self.side {
+            Side::South => *self,
+            Side::North => self.rotated(),
+        }
+    }
+
     /// Sows the stones of `pit` (RULES §1.1–1.3) and passes the turn.
     /// Returns the child and the number of stones captured.
     #[inline]

@@ -1,0 +1,138 @@
+//! Combinatorial ranking of boards: every distribution of `n` stones over
+//! `P` pits gets a dense index in `0..C(n+P-1, P-1)`, in lexicographic order
+//! of the pit counts. No hashing, no gaps.
+
+/// Ranks and unranks boards of one pit count.
+#[derive(Clone, Debug)]
+pub struct BoardIndex {
+    pits: usize,
+    /// `binom[a][b]` = C(a, b), saturating at `u64::MAX`.
+    binom: Vec<[u64; 18]>,
+}
+
+impl BoardIndex {
+    /// An index for boards of `pits` pits holding at most `max_stones`.
+    pub fn new(pits: usize, max_stones: usize) -> Self {
+        assert!((2..=16).contains(&pits), "board of {pits} pits");
+        let rows = max_stones + pits + 2;
+        let mut binom = vec![[0u64; 18]; rows];
+        for a in 0..rows {
+            binom[a][0] = 1;
+            for b in 1..18.min(a + 1) {
+                binom[a][b] =
+                    binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
+            }
+        }
+        BoardIndex { pits, binom }
+    }
+
+    pub fn pits(&self) -> usize {
+        self.pits
+    }
+
+    #[inline]
+    fn c(&self, a: usize, b: usize) -> u64 {
+        self.binom[a][b]
+    }
+
+    /// Number of boards holding exactly `n` stones.
+    pub fn layer_size(&self, n: usize) -> u64 {
+        self.c(n + self.pits - 1, self.pits - 1)
+    }
+
+    /// Compositions of the `m` stones left with pit `i` holding fewer than `c`.
+    #[inline]
+    fn below(&self, i: usize, m: usize, c: usize) -> u64 {
+        let k = self.pits - i - 2;
+        self.c(m + k + 1, k + 1) - self.c(m - c + k + 1, k + 1)
+    }
+
+    /// The index of a board within its layer (`n` = its stone count).
+    #[inline]
+    pub fn rank(&self, board: &[u8]) -> u64 {
+        let mut m: usize = board.iter().map(|&c| c as usize).sum();
+        let mut r = 0;
+        for (i, &c) in board[..self.pits - 1].iter().enumerate() {
+            let c = c as usize;
+            r += self.below(i, m, c);
+            m -= c;
+        }
+        r
+    }
+
+    /// The board of layer `n` with index `r`.
+    pub fn unrank(&self, n: usize, mut r: u64, board: &mut [u8]) {
+        let mut m = n;
+        for (i, slot) in board[..self.pits - 1].iter_mut().enumerate() {
+            let mut c = 0;
+            while c < m && self.below(i, m, c + 1) <= r {
+                c += 1;
+            }
+            r -= self.below(i, m, c);
+            *slot = c as u8;
+            m -= c;
+        }
+        board[self.pits - 1] = m as u8;
+    }
+
+    /// Moves `board` to the next board of its layer in rank order; false
+    /// after the last one.
+    #[inline]
+    pub fn next(&self, board: &mut [u8]) -> bool {
+        let last = self.pits - 1;
+        let tail = board[last];
+        if tail > 0 {
+            board[last - 1] += 1;
+            board[last] = tail - 1;
+            return true;
+        }
+        let Some(j) = (0..last).rev().find(|&j| board[j] > 0) else {
+            return false;
+        };
+        if j == 0 {
+            return false;
+        }
+        board[j - 1] += 1;
+        board[last] = board[j] - 1;
+        board[j] = 0;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_and_unrank_are_inverse_bijections_on_every_small_layer() {
+        for pits in [2usize, 4, 6, 8] {
+            let index = BoardIndex::new(pits, 10);
+            for n in 0..=10 {
+                let size = index.layer_size(n);
+                let mut board = vec![0u8; pits];
+                index.unrank(n, 0, &mut board);
+                let mut seen = 0u64;
+                loop {
+                    assert_eq!(board.iter().map(|&c| c as usize).sum::<usize>(), n);
+                    assert_eq!(index.rank(&board), seen, "{board:?}");
+                    let mut back = vec![0u8; pits];
+                    index.unrank(n, seen, &mut back);
+                    assert_eq!(back, board);
+                    seen += 1;
+                    if !index.next(&mut board) {
+                        break;
+                    }
+                }
+                assert_eq!(seen, size, "pits {pits} n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn standard_board_counts() {
+        let index = BoardIndex::new(8, 48);
+        let even: u64 = (0..=48).step_by(2).map(|n| index.layer_size(n)).sum();
+        assert_eq!(even, 764_395_515);
+        assert_eq!(index.layer_size(48), 202_927_725);
+    }
+}

@@ -1,0 +1,11 @@
+//! The exact solution of Kpé: an endgame database of every unlocked
+//! position by retrograde analysis, and the locked opening phase on top.
+
+pub mod db;
+pub mod endgame;
+pub mod index;
+pub mod opening;
+pub mod progress;
+pub mod retrograde;
+pub mod solution;
+pub mod unmove;

@@ -1,0 +1,211 @@
+//! The Kpé solver (retrograde by thresholds with counters and un-moves,
+//! locked region by forward enumeration) against an independent, naive
+//! method on small variants: every position reachable from the start is
+//! enumerated through the `Game` trait alone, grouped by stones on the
+//! board, and each group is solved by sweeping the win/loss conditions of
+//! every threshold to a fixpoint, with endless play worth 0 (RULES §0).
+
+use std::collections::{HashMap, VecDeque};
+
+use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::solve::progress::Progress;
+use sow::solve::solution::Solution;
+use sow::Game;
+
+struct Node {
+    stones: u32,
+    /// Values of moves leaving the group (captures), known once lower
+    /// groups are solved: (gain, child).
+    captures: Vec<(i32, usize)>,
+    /// Moves staying in the group.
+    inside: Vec<usize>,
+    over: bool,
+}
+
+fn reachable(start: KpePosition) -> (Vec<KpePosition>, Vec<Node>) {
+    let mut ids: HashMap<KpePosition, usize> = HashMap::new();
+    let mut positions = vec![start.repetition_key()];
+    ids.insert(positions[0], 0);
+    let mut queue = VecDeque::from([0usize]);
+    let mut nodes: Vec<Option<Node>> = vec![None];
+    while let Some(i) = queue.pop_front() {
+        let pos = positions[i];
+        let mut node = Node {
+            stones: pos.board_total(),
+            captures: vec![],
+            inside: vec![],
+            over: pos.is_over(),
+        };
+        for mv in pos.legal_moves() {
+            let child = pos.play_unchecked(&mv).repetition_key();
+            let j = *ids.entry(child).or_insert_with(|| {
+                positions.push(child);
+                nodes.push(None);
+                queue.push_back(positions.len() - 1);
+                positions.len() - 1
+            });
+            let gain = (pos.board_total() - child.board_total()) as i32;
+            if gain > 0 {
+                node.captures.push((gain, j));
+            } else {
+                node.inside.push(j);
+            }
+        }
+        nodes[i] = Some(node);
+    }
+    (positions, nodes.into_iter().map(|n| n.unwrap()).collect())
+}
+
+fn naive_values(nodes: &[Node]) -> Vec<i32> {
+    let mut value = vec![0i32; nodes.len()];
+    let mut groups: Vec<u32> = nodes.iter().map(|n| n.stones).collect();
+    groups.sort();
+    groups.dedup();
+    for stones in groups {
+        let members: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].stones == stones)
+            .collect();
+        let exit: HashMap<usize, Option<i32>> = members
+            .iter()
+            .map(|&i| {
+                let n = &nodes[i];
+                let e = if n.over {
+                    Some(-(stones as i32))
+                } else {
+                    n.captures.iter().map(|&(g, c)| g - value[c]).max()
+                };
+                (i, e)
+            })
+            .collect();
+        let mut decided: HashMap<usize, i32> = HashMap::new();
+        for t in (1..=stones as i32).rev() {
+            let mut win: HashMap<usize, bool> = members.iter().map(|&i| (i, false)).collect();
+            let mut lose = win.clone();
+            loop {
+                let mut changed = false;
+                for &i in &members {
+                    let n = &nodes[i];
+                    let e = exit[&i];
+                    if !win[&i] && (e.is_some_and(|e| e >= t) || n.inside.iter().any(|c| lose[c])) {
+                        win.insert(i, true);
+                        changed = true;
+                    }
+                    let exits_low = e.is_none_or(|e| e <= -t);
+                    if !lose[&i] && exits_low && n.inside.iter().all(|c| win[c]) {
+                        lose.insert(i, true);
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            for &i in &members {
+                if !decided.contains_key(&i) {
+                    if win[&i] {
+                        decided.insert(i, t);
+                    } else if lose[&i] {
+                        decided.insert(i, -t);
+                    }
+                }
+            }
+        }
+        for &i in &members {
+            value[i] = decided.get(&i).copied().unwrap_or(0);
+        }
+    }
+    value
+}
+
+fn check_variant(w: u8, k: u8) -> usize {
+    let variant = KpeVariant::new(w, k).unwrap();
+    let start = KpePosition::start(variant);
+    let (positions, nodes) = reachable(start);
+    let expected = naive_values(&nodes);
+    let solution = Solution::in_memory(variant, Progress::Hidden);
+    for (pos, &want) in positions.iter().zip(&expected) {
+        let got = solution.value(pos, None).unwrap();
+        assert_eq!(got, want, "kpe:{variant} position {pos}");
+        assert_eq!(
+            solution.value(&pos.rotated(), None).unwrap(),
+            want,
+            "rotated {pos}"
+        );
+    }
+    positions.len()
+}
+
+#[test]
+fn retrograde_equals_naive_fixpoint_on_two_pit_rows() {
+    for k in 1..=4 {
+        assert!(check_variant(2, k) > 1);
+    }
+}
+
+#[test]
+fn retrograde_equals_naive_fixpoint_on_three_pit_rows() {
+    for k in 1..=2 {
+        assert!(check_variant(3, k) > 1);
+    }
+}
+
+#[test]
+fn retrograde_equals_naive_fixpoint_on_4x1() {
+    assert!(check_variant(4, 1) > 1);
+}
+
+#[test]
+fn every_unlocked_position_of_a_variant_matches_naive_values() {
+    // Not only positions reachable from the start: every unlocked board of
+    // every layer of 2x3, each checked with its own reachable set.
+    let variant = KpeVariant::new(2, 3).unwrap();
+    let solution = Solution::in_memory(variant, Progress::Hidden);
+    let total = variant.total();
+    let mut checked = 0;
+    for n in (0..=total).step_by(2) {
+        for a in 0..=n {
+            for b in 0..=n - a {
+                for c in 0..=n - a - b {
+                    let d = n - a - b - c;
+                    let text = format!("kpe:2x3 {a},{b},{c},{d} N xx xx 0 {}", total - n);
+                    let pos: KpePosition = text.parse().unwrap();
+                    let (positions, nodes) = reachable(pos);
+                    let expected = naive_values(&nodes);
+                    assert_eq!(
+                        solution.value(&positions[0], None).unwrap(),
+                        expected[0],
+                        "{pos}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(
+        checked,
+        (0..=12)
+            .step_by(2)
+            .map(|n| (n + 1) * (n + 2) * (n + 3) / 6)
+            .sum::<u32>()
+    );
+}
+
+#[test]
+fn locked_position_outside_the_start_region_is_solved_on_demand() {
+    let variant = KpeVariant::new(3, 2).unwrap();
+    let solution = Solution::in_memory(variant, Progress::Hidden);
+    // South locked with a board the start cannot reach (all stones in one pit).
+    let pos: KpePosition = "kpe:3x2 0,0,0,0,0,12 S x.. ...".parse().unwrap();
+    assert!(solution.start_region().value(&pos).is_none());
+    let region = solution
+        .region_for(&pos, Progress::Hidden)
+        .expect("locked region");
+    let (_, nodes) = reachable(pos);
+    let expected = naive_values(&nodes);
+    assert_eq!(solution.value(&pos, Some(&region)).unwrap(), expected[0]);
+}
+
+#[test]
+fn retrograde_equals_naive_fixpoint_on_3x3() {
+    assert!(check_variant(3, 3) > 1);
+}
