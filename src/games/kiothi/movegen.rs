@@ -34,7 +34,7 @@ pub enum PlayRefusal {
 impl KiothiPosition {
     /// Applies the end of a move that ended in `end` (RULES §2.7–2.9).
     #[inline]
-    fn finish(&self, board: Words, marks: u32, end: usize) -> KiothiPosition {
+    pub(crate) fn finish(&self, board: Words, marks: u32, end: usize) -> KiothiPosition {
         let side = self.side;
         let mut pits = board.to_pits();
         let mut prisons = self.prisons;
