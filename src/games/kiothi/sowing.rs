@@ -84,24 +84,43 @@ impl Words {
         b[..PITS].try_into().unwrap()
     }
 
+    /// The word holding `pit`, selected without indexing so that the board
+    /// stays in registers (indexed stores would force it to memory and cause
+    /// store-forwarding stalls against the whole-word additions).
+    #[inline(always)]
+    fn word(&self, pit: usize) -> u64 {
+        let w = if pit < 8 { self.0[0] } else { self.0[1] };
+        if pit < 16 {
+            w
+        } else {
+            self.0[2]
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn get(&self, pit: usize) -> u32 {
-        ((self.0[pit >> 3] >> ((pit & 7) * 8)) & 0xff) as u32
+        ((self.word(pit) >> ((pit & 7) * 8)) & 0xff) as u32
+    }
+
+    /// Adds `n` times the pattern `pat` to every word.
+    #[inline(always)]
+    fn add(&mut self, pat: &[u64; 3], n: u64) {
+        self.0[0] = self.0[0].wrapping_add(pat[0].wrapping_mul(n));
+        self.0[1] = self.0[1].wrapping_add(pat[1].wrapping_mul(n));
+        self.0[2] = self.0[2].wrapping_add(pat[2].wrapping_mul(n));
     }
 
     /// Empties `pit` and returns what it held.
     #[inline(always)]
     fn take(&mut self, pit: usize) -> u32 {
-        let sh = (pit & 7) * 8;
-        let w = &mut self.0[pit >> 3];
-        let v = ((*w >> sh) & 0xff) as u32;
-        *w &= !(0xffu64 << sh);
+        let v = self.get(pit);
+        self.sub(pit, v);
         v
     }
 
     #[inline(always)]
     fn sub(&mut self, pit: usize, n: u32) {
-        self.0[pit >> 3] -= (n as u64) << ((pit & 7) * 8);
+        self.add(&RUNS[pit][1], (n as u64).wrapping_neg());
     }
 
     /// One lap: sows `hand` warriors from the pit after `from`, clears the
@@ -111,17 +130,11 @@ impl Words {
         let whole = hand / PITS as u32;
         let rest = (hand - whole * PITS as u32) as usize;
         if whole != 0 {
-            let w = whole as u64;
-            self.0[0] += ONES[0] * w;
-            self.0[1] += ONES[1] * w;
-            self.0[2] += ONES[2] * w;
+            self.add(&ONES, whole as u64);
             *marks = 0;
         }
         let start = if from == PITS - 1 { 0 } else { from + 1 };
-        let run = &RUNS[start][rest];
-        self.0[0] += run[0];
-        self.0[1] += run[1];
-        self.0[2] += run[2];
+        self.add(&RUNS[start][rest], 1);
         *marks &= !MARK_RUNS[start][rest];
         (from + hand as usize) % PITS
     }

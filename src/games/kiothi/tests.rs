@@ -626,15 +626,60 @@ fn perft_speed() {
     let mut rng = Rng(2024);
     let mut total = 0u64;
     let mut secs = 0f64;
+    // CPU time of this thread (the machine is shared; wall time overstates).
+    let cpu = || -> f64 {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+        s.split(' ').next().and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0) / 1e9
+    };
     for i in 0..4 {
-        let pos = random_game(&mut rng, Setup::SixPit, 4 + i);
+        let pos = random_game(&mut rng, Setup::SixPit, 4 + 3 * i);
         let t = std::time::Instant::now();
-        let d = 4;
+        let c = cpu();
+        let d = 7;
         let n = perft(&pos, d);
-        let s = t.elapsed().as_secs_f64();
+        let wall = t.elapsed().as_secs_f64();
+        let s = cpu() - c;
+        println!("  wall {wall:.2}s, cpu {s:.2}s");
         println!("{pos}\n  perft({d}) = {n} in {s:.2}s: {:.1} M leaves/s", n as f64 / s / 1e6);
         total += n;
         secs += s;
     }
     println!("overall {:.1} M leaves/s", total as f64 / secs / 1e6);
+}
+
+#[test]
+#[ignore]
+fn lap_statistics() {
+    let mut rng = Rng(2024);
+    let mut hist = std::collections::BTreeMap::<&str, (u64, u64)>::new();
+    for i in 0..200 {
+        let pos = random_game(&mut rng, Setup::SixPit, 4 + i % 30);
+        for p in row_start(pos.side)..row_start(pos.side) + 10 {
+            for c in 1..=pos.pits[p] as u32 {
+                // count laps with plain sowing
+                let mut b = pos.pits;
+                b[p] -= c as u8;
+                let (mut hand, mut at, mut laps) = (c, p, 0u64);
+                let kind = loop {
+                    laps += 1;
+                    let mut occ = false;
+                    while hand > 0 {
+                        at = (at + 1) % 20;
+                        occ = b[at] > 0;
+                        b[at] += 1;
+                        hand -= 1;
+                    }
+                    if !occ { break "end"; }
+                    if laps == 1 && owner(at) == pos.side { break "firstlap"; }
+                    if laps >= 10000 { break "never"; }
+                    hand = b[at] as u32;
+                    b[at] = 0;
+                };
+                let e = hist.entry(kind).or_default();
+                e.0 += 1;
+                e.1 += laps;
+            }
+        }
+    }
+    println!("{hist:?}");
 }
