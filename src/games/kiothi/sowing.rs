@@ -119,7 +119,7 @@ impl Words {
     }
 
     #[inline(always)]
-    fn sub(&mut self, pit: usize, n: u32) {
+    pub(crate) fn sub(&mut self, pit: usize, n: u32) {
         self.add(&RUNS[pit][1], (n as u64).wrapping_neg());
     }
 
@@ -165,7 +165,8 @@ pub(crate) fn sow(mut board: Words, mut marks: u32, side: Side, pit: usize, coun
     if row_mask(side) & (1u32 << last) != 0 {
         return Sown::FirstLap(last);
     }
-    relays(board, marks, last)
+    let [a, b, c] = board.0;
+    relays(a, b, c, marks, last)
 }
 
 /// Relays from `pos`, whose last warrior has just landed in an occupied pit.
@@ -175,23 +176,29 @@ pub(crate) fn sow(mut board: Words, mut marks: u32, side: Side, pit: usize, coun
 /// move never ends. Brent's cycle detection finds the repeat within about
 /// twice the cycle length past its start; the lap cap bounds the rest.
 #[inline(never)]
-fn relays(mut board: Words, mut marks: u32, mut pos: usize) -> Sown {
+fn relays(a: u64, b: u64, c: u64, mut marks: u32, mut pos: usize) -> Sown {
+    // A local built from scalars stays in registers.
+    let mut board = Words([a, b, c]);
     let mut laps = 1u32;
     let mut saved = (board, usize::MAX);
     let mut power = 1u32;
     let mut lam = 0u32;
     loop {
-        if laps >= MAX_LAPS {
-            return Sown::NeverEnds;
-        }
-        if pos == saved.1 && board == saved.0 {
-            return Sown::NeverEnds;
-        }
-        lam += 1;
-        if lam == power {
-            saved = (board, pos);
-            power <<= 1;
-            lam = 0;
+        // Nearly every move ends within a few laps: cycle detection and the
+        // cap only start after `QUIET_LAPS`.
+        if laps >= QUIET_LAPS {
+            if laps >= MAX_LAPS {
+                return Sown::NeverEnds;
+            }
+            if pos == saved.1 && board == saved.0 {
+                return Sown::NeverEnds;
+            }
+            lam += 1;
+            if lam == power {
+                saved = (board, pos);
+                power <<= 1;
+                lam = 0;
+            }
         }
         let hand = board.take(pos);
         laps += 1;
@@ -202,6 +209,9 @@ fn relays(mut board: Words, mut marks: u32, mut pos: usize) -> Sown {
         pos = last;
     }
 }
+
+/// Laps sown before cycle detection starts (it only has to be less than `MAX_LAPS`).
+const QUIET_LAPS: u32 = 24;
 
 /// Plain lap-by-lap, warrior-by-warrior sowing without arithmetic laps or
 /// cycle detection, to cross-check [`sow`] in tests.
