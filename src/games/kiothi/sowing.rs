@@ -127,16 +127,21 @@ impl Words {
     /// marks of every pit sown into, returns the pit of the last warrior.
     #[inline(always)]
     fn lap(&mut self, marks: &mut u32, from: usize, hand: u32) -> usize {
-        let whole = hand / PITS as u32;
-        let rest = (hand - whole * PITS as u32) as usize;
-        if whole != 0 {
-            self.add(&ONES, whole as u64);
-            *marks = 0;
-        }
         let start = if from == PITS - 1 { 0 } else { from + 1 };
+        let hand = hand as usize;
+        if hand < PITS {
+            // The common case: less than a whole lap.
+            self.add(&RUNS[start][hand], 1);
+            *marks &= !MARK_RUNS[start][hand];
+            let last = from + hand;
+            return if last >= PITS { last - PITS } else { last };
+        }
+        let whole = hand / PITS;
+        let rest = hand - whole * PITS;
+        self.add(&ONES, whole as u64);
+        *marks = 0;
         self.add(&RUNS[start][rest], 1);
-        *marks &= !MARK_RUNS[start][rest];
-        (from + hand as usize) % PITS
+        (from + hand) % PITS
     }
 }
 
