@@ -87,13 +87,21 @@ impl Game for KiothiPosition {
     }
 
     fn repetition_key(&self) -> KiothiPosition {
-        KiothiPosition { prisons: [0, 0], ..*self }
+        KiothiPosition {
+            prisons: [0, 0],
+            ..*self
+        }
     }
 
     /// The play-phase generator already sows each move: each is sown once.
-    fn for_each_child<F: FnMut(KiothiMove, KiothiPosition) -> ControlFlow<()>>(&self, mut f: F) -> ControlFlow<()> {
+    fn for_each_child<F: FnMut(KiothiMove, KiothiPosition) -> ControlFlow<()>>(
+        &self,
+        mut f: F,
+    ) -> ControlFlow<()> {
         match self.phase {
-            Phase::Opening => self.for_each_opening_move(|m| f(KiothiMove::Opening(m), self.play_opening(&m))),
+            Phase::Opening => {
+                self.for_each_opening_move(|m| f(KiothiMove::Opening(m), self.play_opening(&m)))
+            }
             Phase::Play => self.for_each_play_child(f),
         }
     }
@@ -110,7 +118,9 @@ impl Game for KiothiPosition {
     fn is_over(&self) -> bool {
         match self.phase {
             Phase::Opening => self.lift_sets().as_slice().is_empty(),
-            Phase::Play => self.for_each_play_child(|_, _| ControlFlow::Break(())).is_continue(),
+            Phase::Play => self
+                .for_each_play_child(|_, _| ControlFlow::Break(()))
+                .is_continue(),
         }
     }
 }

@@ -87,7 +87,13 @@ impl KiothiPosition {
         if count == 0 || count > self.pits[pit] as u32 {
             return Err(PlayRefusal::BadCount);
         }
-        match sow(Words::from_pits(&self.pits), self.protected, self.side, pit, count) {
+        match sow(
+            Words::from_pits(&self.pits),
+            self.protected,
+            self.side,
+            pit,
+            count,
+        ) {
             Sown::End { board, marks, end } => Ok(self.finish(board, marks, end)),
             Sown::FirstLap(l) => Err(PlayRefusal::FirstLap(l as u8)),
             Sown::NeverEnds => Err(PlayRefusal::NeverEnds),
@@ -115,8 +121,16 @@ impl KiothiPosition {
                         continue;
                     }
                 }
-                if let Sown::End { board, marks, end } = sow(board, self.protected, side, pit, count) {
-                    f(KiothiMove::Play { pit: pit as u8, count: count as u8 }, self.finish(board, marks, end))?;
+                if let Sown::End { board, marks, end } =
+                    sow(board, self.protected, side, pit, count)
+                {
+                    f(
+                        KiothiMove::Play {
+                            pit: pit as u8,
+                            count: count as u8,
+                        },
+                        self.finish(board, marks, end),
+                    )?;
                 }
             }
         }

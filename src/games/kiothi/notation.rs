@@ -133,7 +133,11 @@ impl KiothiSetup {
                         "board",
                         format!(
                             "turn 1 (opening, S to move) must be the {} setup",
-                            if setup == Setup::SixPit { "six-pit" } else { "five-pit" }
+                            if setup == Setup::SixPit {
+                                "six-pit"
+                            } else {
+                                "five-pit"
+                            }
                         ),
                     ));
                 }
@@ -152,7 +156,10 @@ impl KiothiSetup {
 
 fn parse_number(field: &str, text: &str) -> Result<u32, InputError> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(InputError::malformed(field, format!("`{text}` is not a number")));
+        return Err(InputError::malformed(
+            field,
+            format!("`{text}` is not a number"),
+        ));
     }
     text.parse::<u32>()
         .map_err(|_| InputError::malformed(field, format!("`{text}` is too large")))
@@ -208,8 +215,9 @@ impl FromStr for KiothiSetup {
                 protected |= 1 << i;
             }
         }
-        let side = Side::from_letter(fields[2])
-            .ok_or_else(|| InputError::malformed("side", format!("`{}`: expected S or N", fields[2])))?;
+        let side = Side::from_letter(fields[2]).ok_or_else(|| {
+            InputError::malformed("side", format!("`{}`: expected S or N", fields[2]))
+        })?;
         let phase = match fields[3] {
             "opening" => Phase::Opening,
             "play" => Phase::Play,
@@ -222,8 +230,16 @@ impl FromStr for KiothiSetup {
         };
         let prisons = match fields.len() {
             4 => [0, 0],
-            5 => return Err(InputError::malformed("N prison", "missing (give both prisons or neither)")),
-            6 => [parse_number("S prison", fields[4])?, parse_number("N prison", fields[5])?],
+            5 => {
+                return Err(InputError::malformed(
+                    "N prison",
+                    "missing (give both prisons or neither)",
+                ))
+            }
+            6 => [
+                parse_number("S prison", fields[4])?,
+                parse_number("N prison", fields[5])?,
+            ],
             _ => {
                 return Err(InputError::malformed(
                     "trailing",
@@ -231,7 +247,13 @@ impl FromStr for KiothiSetup {
                 ))
             }
         };
-        Ok(KiothiSetup { pits, protected, side, phase, prisons })
+        Ok(KiothiSetup {
+            pits,
+            protected,
+            side,
+            phase,
+            prisons,
+        })
     }
 }
 
@@ -267,14 +289,22 @@ fn parse_move_text(text: &str) -> Result<MoveText, InputError> {
         return Ok(MoveText::Play { pit, count });
     }
     if let Some((pits, targets)) = text.split_once('>') {
-        let pits = pits.split('+').map(|p| parse_number("pits", p)).collect::<Result<Vec<_>, _>>()?;
+        let pits = pits
+            .split('+')
+            .map(|p| parse_number("pits", p))
+            .collect::<Result<Vec<_>, _>>()?;
         if pits.len() > 2 {
             return Err(InputError::malformed("pits", "at most two lifted pits"));
         }
-        let targets =
-            targets.split(',').map(|t| parse_number("targets", t)).collect::<Result<Vec<_>, _>>()?;
+        let targets = targets
+            .split(',')
+            .map(|t| parse_number("targets", t))
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some(t) = targets.iter().find(|&&t| t as usize >= PITS) {
-            return Err(InputError::malformed("targets", format!("pit {t} is not on the board (0-19)")));
+            return Err(InputError::malformed(
+                "targets",
+                format!("pit {t} is not on the board (0-19)"),
+            ));
         }
         return Ok(MoveText::Opening { pits, targets });
     }
@@ -325,13 +355,18 @@ impl KiothiPosition {
             }
             MoveText::Opening { pits, targets } => {
                 if self.phase == Phase::Play {
-                    return Err(illegal("an opening move in the play phase: write `<pit>x<count>`".into()));
+                    return Err(illegal(
+                        "an opening move in the play phase: write `<pit>x<count>`".into(),
+                    ));
                 }
                 if let Some(p) = pits.iter().find(|&&p| p as usize >= PITS) {
                     return Err(illegal(format!("pit: {p} is not in {name}'s row")));
                 }
                 if targets.len() > 255 {
-                    return Err(illegal(format!("targets: {} targets, far more than lifted", targets.len())));
+                    return Err(illegal(format!(
+                        "targets: {} targets, far more than lifted",
+                        targets.len()
+                    )));
                 }
                 let mut placed = [0u8; PITS];
                 for &t in &targets {

@@ -18,10 +18,17 @@ impl OpeningMove {
     /// Builds a move from one or two lifted pits (any order) and the
     /// warriors placed per pit. No legality check: see `KiothiPosition::play_move`.
     pub fn new(lifted: &[u8], placed: [u8; PITS]) -> OpeningMove {
-        assert!(matches!(lifted.len(), 1 | 2), "an opening lifts one or two pits");
+        assert!(
+            matches!(lifted.len(), 1 | 2),
+            "an opening lifts one or two pits"
+        );
         let mut l = [lifted[0], *lifted.last().unwrap()];
         l.sort_unstable();
-        OpeningMove { lifted: l, n_lifted: lifted.len() as u8, placed }
+        OpeningMove {
+            lifted: l,
+            n_lifted: lifted.len() as u8,
+            placed,
+        }
     }
 
     /// The lifted pits, increasing.
@@ -70,7 +77,10 @@ impl KiothiPosition {
                 n += 1;
             }
         }
-        let mut out = LiftSets { sets: [([0; 2], 0, 0); 45], len: 0 };
+        let mut out = LiftSets {
+            sets: [([0; 2], 0, 0); 45],
+            len: 0,
+        };
         if n == 1 {
             let a = occupied[0];
             out.sets[0] = ([a, a], 1, self.pits[a as usize] as u32);
@@ -97,7 +107,11 @@ impl KiothiPosition {
         for &(lifted, n_lifted, warriors) in self.lift_sets().as_slice() {
             let mut placed = [0u8; PITS];
             for_each_composition(warriors, &mut placed, |p| {
-                f(OpeningMove { lifted, n_lifted, placed: *p })
+                f(OpeningMove {
+                    lifted,
+                    n_lifted,
+                    placed: *p,
+                })
             })?;
         }
         ControlFlow::Continue(())
@@ -134,18 +148,23 @@ impl KiothiPosition {
     /// Checks an opening move against this position; `Err` names what is wrong.
     pub(crate) fn check_opening(&self, mv: &OpeningMove) -> Result<(), String> {
         if self.phase != Phase::Opening {
-            return Err("an opening move outside the opening (the game is in the play phase)".into());
+            return Err(
+                "an opening move outside the opening (the game is in the play phase)".into(),
+            );
         }
         let sets = self.lift_sets();
         let sets = sets.as_slice();
-        let Some(&(_, _, warriors)) =
-            sets.iter().find(|(l, n, _)| *n == mv.n_lifted && l[..*n as usize] == *mv.lifted())
+        let Some(&(_, _, warriors)) = sets
+            .iter()
+            .find(|(l, n, _)| *n == mv.n_lifted && l[..*n as usize] == *mv.lifted())
         else {
             return Err(describe_bad_lift(self, mv));
         };
         let placed = mv.placed_total();
         if placed != warriors {
-            return Err(format!("targets: {placed} targets for {warriors} warriors lifted"));
+            return Err(format!(
+                "targets: {placed} targets for {warriors} warriors lifted"
+            ));
         }
         Ok(())
     }
@@ -153,18 +172,29 @@ impl KiothiPosition {
 
 fn describe_bad_lift(pos: &KiothiPosition, mv: &OpeningMove) -> String {
     let start = row_start(pos.side);
-    let name = if pos.side == crate::game::Side::South { "South" } else { "North" };
+    let name = if pos.side == crate::game::Side::South {
+        "South"
+    } else {
+        "North"
+    };
     for &l in mv.lifted() {
         let l = l as usize;
         if !(start..start + ROW).contains(&l) {
-            return format!("pit: {l} is not in {name}'s row ({}-{})", start, start + ROW - 1);
+            return format!(
+                "pit: {l} is not in {name}'s row ({}-{})",
+                start,
+                start + ROW - 1
+            );
         }
         if pos.pits[l] == 0 {
             return format!("pit: {l} is empty");
         }
     }
     if mv.n_lifted == 2 && mv.lifted[0] == mv.lifted[1] {
-        return format!("pit: {} given twice; two distinct pits are lifted", mv.lifted[0]);
+        return format!(
+            "pit: {} given twice; two distinct pits are lifted",
+            mv.lifted[0]
+        );
     }
     let occupied = (start..start + ROW).filter(|&p| pos.pits[p] > 0).count();
     match occupied {

@@ -149,7 +149,11 @@ impl Words {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sown {
     /// The move ended in pit `end` (which now holds exactly 1), before captures.
-    End { board: Words, marks: u32, end: usize },
+    End {
+        board: Words,
+        marks: u32,
+        end: usize,
+    },
     /// RULES §2.5: the first lap's last warrior landed in this own occupied pit.
     FirstLap(usize),
     /// RULES §2.6: the relays never end (cycle detected or cap reached).
@@ -165,7 +169,11 @@ pub(crate) fn sow(mut board: Words, mut marks: u32, side: Side, pit: usize, coun
     marks &= !(1u32 << pit);
     let last = board.lap(&mut marks, pit, count);
     if board.get(last) == 1 {
-        return Sown::End { board, marks, end: last };
+        return Sown::End {
+            board,
+            marks,
+            end: last,
+        };
     }
     if row_mask(side) & (1u32 << last) != 0 {
         return Sown::FirstLap(last);
@@ -209,7 +217,11 @@ fn relays(a: u64, b: u64, c: u64, mut marks: u32, mut pos: usize) -> Sown {
         laps += 1;
         let last = board.lap(&mut marks, pos, hand);
         if board.get(last) == 1 {
-            return Sown::End { board, marks, end: last };
+            return Sown::End {
+                board,
+                marks,
+                end: last,
+            };
         }
         pos = last;
     }
@@ -239,7 +251,11 @@ pub(crate) fn sow_plain(pits: [u8; PITS], marks: u32, side: Side, pit: usize, co
             hand -= 1;
         }
         if !was_occupied {
-            return Sown::End { board: Words::from_pits(&b), marks, end: pos };
+            return Sown::End {
+                board: Words::from_pits(&b),
+                marks,
+                end: pos,
+            };
         }
         if laps == 1 && super::position::owner(pos) == side {
             return Sown::FirstLap(pos);

@@ -53,7 +53,11 @@ pub(crate) fn random_position(rng: &mut Rng, on_board: u32) -> KiothiPosition {
     let mut pits = [0u8; 20];
     let hot = rng.below(20) as usize;
     for _ in 0..on_board {
-        let p = if rng.below(4) == 0 { hot } else { rng.below(20) as usize };
+        let p = if rng.below(4) == 0 {
+            hot
+        } else {
+            rng.below(20) as usize
+        };
         pits[p] += 1;
     }
     let mut marks = 0;
@@ -62,7 +66,11 @@ pub(crate) fn random_position(rng: &mut Rng, on_board: u32) -> KiothiPosition {
             marks |= 1 << i;
         }
     }
-    let side = if rng.below(2) == 0 { Side::South } else { Side::North };
+    let side = if rng.below(2) == 0 {
+        Side::South
+    } else {
+        Side::North
+    };
     KiothiPosition {
         pits,
         protected: marks,
@@ -72,7 +80,6 @@ pub(crate) fn random_position(rng: &mut Rng, on_board: u32) -> KiothiPosition {
         setup: Setup::SixPit,
     }
 }
-
 
 /// Finds never-ending moves and moveless non-empty rows in random positions
 /// (used once to find the positions hard-coded below).
@@ -107,7 +114,8 @@ fn search_never_ending() {
 }
 
 fn after(pos: &KiothiPosition, mv: &str) -> KiothiPosition {
-    pos.play(mv).unwrap_or_else(|e| panic!("{mv} in {pos}: {e}"))
+    pos.play(mv)
+        .unwrap_or_else(|e| panic!("{mv} in {pos}: {e}"))
 }
 
 fn illegal_reason(pos: &KiothiPosition, mv: &str) -> String {
@@ -148,8 +156,13 @@ fn rule5_first_lap_refused_for_warriors_dropped_earlier_in_the_lap() {
     // 21 warriors from pit 0: a whole lap drops one in pit 1, the 21st lands on it.
     let pos = mk(board(&[(0, 21), (15, 3)]), &[], Side::South);
     assert_eq!(pos.try_play(0, 21), Err(PlayRefusal::FirstLap(1)));
-    assert_eq!(illegal_reason(&pos, "0x21"), "last warrior of the first lap lands in own occupied pit 1");
-    assert!(!pos.legal_moves().contains(&KiothiMove::Play { pit: 0, count: 21 }));
+    assert_eq!(
+        illegal_reason(&pos, "0x21"),
+        "last warrior of the first lap lands in own occupied pit 1"
+    );
+    assert!(!pos
+        .legal_moves()
+        .contains(&KiothiMove::Play { pit: 0, count: 21 }));
 }
 
 #[test]
@@ -157,10 +170,16 @@ fn rule5_first_lap_refused_for_warriors_left_in_the_origin() {
     // Lifting 20 of 25: the 20th warrior lands in the origin, which still holds 5.
     let pos = mk(board(&[(3, 25), (15, 3)]), &[], Side::South);
     assert_eq!(pos.try_play(3, 20), Err(PlayRefusal::FirstLap(3)));
-    assert_eq!(illegal_reason(&pos, "3x20"), "last warrior of the first lap lands in own occupied pit 3");
+    assert_eq!(
+        illegal_reason(&pos, "3x20"),
+        "last warrior of the first lap lands in own occupied pit 3"
+    );
     // A short hand landing on an occupied own pit is refused too.
     let pos = mk(board(&[(3, 2), (5, 1), (15, 3)]), &[], Side::South);
-    assert_eq!(illegal_reason(&pos, "3x2"), "last warrior of the first lap lands in own occupied pit 5");
+    assert_eq!(
+        illegal_reason(&pos, "3x2"),
+        "last warrior of the first lap lands in own occupied pit 5"
+    );
     assert!(pos.play("3x1").is_ok());
 }
 
@@ -173,9 +192,7 @@ fn rule5_whole_lap_into_emptied_origin_ends_and_captures() {
     let mut expect = [1u8; 20];
     expect[0] = 0;
     expect[15] = 4;
-    for p in 16..20 {
-        expect[p] = 0;
-    }
+    expect[16..20].fill(0);
     assert_eq!(next.pits(), expect);
     assert_eq!(next.protected(), 0);
     // 19 (rule 7) + 16, 17, 18 (rule 8) + the ending warrior (rule 9).
@@ -191,9 +208,7 @@ fn rule6_relay_wraps_around_and_relays_on_a_later_lap_in_own_row() {
     // own row, lap 2: relay 4) → 2, 3, 4, 5 (empty: end). Rule 7 takes 14.
     let next = after(&pos, "9x2");
     let mut expect = board(&[(0, 1), (2, 1), (3, 1), (4, 1), (10, 1), (12, 1), (13, 1)]);
-    for p in 15..20 {
-        expect[p] = 1;
-    }
+    expect[15..20].fill(1);
     assert_eq!(next.pits(), expect);
     assert_eq!(next.prisons()[0], pos.prisons()[0] + 2);
 }
@@ -203,7 +218,10 @@ fn rule6_relay_ends_in_enemy_row_without_capture() {
     let pos = mk(board(&[(8, 3), (11, 2), (5, 1)]), &[11], Side::South);
     // 8x3: 9, 10, 11 (occupied: relay 3) → 12, 13, 14 (empty): ends, no capture.
     let next = after(&pos, "8x3");
-    assert_eq!(next.pits(), board(&[(5, 1), (9, 1), (10, 1), (12, 1), (13, 1), (14, 1)]));
+    assert_eq!(
+        next.pits(),
+        board(&[(5, 1), (9, 1), (10, 1), (12, 1), (13, 1), (14, 1)])
+    );
     assert_eq!(next.protected(), 0);
     assert_eq!(next.prisons(), pos.prisons());
 }
@@ -217,16 +235,32 @@ fn rule6_never_ending_relay_is_illegal() {
     let w = Words::from_pits(&pos.pits);
     assert_eq!(sow(w, pos.protected, pos.side, 17, 6), Sown::NeverEnds);
     // Brute force: plain sowing, 10,000 laps, no cycle detection.
-    assert_eq!(sow_plain(pos.pits, pos.protected, pos.side, 17, 6), Sown::NeverEnds);
+    assert_eq!(
+        sow_plain(pos.pits, pos.protected, pos.side, 17, 6),
+        Sown::NeverEnds
+    );
     assert!(illegal_reason(&pos, "17x6").contains("never ends"));
-    assert!(!pos.legal_moves().contains(&KiothiMove::Play { pit: 17, count: 6 }));
+    assert!(!pos
+        .legal_moves()
+        .contains(&KiothiMove::Play { pit: 17, count: 6 }));
     assert_eq!(pos.play_move(&KiothiMove::Play { pit: 17, count: 6 }), None);
     for other in [
-        ("kiothi 2*,1*,2,1,2,1,3*,2,1,0,4,1,0,1*,0,1,0,2,16*,1* N play 19 0", 18, 7),
-        ("kiothi 1,3,2,1,0,2,1,0,2,3,2*,1*,4*,7,0,1,2*,1*,15,4 N play 8 0", 19, 3),
+        (
+            "kiothi 2*,1*,2,1,2,1,3*,2,1,0,4,1,0,1*,0,1,0,2,16*,1* N play 19 0",
+            18,
+            7,
+        ),
+        (
+            "kiothi 1,3,2,1,0,2,1,0,2,3,2*,1*,4*,7,0,1,2*,1*,15,4 N play 8 0",
+            19,
+            3,
+        ),
     ] {
         let pos = parse_position(other.0).unwrap();
-        assert_eq!(sow_plain(pos.pits, pos.protected, pos.side, other.1, other.2), Sown::NeverEnds);
+        assert_eq!(
+            sow_plain(pos.pits, pos.protected, pos.side, other.1, other.2),
+            Sown::NeverEnds
+        );
         assert_eq!(pos.try_play(other.1, other.2), Err(PlayRefusal::NeverEnds));
     }
 }
@@ -250,12 +284,14 @@ fn rule3_rule7_protection_blocks_the_capture() {
 #[test]
 fn rule3_rule7_rule8_marks_cleared_by_sowing_allow_capture_and_bonus() {
     // 8x12 sows 9..19 and ends in the empty pit 0: every protected enemy pit was sown into.
-    let pos = mk(board(&[(8, 12), (16, 1), (17, 3), (18, 1), (19, 2)]), &[16, 17, 18, 19], Side::South);
+    let pos = mk(
+        board(&[(8, 12), (16, 1), (17, 3), (18, 1), (19, 2)]),
+        &[16, 17, 18, 19],
+        Side::South,
+    );
     let next = after(&pos, "8x12");
     let mut expect = [0u8; 20];
-    for p in 9..16 {
-        expect[p] = 1;
-    }
+    expect[9..16].fill(1);
     assert_eq!(next.pits(), expect);
     assert_eq!(next.protected(), 0);
     // 19 holds 3 (rule 7), 16, 17, 18 hold 2, 4, 2 (rule 8), plus the ending warrior.
@@ -278,9 +314,7 @@ fn rule8_north_leftmost_bonus_with_rule7() {
     let pos = mk(board(&[(18, 12), (7, 2)]), &[7], Side::North);
     let next = after(&pos, "18x12");
     let mut expect = [0u8; 20];
-    for p in 0..6 {
-        expect[p] = 1;
-    }
+    expect[0..6].fill(1);
     expect[19] = 1;
     assert_eq!(next.pits(), expect);
     // 9 (rule 7: 1) + 6, 7, 8 (rule 8: 1, 3, 1) + ending warrior.
@@ -294,9 +328,7 @@ fn rule8_bonus_fails_when_one_pit_is_empty() {
     let pos = mk(board(&[(9, 9), (18, 1), (19, 2)]), &[], Side::South);
     let next = after(&pos, "9x9");
     let mut expect = [0u8; 20];
-    for p in 10..18 {
-        expect[p] = 1;
-    }
+    expect[10..18].fill(1);
     assert_eq!(next.pits(), expect);
     assert_eq!(next.prisons()[0], pos.prisons()[0] + 4);
 }
@@ -310,7 +342,11 @@ fn rule8_bonus_fails_when_one_pit_is_protected_and_is_judged_on_its_own() {
     let pos = mk(board(&[(5, 1)]), &[], Side::South);
     let w = |pairs: &[(usize, u8)]| Words::from_pits(&board(pairs));
     // Ends in 0; 16, 17, 18 occupied but 17 protected: only rule 7 (19) captures.
-    let next = pos.finish(w(&[(0, 1), (16, 2), (17, 2), (18, 2), (19, 3)]), marks_of(&[17]), 0);
+    let next = pos.finish(
+        w(&[(0, 1), (16, 2), (17, 2), (18, 2), (19, 3)]),
+        marks_of(&[17]),
+        0,
+    );
     assert_eq!(next.pits(), board(&[(16, 2), (17, 2), (18, 2)]));
     assert_eq!(next.protected(), marks_of(&[17]));
     assert_eq!(next.prisons()[0], pos.prisons()[0] + 4);
@@ -360,7 +396,8 @@ fn rule2_opening_enumeration_is_complete_and_distinct() {
     assert_eq!(moves.len(), 210);
     let set: std::collections::HashSet<_> = moves.iter().collect();
     assert_eq!(set.len(), 210);
-    let children: std::collections::HashSet<_> = moves.iter().map(|m| pos.play_unchecked(m)).collect();
+    let children: std::collections::HashSet<_> =
+        moves.iter().map(|m| pos.play_unchecked(m)).collect();
     assert_eq!(children.len(), 210);
     assert_eq!(moves[0].to_string(), "14+15>0,0");
     assert_eq!(moves[209].to_string(), "14+15>19,19");
@@ -381,7 +418,10 @@ fn rule2_lead_decision_one_or_no_occupied_pit_at_turn_2() {
     let next = pos.play_unchecked(&mv);
     assert_eq!(next.phase(), Phase::Play);
     assert!(illegal_reason(&pos, "14+15>3,19").contains("pit"));
-    assert!(pos.legal_moves().iter().all(|m| matches!(m, KiothiMove::Opening(o) if o.lifted() == [14])));
+    assert!(pos
+        .legal_moves()
+        .iter()
+        .all(|m| matches!(m, KiothiMove::Opening(o) if o.lifted() == [14])));
     // No occupied pit: the game is over, the board goes to South.
     let pos = parse_position("kiothi 9,9,9,9,9,9,6,0,0,0,0,0,0,0,0,0,0,0,0,0 N opening").unwrap();
     assert!(pos.is_over());
@@ -394,7 +434,10 @@ fn rule2_lead_decision_one_or_no_occupied_pit_at_turn_2() {
 fn rule2_rule3_protection_marks_after_turn_2() {
     let start = KiothiPosition::start(Setup::SixPit);
     let t2 = after(&start, "4+5>0,0,1,2,3,10,11,12,13,19");
-    assert_eq!(t2.to_string(), "kiothi 2,1,1,1,0,0,5,5,5,5,1,1,1,1,5,5,5,5,5,6 N opening 0 0");
+    assert_eq!(
+        t2.to_string(),
+        "kiothi 2,1,1,1,0,0,5,5,5,5,1,1,1,1,5,5,5,5,5,6 N opening 0 0"
+    );
     assert_eq!(t2.protected(), 0);
     let t3 = after(&t2, "14+15>4,4,4,4,4,5,5,5,5,5");
     assert_eq!(
@@ -416,11 +459,22 @@ fn notation_round_trips() {
     ] {
         assert_eq!(parse_position(text).unwrap().to_string(), text);
     }
-    assert_eq!(parse_position("kiothi").unwrap(), KiothiPosition::start(Setup::SixPit));
-    assert_eq!(parse_position("kiothi:five").unwrap(), KiothiPosition::start(Setup::FivePit));
-    assert_eq!(parse_position("kiothi:five").unwrap().setup(), Setup::FivePit);
+    assert_eq!(
+        parse_position("kiothi").unwrap(),
+        KiothiPosition::start(Setup::SixPit)
+    );
+    assert_eq!(
+        parse_position("kiothi:five").unwrap(),
+        KiothiPosition::start(Setup::FivePit)
+    );
+    assert_eq!(
+        parse_position("kiothi:five").unwrap().setup(),
+        Setup::FivePit
+    );
     // Prisons may be omitted.
-    let p: KiothiPosition = "kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S opening".parse().unwrap();
+    let p: KiothiPosition = "kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S opening"
+        .parse()
+        .unwrap();
     assert_eq!(p, KiothiPosition::start(Setup::SixPit));
     // Five-pit play position from its total.
     let p = parse_position("kiothi 1*,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4 N play 20 25").unwrap();
@@ -462,20 +516,44 @@ fn notation_position_errors_name_the_field() {
     let z = "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
     let cases = [
         ("kiothi 1,2,3 S play", "malformed", "counts"),
-        (&format!("kiothi {z},0,0 S play 60 0"), "malformed", "counts"),
+        (
+            &format!("kiothi {z},0,0 S play 60 0"),
+            "malformed",
+            "counts",
+        ),
         (&format!("kiothi {z},a S play 60 0"), "malformed", "pit 19"),
         (&format!("kiothi {z},-1 S play 60 0"), "malformed", "pit 19"),
         (&format!("kiothi {z},5 S play 50 0"), "impossible", "total"),
         (&format!("kiothi {z},5 S play 5 0"), "impossible", "total"),
         (&format!("kiothi 0*,{z} S play 60 0"), "impossible", "pit 0"),
-        ("kiothi 0,0,0,0,5*,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S opening", "impossible", "marks"),
-        ("kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,0 N opening 5 0", "impossible", "prisons"),
-        ("kiothi 0,0,0,1,5,5,5,5,5,4,0,0,0,0,5,5,5,5,5,5 S opening", "impossible", "board"),
+        (
+            "kiothi 0,0,0,0,5*,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S opening",
+            "impossible",
+            "marks",
+        ),
+        (
+            "kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,0 N opening 5 0",
+            "impossible",
+            "prisons",
+        ),
+        (
+            "kiothi 0,0,0,1,5,5,5,5,5,4,0,0,0,0,5,5,5,5,5,5 S opening",
+            "impossible",
+            "board",
+        ),
         (&format!("kiothi {z},5 X play 55 0"), "malformed", "side"),
         (&format!("kiothi {z},5 S middle 55 0"), "malformed", "phase"),
-        (&format!("kiothi {z},5 S play 55 0 7"), "malformed", "trailing"),
+        (
+            &format!("kiothi {z},5 S play 55 0 7"),
+            "malformed",
+            "trailing",
+        ),
         (&format!("kiothi {z},5 S play 55"), "malformed", "N prison"),
-        (&format!("kiothi {z},5 S play 5x 0"), "malformed", "S prison"),
+        (
+            &format!("kiothi {z},5 S play 5x 0"),
+            "malformed",
+            "S prison",
+        ),
         (&format!("kiothi {z},5 S"), "malformed", "phase"),
         (&format!("kiothi {z},5"), "malformed", "side"),
         ("kiothi:five 0,0 S play", "malformed", "game"),
@@ -483,7 +561,11 @@ fn notation_position_errors_name_the_field() {
         ("", "malformed", "game"),
     ];
     for (text, kind, field) in cases {
-        assert_eq!(err_field(text), (kind.to_string(), field.to_string()), "{text}");
+        assert_eq!(
+            err_field(text),
+            (kind.to_string(), field.to_string()),
+            "{text}"
+        );
     }
     // A mover with no legal move is not impossible.
     assert!(parse_position(&format!("kiothi {z},5 S play 55 0")).is_ok());
@@ -508,10 +590,16 @@ fn notation_move_errors() {
     assert!(illegal_reason(&play, "7x0").starts_with("count: 0 is not in 1..=5"));
     assert!(illegal_reason(&play, "7x6").starts_with("count: 6 is not in 1..=5"));
     assert!(illegal_reason(&play, "0x1").starts_with("count: 1 is not in 1..=0"));
-    assert_eq!(illegal_reason(&play, "3x2"), "last warrior of the first lap lands in own occupied pit 5");
+    assert_eq!(
+        illegal_reason(&play, "3x2"),
+        "last warrior of the first lap lands in own occupied pit 5"
+    );
     assert!(illegal_reason(&play, "4+5>0,0").contains("opening move in the play phase"));
     assert!(illegal_reason(&start, "7x3").contains("play move in the opening"));
-    assert_eq!(illegal_reason(&start, "4+5>0"), "targets: 1 targets for 10 warriors lifted");
+    assert_eq!(
+        illegal_reason(&start, "4+5>0"),
+        "targets: 1 targets for 10 warriors lifted"
+    );
     assert!(illegal_reason(&start, "0+5>0,0,0,0,0").contains("pit: 0 is empty"));
     assert!(illegal_reason(&start, "14+5>0,0,0,0,0,0,0,0,0,0").contains("not in South's row"));
     assert!(illegal_reason(&start, "5+5>0,0,0,0,0,0,0,0,0,0").contains("twice"));
@@ -541,7 +629,10 @@ fn fast_sowing_agrees_with_plain_sowing() {
                 match fast {
                     Sown::End { .. } => {
                         kinds[0] += 1;
-                        legal.push(KiothiMove::Play { pit: p as u8, count: c as u8 });
+                        legal.push(KiothiMove::Play {
+                            pit: p as u8,
+                            count: c as u8,
+                        });
                     }
                     Sown::FirstLap(_) => kinds[1] += 1,
                     Sown::NeverEnds => kinds[2] += 1,
@@ -555,12 +646,21 @@ fn fast_sowing_agrees_with_plain_sowing() {
         // warriors are conserved.
         let _ = pos.for_each_child(|m, child| {
             assert_eq!(pos.play_move(&m), Some(child));
-            assert_eq!(child.board_sum() + child.prisons[0] as u32 + child.prisons[1] as u32, 60);
-            assert_eq!(child.protected & !super::opening::occupied_mask(&child.pits), 0);
+            assert_eq!(
+                child.board_sum() + child.prisons[0] as u32 + child.prisons[1] as u32,
+                60
+            );
+            assert_eq!(
+                child.protected & !super::opening::occupied_mask(&child.pits),
+                0
+            );
             ControlFlow::Continue(())
         });
     }
-    println!("{moves} moves compared: ended {}, first lap {}, never-ending {}", kinds[0], kinds[1], kinds[2]);
+    println!(
+        "{moves} moves compared: ended {}, first lap {}, never-ending {}",
+        kinds[0], kinds[1], kinds[2]
+    );
     assert!(kinds.iter().all(|&k| k > 0));
 }
 
@@ -570,7 +670,11 @@ fn perft(pos: &KiothiPosition, depth: u32) -> u64 {
     }
     let mut n = 0;
     let _ = pos.for_each_child(|_, child| {
-        n += if depth == 1 { 1 } else { perft(&child, depth - 1) };
+        n += if depth == 1 {
+            1
+        } else {
+            perft(&child, depth - 1)
+        };
         ControlFlow::Continue(())
     });
     n
@@ -580,7 +684,10 @@ fn perft_slow(pos: &KiothiPosition, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    pos.legal_moves().iter().map(|m| perft_slow(&pos.play_unchecked(m), depth - 1)).sum()
+    pos.legal_moves()
+        .iter()
+        .map(|m| perft_slow(&pos.play_unchecked(m), depth - 1))
+        .sum()
 }
 
 /// A random game: random turns 1 and 2, then `plies` random play moves.
@@ -629,7 +736,11 @@ fn perft_speed() {
     // CPU time of this thread (the machine is shared; wall time overstates).
     let cpu = || -> f64 {
         let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-        s.split(' ').next().and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0) / 1e9
+        s.split(' ')
+            .next()
+            .and_then(|t| t.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / 1e9
     };
     for i in 0..4 {
         let pos = random_game(&mut rng, Setup::SixPit, 4 + 3 * i);
@@ -640,7 +751,10 @@ fn perft_speed() {
         let wall = t.elapsed().as_secs_f64();
         let s = cpu() - c;
         println!("  wall {wall:.2}s, cpu {s:.2}s");
-        println!("{pos}\n  perft({d}) = {n} in {s:.2}s: {:.1} M leaves/s", n as f64 / s / 1e6);
+        println!(
+            "{pos}\n  perft({d}) = {n} in {s:.2}s: {:.1} M leaves/s",
+            n as f64 / s / 1e6
+        );
         total += n;
         secs += s;
     }
@@ -669,9 +783,15 @@ fn lap_statistics() {
                         b[at] += 1;
                         hand -= 1;
                     }
-                    if !occ { break "end"; }
-                    if laps == 1 && owner(at) == pos.side { break "firstlap"; }
-                    if laps >= 10000 { break "never"; }
+                    if !occ {
+                        break "end";
+                    }
+                    if laps == 1 && owner(at) == pos.side {
+                        break "firstlap";
+                    }
+                    if laps >= 10000 {
+                        break "never";
+                    }
                     hand = b[at] as u32;
                     b[at] = 0;
                 };
