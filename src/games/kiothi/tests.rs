@@ -803,3 +803,20 @@ fn lap_statistics() {
     }
     println!("{hist:?}");
 }
+
+/// Enumerates every opening move of the five-pit start (about 2 s):
+/// `cargo test --release kiothi::tests::opening_full_enumeration -- --ignored`.
+#[test]
+#[ignore]
+fn opening_full_enumeration() {
+    let five = KiothiPosition::start(Setup::FivePit);
+    let mut n = 0u64;
+    let mut last = None;
+    let _ = five.for_each_move(|m| {
+        n += 1;
+        last = Some(m);
+        ControlFlow::Continue(())
+    });
+    assert_eq!(n, 200_300_100);
+    assert_eq!(last.unwrap().to_string(), "8+9>19,19,19,19,19,19,19,19,19,19");
+}
