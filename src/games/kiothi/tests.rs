@@ -818,5 +818,111 @@ fn opening_full_enumeration() {
         ControlFlow::Continue(())
     });
     assert_eq!(n, 200_300_100);
-    assert_eq!(last.unwrap().to_string(), "8+9>19,19,19,19,19,19,19,19,19,19");
+    assert_eq!(
+        last.unwrap().to_string(),
+        "8+9>19,19,19,19,19,19,19,19,19,19"
+    );
+}
+
+/// Rules 7–9 written out plainly on arrays, independent of `finish`.
+fn plain_children(pos: &KiothiPosition) -> Vec<(KiothiMove, KiothiPosition)> {
+    let me = pos.side;
+    let own = |p: usize| (me == Side::South) == (p < 10);
+    let mut out = Vec::new();
+    for p in 0..20 {
+        if !own(p) {
+            continue;
+        }
+        for c in 1..=pos.pits[p] as u32 {
+            let Sown::End { board, marks, end } = sow_plain(pos.pits, pos.protected, me, p, c)
+            else {
+                continue;
+            };
+            let mut b = board.to_pits();
+            let mut taken = 0u32;
+            if own(end) {
+                let opp = 19 - end;
+                if b[opp] > 0 && marks & (1 << opp) == 0 {
+                    taken += b[opp] as u32;
+                    b[opp] = 0;
+                }
+                let leftmost = if me == Side::South { 0 } else { 10 };
+                if end == leftmost {
+                    let three: [usize; 3] = if me == Side::South {
+                        [18, 17, 16]
+                    } else {
+                        [8, 7, 6]
+                    };
+                    if three.iter().all(|&q| b[q] > 0 && marks & (1 << q) == 0) {
+                        for q in three {
+                            taken += b[q] as u32;
+                            b[q] = 0;
+                        }
+                    }
+                }
+                if taken > 0 {
+                    taken += b[end] as u32;
+                    b[end] = 0;
+                }
+            }
+            let mut prisons = pos.prisons;
+            prisons[me.index()] += taken as u16;
+            let child = KiothiPosition {
+                pits: b,
+                protected: marks,
+                side: me.other(),
+                prisons,
+                ..*pos
+            };
+            out.push((
+                KiothiMove::Play {
+                    pit: p as u8,
+                    count: c as u8,
+                },
+                child,
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn generator_agrees_with_plain_rules_along_random_games() {
+    let mut rng = Rng(31337);
+    for g in 0..300 {
+        let mut pos = random_game(
+            &mut rng,
+            if g % 2 == 0 {
+                Setup::SixPit
+            } else {
+                Setup::FivePit
+            },
+            0,
+        );
+        for _ in 0..200 {
+            let plain = plain_children(&pos);
+            let mut fast = Vec::new();
+            let _ = pos.for_each_child(|m, c| {
+                fast.push((m, c));
+                ControlFlow::Continue(())
+            });
+            assert_eq!(fast, plain, "{pos}");
+            if fast.is_empty() {
+                assert!(pos.is_over());
+                break;
+            }
+            pos = fast[rng.below(fast.len() as u64) as usize].1;
+        }
+    }
+}
+
+/// Regression values of this engine (no independent source for play-phase perft).
+#[test]
+fn perft_regression() {
+    let pos =
+        parse_position("kiothi 2,2,0,2*,1*,2*,0,6,0,8,3,4,1,2,1,1,9,0,3,2 S play 9 2").unwrap();
+    let got: Vec<u64> = (1..=5).map(|d| perft(&pos, d)).collect();
+    assert_eq!(got, [16, 197, 2521, 24502, 259995]);
+    assert_eq!(got[0], pos.move_count());
+    assert_eq!(got[1], perft_slow(&pos, 2));
 }
