@@ -11,7 +11,12 @@ use sow::cli::{self, CliError, Out};
 /// "kpe 6,6,6,6,6,6,6,6 S .... ....", or a shortcut for a start position:
 /// kpe, kpe:WxK (e.g. kpe:3x4), kiothi, kiothi:five.
 #[derive(Parser, Debug)]
-#[command(name = "sow", version, about, long_about = None)]
+#[command(
+    name = "sow",
+    version,
+    about,
+    after_help = "POSITION is RULES §3 notation in one quoted argument, e.g.\n  \"kpe 6,6,6,6,6,6,6,6 S .... ....\"\nor a start-position shortcut: kpe, kpe:WxK (e.g. kpe:3x4), kiothi, kiothi:five.\n\nErrors: exit code 2, one `error: ...` line on stderr; with --json also\n{\"error\":{\"kind\",\"field\",\"message\"}} on stdout."
+)]
 struct Cli {
     /// Print exactly one JSON object on stdout (errors too).
     #[arg(long, global = true)]
@@ -126,19 +131,29 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(code);
     }
+    // The message is the text before clap's blank line / usage block,
+    // joined into one line.
     let text = e.render().to_string();
     let first = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
+        .split("\n\n")
+        .next()
         .unwrap_or("invalid command line")
-        .trim_start_matches("error: ")
-        .to_string();
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let first = first.trim_start_matches("error: ");
+    // The field: the argument at fault, `<DEPTH>` -> `depth`, `--all` -> `all`.
     let field = match e.get(clap::error::ContextKind::InvalidArg) {
         Some(clap::error::ContextValue::String(s)) => Some(s.clone()),
+        Some(clap::error::ContextValue::Strings(v)) => Some(v.join(" ")),
         _ => None,
-    };
-    let mut err = CliError::new("usage", field.as_deref(), format!("{first} (see `sow --help`)"));
-    err.index = None;
+    }
+    .map(|f| {
+        f.replace("...", "")
+            .trim_matches(|c| c == '<' || c == '>' || c == '-')
+            .to_lowercase()
+    });
+    let err = CliError::new("usage", field.as_deref(), format!("{first} (see `sow --help`)"));
     let mut out = Out::stdout(json, false);
     ExitCode::from(out.fail(&err))
 }

@@ -33,9 +33,9 @@ pub fn perft<G: Game>(p: &G, depth: u32, divide: bool, out: &mut Out) -> Result<
     };
     let seconds = t0.elapsed().as_secs_f64();
     let nps = if seconds > 0.0 {
-        (nodes as f64 / seconds).round()
+        (nodes as f64 / seconds).round() as u64
     } else {
-        0.0
+        0
     };
     if out.json {
         let mut obj = json!({
@@ -62,7 +62,7 @@ pub fn perft<G: Game>(p: &G, depth: u32, divide: bool, out: &mut Out) -> Result<
     if out.quiet {
         return out.line(nodes);
     }
-    if split.is_some() {
+    if split.as_ref().is_some_and(|s| !s.is_empty()) {
         out.line("")?;
     }
     out.line(format!("position {p}"))?;
@@ -70,7 +70,7 @@ pub fn perft<G: Game>(p: &G, depth: u32, divide: bool, out: &mut Out) -> Result<
     out.line(format!("nodes    {nodes}"))?;
     out.line(format!("time     {seconds:.3} s"))?;
     out.line(format!(
-        "nps      {nps:.0} ({} threads)",
+        "nps      {nps} ({} threads)",
         rayon::current_num_threads()
     ))
 }
