@@ -204,8 +204,9 @@ mod tests {
 
     #[test]
     fn third_occurrence_ends_the_game_with_the_board_shared() {
-        // W=2, one stone each side, both unlocked: 1 -> 2 ... positions cycle.
-        let start = "kpe:2x1 0,1,0,1 S xx xx 0 0";
+        // W=2, one stone each side, both unlocked; the first legal move cycles
+        // through 4 plies: 1, 3 (feeding), 0, 2.
+        let start = "kpe:2x1 0,1,0,1 S xx xx 2 0";
         let mut r = record(start);
         let mut plies = 0;
         while !r.is_finished() {
@@ -216,6 +217,8 @@ mod tests {
         }
         let res = r.result().unwrap();
         assert_eq!(res.termination, Termination::Repetition);
+        assert_eq!(plies, 8, "third occurrence of the start after two cycles");
+        assert_eq!(res.totals, [3.0, 1.0]);
         assert_eq!(r.occurrences(r.current()), 3);
         let board = r.current().board_total() as f64;
         let cap = r.current().captured();
