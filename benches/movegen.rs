@@ -41,18 +41,16 @@ const SAMPLE: usize = 4096;
 #[divan::bench]
 fn kpe_movegen(bencher: Bencher) {
     let positions = kpe_sample(SAMPLE);
-    bencher
-        .counter(ItemsCount::new(positions.len()))
-        .bench(|| {
-            let mut n = 0u64;
-            for p in black_box(&positions) {
-                let _ = p.for_each_move(|m| {
-                    n += m.0 as u64;
-                    ControlFlow::Continue(())
-                });
-            }
-            n
-        });
+    bencher.counter(ItemsCount::new(positions.len())).bench(|| {
+        let mut n = 0u64;
+        for p in black_box(&positions) {
+            let _ = p.for_each_move(|m| {
+                n += m.0 as u64;
+                ControlFlow::Continue(())
+            });
+        }
+        n
+    });
 }
 
 /// Generating and playing every legal move, per child made.

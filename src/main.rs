@@ -153,7 +153,11 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
             .trim_matches(|c| c == '<' || c == '>' || c == '-')
             .to_lowercase()
     });
-    let err = CliError::new("usage", field.as_deref(), format!("{first} (see `sow --help`)"));
+    let err = CliError::new(
+        "usage",
+        field.as_deref(),
+        format!("{first} (see `sow --help`)"),
+    );
     let mut out = Out::stdout(json, false);
     ExitCode::from(out.fail(&err))
 }

@@ -26,7 +26,11 @@ fn stderr(o: &Output) -> String {
 fn ok(args: &[&str]) -> String {
     let o = sow(args);
     assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
-    assert!(stderr(&o).is_empty(), "{args:?} wrote to stderr: {}", stderr(&o));
+    assert!(
+        stderr(&o).is_empty(),
+        "{args:?} wrote to stderr: {}",
+        stderr(&o)
+    );
     stdout(&o)
 }
 
@@ -143,7 +147,11 @@ fn apply_stops_at_an_illegal_move_with_its_index() {
     let o = sow(&["apply", "kpe", "2", "1", "3"]);
     assert_eq!(o.status.code(), Some(2));
     let out = stdout(&o);
-    assert_eq!(out.lines().count(), 1, "only the first move was played: {out}");
+    assert_eq!(
+        out.lines().count(),
+        1,
+        "only the first move was played: {out}"
+    );
     let err = stderr(&o);
     assert!(err.contains("move 2 of 3"), "{err}");
     assert!(err.contains("not in North's row"), "{err}");
@@ -202,11 +210,27 @@ fn malformed_inputs_name_the_field() {
         (&["show", "kiothi"], "game", "unsupported"),
         (&["show", ""], "position", "malformed"),
         (&["show", "kpe 6,6,6 S .... ...."], "counts", "malformed"),
-        (&["show", "kpe 6,6,6,6,6,6,6,6 Q .... ...."], "side", "malformed"),
-        (&["show", "kpe 6,6,6,6,6,6,6,6 S ..z. ...."], "S marks", "malformed"),
-        (&["show", "kpe 6,6,6,6,6,6,6,7 S .... ...."], "total", "impossible"),
+        (
+            &["show", "kpe 6,6,6,6,6,6,6,6 Q .... ...."],
+            "side",
+            "malformed",
+        ),
+        (
+            &["show", "kpe 6,6,6,6,6,6,6,6 S ..z. ...."],
+            "S marks",
+            "malformed",
+        ),
+        (
+            &["show", "kpe 6,6,6,6,6,6,6,7 S .... ...."],
+            "total",
+            "impossible",
+        ),
         (&["show", "kpe:9x9"], "variant", "unsupported"),
-        (&["moves", "kpe 6,6,6,6,6,6,6,-1 S .... ...."], "pit 7", "malformed"),
+        (
+            &["moves", "kpe 6,6,6,6,6,6,6,-1 S .... ...."],
+            "pit 7",
+            "malformed",
+        ),
         (&["apply", "kpe", "9"], "move", "illegal_move"),
         (&["perft", "kpe", "abc"], "depth", "usage"),
         (&["perft", "kpe"], "depth", "usage"),
@@ -216,7 +240,10 @@ fn malformed_inputs_name_the_field() {
         let (err, e) = refused(args);
         assert_eq!(e["field"], *field, "{args:?}: {err}");
         assert_eq!(e["kind"], *kind, "{args:?}: {err}");
-        assert!(err.to_lowercase().contains(&field.to_lowercase()), "{args:?}: message should name `{field}`: {err}");
+        assert!(
+            err.to_lowercase().contains(&field.to_lowercase()),
+            "{args:?}: message should name `{field}`: {err}"
+        );
     }
 }
 

@@ -80,7 +80,11 @@ impl Board for KpePosition {
             }
         };
         let lines = [
-            format!("{:<9}{}", "pit", cells(north.iter().map(|i| i.to_string()), CELL)),
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(north.iter().map(|i| i.to_string()), CELL)
+            ),
             format!(
                 "{:<9}{}",
                 "N marks",
@@ -105,7 +109,11 @@ impl Board for KpePosition {
                 "S marks",
                 cells(south.iter().map(|&i| mark(Side::South, i)), CELL)
             ),
-            format!("{:<9}{}", "pit", cells(south.iter().map(|i| i.to_string()), CELL)),
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(south.iter().map(|i| i.to_string()), CELL)
+            ),
         ];
         lines.join("\n")
     }
