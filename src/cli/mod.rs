@@ -7,6 +7,9 @@
 
 pub mod apply;
 pub mod board;
+// KIOTHI: remove this `cfg` once `sow::games::kiothi` is merged (draft Board impl).
+#[cfg(any())]
+mod kiothi_board;
 pub mod moves;
 pub mod output;
 pub mod perft;
