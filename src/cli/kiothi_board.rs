@@ -37,7 +37,11 @@ impl Board for KiothiPosition {
         let north: Vec<usize> = (ROW..PITS).rev().collect();
         let south: Vec<usize> = (0..ROW).collect();
         [
-            format!("{:<9}{}", "pit", cells(north.iter().map(|i| i.to_string()), CELL)),
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(north.iter().map(|i| i.to_string()), CELL)
+            ),
             format!(
                 "{:<9}{}   prison {:>2}",
                 "North",
@@ -50,7 +54,11 @@ impl Board for KiothiPosition {
                 cells(south.iter().map(|&i| cell(i)), CELL),
                 prisons[0]
             ),
-            format!("{:<9}{}", "pit", cells(south.iter().map(|i| i.to_string()), CELL)),
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(south.iter().map(|i| i.to_string()), CELL)
+            ),
             format!("phase {:?}   (`*` protected)", self.phase()),
         ]
         .join("\n")
@@ -61,7 +69,9 @@ impl Board for KiothiPosition {
         let mut m = Map::new();
         m.insert(
             "protected".into(),
-            json!((0..PITS).filter(|i| prot & (1 << i) != 0).collect::<Vec<_>>()),
+            json!((0..PITS)
+                .filter(|i| prot & (1 << i) != 0)
+                .collect::<Vec<_>>()),
         );
         m.insert("phase".into(), json!(format!("{:?}", self.phase())));
         m.insert("prisons".into(), json!(Game::captured(self)));
