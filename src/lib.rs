@@ -1,9 +1,11 @@
 //! sow: rules engines, solver and search for the mancala games Kpé and Kiothi.
 
+pub mod cli;
 pub mod error;
 pub mod game;
 pub mod games;
 pub mod perft;
+pub mod record;
 pub mod solve;
 
 pub use error::InputError;

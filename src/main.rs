@@ -1,1 +1,163 @@
-fn main() {}
+//! The `sow` binary: parses the command line and calls `sow::cli`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use sow::cli::{self, CliError, Out};
+
+/// Rules engines, perft and analysis for the mancala games Kpé and Kiothi.
+///
+/// POSITION is RULES §3 notation in one (quoted) argument, e.g.
+/// "kpe 6,6,6,6,6,6,6,6 S .... ....", or a shortcut for a start position:
+/// kpe, kpe:WxK (e.g. kpe:3x4), kiothi, kiothi:five.
+#[derive(Parser, Debug)]
+#[command(
+    name = "sow",
+    version,
+    about,
+    after_help = "POSITION is RULES §3 notation in one quoted argument, e.g.\n  \"kpe 6,6,6,6,6,6,6,6 S .... ....\"\nor a start-position shortcut: kpe, kpe:WxK (e.g. kpe:3x4), kiothi, kiothi:five.\n\nErrors: exit code 2, one `error: ...` line on stderr; with --json also\n{\"error\":{\"kind\",\"field\",\"message\"}} on stdout."
+)]
+struct Cli {
+    /// Print exactly one JSON object on stdout (errors too).
+    #[arg(long, global = true)]
+    json: bool,
+    /// Worker threads for parallel commands (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
+    /// Print only the essential result.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Draw the board, whose turn it is, and the legal moves.
+    Show {
+        /// Position (quoted notation or a shortcut).
+        position: String,
+    },
+    /// List the legal moves in notation, one a line.
+    Moves {
+        /// Position (quoted notation or a shortcut).
+        position: String,
+        /// Enumerate the moves even when there are more than 10,000.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Play moves in order; the last line is the final position.
+    Apply {
+        /// Position (quoted notation or a shortcut).
+        position: String,
+        /// Moves in notation (Kpé: a pit index such as `2`).
+        #[arg(required = true, value_name = "MOVE")]
+        moves: Vec<String>,
+    },
+    /// Count the move sequences of exactly DEPTH moves (RULES §4).
+    Perft {
+        /// Position (quoted notation or a shortcut).
+        position: String,
+        /// Number of moves.
+        depth: u32,
+        /// List the count under each root move.
+        #[arg(long)]
+        divide: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e, args.iter().any(|a| a == "--json")),
+    };
+    let mut out = Out::stdout(cli.json, cli.quiet);
+    let result = run(&cli, &mut out).and_then(|()| out.flush().map_err(anyhow::Error::from));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let err = match e.downcast::<CliError>() {
+                Ok(err) => err,
+                Err(other) => CliError::new("internal", None, format!("{other:#}")),
+            };
+            ExitCode::from(out.fail(&err))
+        }
+    }
+}
+
+fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
+    if let Some(n) = cli.threads {
+        if n == 0 {
+            return Err(CliError::usage("threads", "--threads must be at least 1").into());
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| CliError::usage("threads", format!("cannot start {n} threads: {e}")))?;
+    }
+    match &cli.command {
+        Command::Show { position } => cli::show::run(&parse(position)?, out)?,
+        Command::Moves { position, all } => cli::moves::run(&parse(position)?, *all, out)?,
+        Command::Apply { position, moves } => cli::apply::run(&parse(position)?, moves, out)?,
+        Command::Perft {
+            position,
+            depth,
+            divide,
+        } => cli::perft::run(&parse(position)?, *depth, *divide, out)?,
+    }
+    Ok(())
+}
+
+fn parse(text: &str) -> Result<cli::AnyPosition, CliError> {
+    cli::parse_any(text).map_err(CliError::from)
+}
+
+/// Clap's own errors: help and version print normally; usage errors follow
+/// the error contract (one line on stderr, exit 2, JSON object with --json).
+fn usage_error(e: clap::Error, json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let code = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            cli::output::EXIT_ERROR
+        } else {
+            0
+        };
+        let _ = e.print();
+        return ExitCode::from(code);
+    }
+    // The message is the text before clap's blank line / usage block,
+    // joined into one line.
+    let text = e.render().to_string();
+    let first = text
+        .split("\n\n")
+        .next()
+        .unwrap_or("invalid command line")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let first = first.trim_start_matches("error: ");
+    // The field: the argument at fault, `<DEPTH>` -> `depth`, `--all` -> `all`.
+    let field = match e.get(clap::error::ContextKind::InvalidArg) {
+        Some(clap::error::ContextValue::String(s)) => Some(s.clone()),
+        Some(clap::error::ContextValue::Strings(v)) => Some(v.join(" ")),
+        _ => None,
+    }
+    .map(|f| {
+        f.replace("...", "")
+            .trim_matches(|c| c == '<' || c == '>' || c == '-')
+            .to_lowercase()
+    });
+    let err = CliError::new(
+        "usage",
+        field.as_deref(),
+        format!("{first} (see `sow --help`)"),
+    );
+    let mut out = Out::stdout(json, false);
+    ExitCode::from(out.fail(&err))
+}

@@ -1,0 +1,134 @@
+//! Per-game presentation: drawing a board and the game-specific keys of
+//! `show --json`. Rules stay in `crate::games`; this is only how they look.
+
+use serde_json::{json, Map, Value};
+
+use crate::game::{Game, Side};
+use crate::games::kpe::KpePosition;
+
+/// What the commands need from a game beyond [`Game`].
+pub trait Board: Game {
+    /// The game's name in notation (`kpe`, `kiothi`).
+    fn game_name(&self) -> &'static str;
+
+    /// Pit counts in pit order.
+    fn pit_counts(&self) -> Vec<u32>;
+
+    /// The board as text: North's row on top, drawn right-to-left as South
+    /// sees it, South's row below left-to-right, with pit indices, captures
+    /// and the game's marks. No trailing newline.
+    fn draw(&self) -> String;
+
+    /// Extra keys of `show --json` (marks, phase, protection...).
+    fn details(&self) -> Map<String, Value>;
+}
+
+/// Right-aligned cells of a fixed width.
+pub(crate) fn cells<I: IntoIterator<Item = String>>(items: I, width: usize) -> String {
+    items
+        .into_iter()
+        .map(|s| format!("{s:>width$}"))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// Human name of a side.
+pub fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::South => "South",
+        Side::North => "North",
+    }
+}
+
+fn marks_text(p: &KpePosition, side: Side) -> String {
+    let bits = p.marks(side);
+    (0..p.variant().w())
+        .map(|i| if bits & (1 << i) != 0 { 'x' } else { '.' })
+        .collect()
+}
+
+impl Board for KpePosition {
+    fn game_name(&self) -> &'static str {
+        "kpe"
+    }
+
+    fn pit_counts(&self) -> Vec<u32> {
+        self.pits().iter().map(|&c| c as u32).collect()
+    }
+
+    fn draw(&self) -> String {
+        const CELL: usize = 4;
+        let w = self.variant().w();
+        let n = 2 * w;
+        let pits = self.pits();
+        let cap = Game::captured(self);
+        let mark = |side: Side, i: usize| {
+            let start = self.row_start(side);
+            if self.marks(side) & (1 << (i - start)) != 0 {
+                "x".to_string()
+            } else {
+                ".".to_string()
+            }
+        };
+        let north: Vec<usize> = (w..n).rev().collect();
+        let south: Vec<usize> = (0..w).collect();
+        let lock = |side: Side| {
+            if self.is_unlocked(side) {
+                "unlocked"
+            } else {
+                "locked"
+            }
+        };
+        let lines = [
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(north.iter().map(|i| i.to_string()), CELL)
+            ),
+            format!(
+                "{:<9}{}",
+                "N marks",
+                cells(north.iter().map(|&i| mark(Side::North, i)), CELL)
+            ),
+            format!(
+                "{:<9}{}   captured {:>2}  ({})",
+                "North",
+                cells(north.iter().map(|&i| pits[i].to_string()), CELL),
+                cap[1],
+                lock(Side::North)
+            ),
+            format!(
+                "{:<9}{}   captured {:>2}  ({})",
+                "South",
+                cells(south.iter().map(|&i| pits[i].to_string()), CELL),
+                cap[0],
+                lock(Side::South)
+            ),
+            format!(
+                "{:<9}{}",
+                "S marks",
+                cells(south.iter().map(|&i| mark(Side::South, i)), CELL)
+            ),
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(south.iter().map(|i| i.to_string()), CELL)
+            ),
+        ];
+        lines.join("\n")
+    }
+
+    fn details(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("variant".into(), json!(self.variant().to_string()));
+        m.insert(
+            "marks".into(),
+            json!([marks_text(self, Side::South), marks_text(self, Side::North)]),
+        );
+        m.insert(
+            "unlocked".into(),
+            json!([self.is_unlocked(Side::South), self.is_unlocked(Side::North)]),
+        );
+        m
+    }
+}

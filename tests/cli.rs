@@ -1,0 +1,262 @@
+//! Runs the built `sow` binary: human and JSON output of every command, the
+//! output and error contracts, and RULES §4's perft figures.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const START: &str = "kpe 6,6,6,6,6,6,6,6 S .... .... 0 0";
+
+fn sow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .output()
+        .expect("run sow")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Runs a command that must succeed and returns its stdout.
+fn ok(args: &[&str]) -> String {
+    let o = sow(args);
+    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
+    assert!(
+        stderr(&o).is_empty(),
+        "{args:?} wrote to stderr: {}",
+        stderr(&o)
+    );
+    stdout(&o)
+}
+
+/// Runs a `--json` command that must succeed: exactly one JSON object.
+fn ok_json(args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = ok(&all);
+    assert_eq!(out.lines().count(), 1, "one line of JSON: {out}");
+    let v: Value = serde_json::from_str(&out).expect("valid JSON");
+    assert!(v.is_object());
+    v
+}
+
+/// Runs a command that must be refused by the error contract; returns the
+/// stderr line and, with `--json`, the error object.
+fn refused(args: &[&str]) -> (String, Value) {
+    let o = sow(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let mut json = vec!["--json"];
+    json.extend_from_slice(args);
+    let o = sow(&json);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("panicked"));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "one JSON object: {out}");
+    let v: Value = serde_json::from_str(&out).expect("valid JSON error");
+    let e = &v["error"];
+    assert!(e["kind"].is_string() && e["message"].is_string(), "{v}");
+    assert!(e.get("field").is_some(), "{v}");
+    (err, e.clone())
+}
+
+#[test]
+fn show_human_and_json() {
+    let out = ok(&["show", "kpe"]);
+    assert_eq!(out.lines().next(), Some(START));
+    assert!(out.contains("South to move"));
+    assert!(out.contains("moves (4): 0 1 2 3"));
+    // North's row on top, right to left as South sees it.
+    let north = out.lines().find(|l| l.starts_with("pit")).unwrap();
+    assert!(north.split_whitespace().eq(["pit", "7", "6", "5", "4"]));
+
+    let v = ok_json(&["show", "kpe"]);
+    for key in ["position", "side", "pits", "captured", "moves", "over"] {
+        assert!(v.get(key).is_some(), "show --json lacks {key}: {v}");
+    }
+    assert_eq!(v["position"], START);
+    assert_eq!(v["side"], "S");
+    assert_eq!(v["pits"], serde_json::json!([6, 6, 6, 6, 6, 6, 6, 6]));
+    assert_eq!(v["captured"], serde_json::json!([0, 0]));
+    assert_eq!(v["moves"], serde_json::json!(["0", "1", "2", "3"]));
+    assert_eq!(v["over"], false);
+}
+
+#[test]
+fn show_game_over() {
+    let pos = "kpe 0,0,0,0,6,6,6,6 S xxxx xxxx 12 12";
+    let out = ok(&["show", pos]);
+    assert!(out.contains("game over"), "{out}");
+    assert!(out.contains("North wins 36 to 12"), "{out}");
+    let v = ok_json(&["show", pos]);
+    assert_eq!(v["over"], true);
+    assert_eq!(v["sweep"], serde_json::json!([0, 24]));
+    assert_eq!(v["final"], serde_json::json!([12, 36]));
+    assert_eq!(v["moves"], serde_json::json!([]));
+}
+
+#[test]
+fn moves_human_and_json() {
+    assert_eq!(ok(&["moves", "kpe"]), "0\n1\n2\n3\n");
+    assert_eq!(ok(&["moves", "--all", "kpe:3x4"]), "0\n1\n2\n");
+    let v = ok_json(&["moves", "kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0"]);
+    assert_eq!(v["moves"], serde_json::json!(["4", "5", "6", "7"]));
+    assert_eq!(v["count"], 4);
+    assert_eq!(v["position"], "kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0");
+    let v = ok_json(&["moves", "--all", "kpe 0,0,0,0,6,6,6,6 S xxxx xxxx 12 12"]);
+    assert_eq!(v["moves"], serde_json::json!([]));
+    assert_eq!(v["count"], 0);
+}
+
+#[test]
+fn apply_prints_final_position_last() {
+    let out = ok(&["apply", "kpe", "2", "4", "1"]);
+    assert_eq!(out.lines().count(), 4);
+    assert_eq!(
+        out.lines().last(),
+        Some("kpe 9,0,2,9,1,9,9,9 N .xx. x... 0 0")
+    );
+    let quiet = ok(&["apply", "--quiet", "kpe", "2", "4", "1"]);
+    assert_eq!(quiet, "kpe 9,0,2,9,1,9,9,9 N .xx. x... 0 0\n");
+
+    let v = ok_json(&["apply", "kpe", "2", "4"]);
+    assert_eq!(
+        v["positions"],
+        serde_json::json!([
+            "kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0",
+            "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0"
+        ])
+    );
+    assert_eq!(v["final"], "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0");
+    // A printed position parses back to itself.
+    let again = ok(&["apply", "-q", "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0", "0"]);
+    let direct = ok(&["apply", "-q", "kpe", "2", "4", "0"]);
+    assert_eq!(again, direct);
+}
+
+#[test]
+fn apply_stops_at_an_illegal_move_with_its_index() {
+    let o = sow(&["apply", "kpe", "2", "1", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert_eq!(
+        out.lines().count(),
+        1,
+        "only the first move was played: {out}"
+    );
+    let err = stderr(&o);
+    assert!(err.contains("move 2 of 3"), "{err}");
+    assert!(err.contains("not in North's row"), "{err}");
+
+    let (_, e) = refused(&["apply", "kpe", "2", "1", "3"]);
+    assert_eq!(e["kind"], "illegal_move");
+    assert_eq!(e["field"], "move");
+    assert_eq!(e["index"], 2);
+
+    let (err, e) = refused(&["apply", "kpe", "0", "4", "x"]);
+    assert!(err.contains("move 3 of 3"), "{err}");
+    assert_eq!(e["kind"], "malformed");
+    assert_eq!(e["index"], 3);
+}
+
+#[test]
+fn perft_matches_rules_figures() {
+    let expected = [4u64, 16, 64, 241, 952, 3731, 14332, 54959];
+    for (d, n) in expected.iter().enumerate() {
+        let depth = (d + 1).to_string();
+        assert_eq!(
+            ok(&["perft", "-q", "kpe", &depth]).trim(),
+            n.to_string(),
+            "depth {depth}"
+        );
+    }
+    let out = ok(&["perft", "kpe", "5"]);
+    assert!(out.contains("nodes    952"), "{out}");
+    assert!(out.contains("nps"), "{out}");
+
+    let v = ok_json(&["perft", "kpe", "8"]);
+    assert_eq!(v["nodes"], 54959);
+    assert_eq!(v["depth"], 8);
+    assert_eq!(v["position"], START);
+    assert!(v.get("divide").is_none());
+    assert!(v["seconds"].is_number() && v["nps"].is_number());
+}
+
+#[test]
+fn perft_divide_and_threads() {
+    let v = ok_json(&["--threads", "1", "perft", "--divide", "kpe", "5"]);
+    let divide = v["divide"].as_array().unwrap();
+    assert_eq!(divide.len(), 4);
+    let sum: u64 = divide.iter().map(|d| d["nodes"].as_u64().unwrap()).sum();
+    assert_eq!(sum, 952);
+    assert_eq!(v["nodes"], 952);
+    assert!(divide.iter().all(|d| d["move"].is_string()));
+    let out = ok(&["--threads", "2", "perft", "--divide", "kpe", "5"]);
+    assert!(out.lines().take(4).all(|l| l.contains(": ")), "{out}");
+}
+
+#[test]
+fn malformed_inputs_name_the_field() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["show", "chess"], "game", "malformed"),
+        (&["show", "kiothi 1,2 S play"], "counts", "malformed"),
+        (&["show", ""], "position", "malformed"),
+        (&["show", "kpe 6,6,6 S .... ...."], "counts", "malformed"),
+        (
+            &["show", "kpe 6,6,6,6,6,6,6,6 Q .... ...."],
+            "side",
+            "malformed",
+        ),
+        (
+            &["show", "kpe 6,6,6,6,6,6,6,6 S ..z. ...."],
+            "S marks",
+            "malformed",
+        ),
+        (
+            &["show", "kpe 6,6,6,6,6,6,6,7 S .... ...."],
+            "total",
+            "impossible",
+        ),
+        (&["show", "kpe:9x9"], "variant", "unsupported"),
+        (
+            &["moves", "kpe 6,6,6,6,6,6,6,-1 S .... ...."],
+            "pit 7",
+            "malformed",
+        ),
+        (&["apply", "kpe", "9"], "move", "illegal_move"),
+        (&["perft", "kpe", "abc"], "depth", "usage"),
+        (&["perft", "kpe"], "depth", "usage"),
+        (&["--threads", "0", "perft", "kpe", "1"], "threads", "usage"),
+    ];
+    for (args, field, kind) in cases {
+        let (err, e) = refused(args);
+        assert_eq!(e["field"], *field, "{args:?}: {err}");
+        assert_eq!(e["kind"], *kind, "{args:?}: {err}");
+        assert!(
+            err.to_lowercase().contains(&field.to_lowercase()),
+            "{args:?}: message should name `{field}`: {err}"
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_without_panic() {
+    for args in [
+        &["bogus"][..],
+        &["show"],
+        &["show", "kpe", "--bogus"],
+        &["perft", "kpe", "-1"],
+    ] {
+        refused(args);
+    }
+    let help = sow(&["--help"]);
+    assert!(help.status.success());
+}
