@@ -101,11 +101,11 @@ fn naive_values(nodes: &[Node]) -> Vec<i32> {
                 }
             }
             for &i in &members {
-                if !decided.contains_key(&i) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = decided.entry(i) {
                     if win[&i] {
-                        decided.insert(i, t);
+                        slot.insert(t);
                     } else if lose[&i] {
-                        decided.insert(i, -t);
+                        slot.insert(-t);
                     }
                 }
             }
