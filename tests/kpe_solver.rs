@@ -196,9 +196,10 @@ fn locked_position_outside_the_start_region_is_solved_on_demand() {
     let solution = Solution::in_memory(variant, Progress::Hidden);
     // South locked with a board the start cannot reach (all stones in one pit).
     let pos: KpePosition = "kpe:3x2 0,0,0,0,0,12 S x.. ...".parse().unwrap();
-    assert!(solution.start_region().value(&pos).is_none());
+    assert!(solution.start_region().value(&pos).unwrap().is_none());
     let region = solution
         .region_for(&pos, Progress::Hidden)
+        .unwrap()
         .expect("locked region");
     let (_, nodes) = reachable(pos);
     let expected = naive_values(&nodes);

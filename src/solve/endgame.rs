@@ -143,7 +143,7 @@ impl Endgame {
             |i, out| {
                 let mut board = [0u8; 16];
                 self.index.unrank(n, i as u64, &mut board[..pits]);
-                for_each_unmove(self.variant, &board[..pits], |pred| {
+                for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
                     out.push(self.index.rank(pred) as u32)
                 });
             },

@@ -2,54 +2,192 @@
 //! player still has an unset mark. They are enumerated forward from a root
 //! (the start, or any locked position a user asks about) and solved by the
 //! same threshold retrograde method as the endgame, stone count by stone
-//! count, with moves into the unlocked database as exits.
+//! count (captures only lower it), with moves into the unlocked database
+//! as exits and un-moves, checked for membership, as predecessors.
 
-use std::collections::VecDeque;
+use std::sync::Mutex;
 
-use hashbrown::HashMap;
+use hashbrown::HashSet;
 use rayon::prelude::*;
 
 use super::endgame::{Endgame, LayerValues};
 use super::progress::Progress;
 use super::retrograde::{LayerState, NO_EXIT};
-use crate::games::kpe::KpePosition;
-use crate::Game;
+use super::unmove::for_each_unmove;
+use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::{Game, Side};
 
 /// A position relative to its mover, packed: `b` bits per pit (enough for
 /// the game's total), then the mover's and the opponent's marks. Fits in 64
 /// bits for every variant `check_solvable` accepts.
 pub type RegionKey = u64;
 
+fn pit_bits(v: KpeVariant) -> usize {
+    32 - v.total().leading_zeros() as usize
+}
+
+/// Packs a relative board and marks.
+fn pack(v: KpeVariant, board: &[u8], mover: u8, opponent: u8) -> RegionKey {
+    let bits = pit_bits(v);
+    let mut key: u64 = 0;
+    for (i, &c) in board.iter().enumerate() {
+        key |= (c as u64) << (bits * i);
+    }
+    let marks_at = bits * v.pits();
+    key | (mover as u64) << marks_at | (opponent as u64) << (marks_at + v.w())
+}
+
 /// Packs a position (any side to move) relative to its mover.
 pub fn region_key(pos: &KpePosition) -> RegionKey {
     let rel = pos.relative();
-    let v = rel.variant();
-    let bits = 32 - v.total().leading_zeros();
-    let mut key: u64 = 0;
-    for (i, &c) in rel.pits().iter().enumerate() {
-        key |= (c as u64) << (bits as usize * i);
+    pack(
+        rel.variant(),
+        rel.pits(),
+        rel.marks(Side::South),
+        rel.marks(Side::North),
+    )
+}
+
+/// The position (mover as South) of a key.
+fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
+    let bits = pit_bits(v);
+    let mask = (1u64 << bits) - 1;
+    let mut board = [0u8; 16];
+    for (i, c) in board[..v.pits()].iter_mut().enumerate() {
+        *c = ((key >> (bits * i)) & mask) as u8;
     }
-    let marks_at = bits as usize * v.pits();
-    key | (rel.marks(crate::Side::South) as u64) << marks_at
-        | (rel.marks(crate::Side::North) as u64) << (marks_at + v.w())
+    let marks_at = bits * v.pits();
+    let marks = (1u64 << v.w()) - 1;
+    let mover = ((key >> marks_at) & marks) as u8;
+    let opponent = ((key >> (marks_at + v.w())) & marks) as u8;
+    KpePosition::from_parts(
+        v,
+        &board[..v.pits()],
+        Side::South,
+        [mover, opponent],
+        [0, 0],
+    )
+}
+
+pub fn stones_of(v: KpeVariant, key: RegionKey) -> usize {
+    let bits = pit_bits(v);
+    let mask = (1u64 << bits) - 1;
+    (0..v.pits())
+        .map(|i| ((key >> (bits * i)) & mask) as usize)
+        .sum()
+}
+
+const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+const fn inverse(m: u64) -> u64 {
+    let mut x = m;
+    let mut i = 0;
+    while i < 6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(x)));
+        i += 1;
+    }
+    x
+}
+const UNMIX: u64 = inverse(MIX);
+
+/// A bijection of keys that spreads them evenly, so that the top bits of a
+/// mixed key index a directory of nearly equal buckets.
+#[inline]
+pub fn mix(key: RegionKey) -> u64 {
+    let x = key.wrapping_mul(MIX);
+    x ^ (x >> 32)
+}
+
+#[inline]
+pub fn unmix(mixed: u64) -> RegionKey {
+    (mixed ^ (mixed >> 32)).wrapping_mul(UNMIX)
+}
+
+/// The region's positions of one stone count: mixed keys, sorted, with a
+/// directory by their top bits.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    stones: usize,
+    keys: Vec<u64>,
+    dir: Vec<u32>,
+    shift: u32,
+}
+
+impl Group {
+    fn new(stones: usize, mut keys: Vec<u64>) -> Self {
+        keys.par_sort_unstable();
+        let bits = (keys.len() / 4).max(1).ilog2() + 1;
+        let shift = 64 - bits;
+        let mut dir = vec![0u32; (1usize << bits) + 1];
+        for &k in &keys {
+            dir[(k >> shift) as usize + 1] += 1;
+        }
+        for i in 1..dir.len() {
+            dir[i] += dir[i - 1];
+        }
+        Group {
+            stones,
+            keys,
+            dir,
+            shift,
+        }
+    }
+
+    /// Index of a mixed key.
+    #[inline]
+    fn find(&self, mixed: u64) -> Option<usize> {
+        let b = (mixed >> self.shift) as usize;
+        let (lo, hi) = (self.dir[b] as usize, self.dir[b + 1] as usize);
+        self.keys[lo..hi].binary_search(&mixed).ok().map(|i| lo + i)
+    }
 }
 
 /// Values of every locked position reachable from a root.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LockedRegion {
-    /// Sorted keys.
-    keys: Vec<RegionKey>,
-    values: Vec<i8>,
+    variant: KpeVariant,
+    /// Groups by ascending stone count.
+    groups: Vec<Group>,
+    values: Vec<Vec<i8>>,
+    /// Group of each stone count.
+    by_stones: Vec<Option<usize>>,
 }
 
-/// Forward graph of the region, in discovery order.
-struct RegionGraph {
-    nodes: Vec<KpePosition>,
-    /// Best value reachable by a move into the unlocked database.
-    db_exit: Vec<i8>,
-    /// Moves to other region nodes: (first edge of node i, ...).
-    edge_start: Vec<u32>,
-    edges: Vec<(u32, u8)>,
+/// Visited positions of one stone count during exploration, sharded so
+/// that both threads insert with little contention.
+struct ShardedSet {
+    shards: Vec<Mutex<HashSet<u64>>>,
+}
+
+impl ShardedSet {
+    const SHARDS: usize = 64;
+
+    fn new() -> Self {
+        ShardedSet {
+            shards: (0..Self::SHARDS)
+                .map(|_| Mutex::new(HashSet::new()))
+                .collect(),
+        }
+    }
+
+    /// Inserts a mixed key; true if it was new.
+    fn insert(&self, mixed: u64) -> bool {
+        let shard = (mixed >> 58) as usize % Self::SHARDS;
+        self.shards[shard]
+            .lock()
+            .expect("no panics while locked")
+            .insert(mixed)
+    }
+
+    fn into_keys(self) -> Vec<u64> {
+        self.shards
+            .into_iter()
+            .flat_map(|s| s.into_inner().expect("no panics while locked"))
+            .collect()
+    }
+}
+
+fn is_locked(pos: &KpePosition) -> bool {
+    !(pos.is_unlocked(Side::South) && pos.is_unlocked(Side::North))
 }
 
 impl LockedRegion {
@@ -61,161 +199,242 @@ impl LockedRegion {
         layers: &impl LayerValues,
         progress: Progress,
     ) -> Self {
-        let graph = RegionGraph::explore(root, eg, layers, progress);
-        let values = graph.solve(progress);
-        let mut pairs: Vec<(RegionKey, i8)> = graph
-            .nodes
-            .par_iter()
-            .map(region_key)
-            .zip(values.into_par_iter())
+        let mut region = Self::explore(root, progress);
+        region.solve_groups(eg, layers, progress);
+        region
+    }
+
+    /// A region read back from its keys (sorted by stones, then mixed key)
+    /// and values.
+    pub fn from_sorted(variant: KpeVariant, mixed: &[u64], values: &[i8]) -> Self {
+        let mut groups = Vec::new();
+        let mut group_values = Vec::new();
+        let mut start = 0;
+        while start < mixed.len() {
+            let stones = stones_of(variant, unmix(mixed[start]));
+            let len = mixed[start..].partition_point(|&m| stones_of(variant, unmix(m)) == stones);
+            groups.push(Group::new(stones, mixed[start..start + len].to_vec()));
+            group_values.push(values[start..start + len].to_vec());
+            start += len;
+        }
+        Self::assemble(variant, groups, group_values)
+    }
+
+    fn assemble(variant: KpeVariant, groups: Vec<Group>, values: Vec<Vec<i8>>) -> Self {
+        let mut by_stones = vec![None; variant.total() as usize + 1];
+        for (i, g) in groups.iter().enumerate() {
+            by_stones[g.stones] = Some(i);
+        }
+        LockedRegion {
+            variant,
+            groups,
+            values,
+            by_stones,
+        }
+    }
+
+    /// Mixed keys sorted by stones then mixed key, and their values, in the
+    /// same order (the on-disk layout).
+    pub fn sorted_entries(&self) -> (Vec<u64>, Vec<i8>) {
+        let keys = self
+            .groups
+            .iter()
+            .flat_map(|g| g.keys.iter().copied())
             .collect();
-        pairs.par_sort_unstable_by_key(|p| p.0);
-        let (keys, values) = pairs.into_iter().unzip();
-        LockedRegion { keys, values }
-    }
-
-    pub fn from_parts(keys: Vec<RegionKey>, values: Vec<i8>) -> Self {
-        LockedRegion { keys, values }
-    }
-
-    pub fn keys(&self) -> &[RegionKey] {
-        &self.keys
-    }
-
-    pub fn values(&self) -> &[i8] {
-        &self.values
+        let values = self.values.iter().flatten().copied().collect();
+        (keys, values)
     }
 
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.groups.iter().map(|g| g.keys.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.len() == 0
+    }
+
+    /// Positions per stone count.
+    pub fn counts(&self) -> Vec<(usize, usize)> {
+        self.groups
+            .iter()
+            .map(|g| (g.stones, g.keys.len()))
+            .collect()
+    }
+
+    /// Values of the positions of one stone count.
+    pub fn values_of(&self, stones: usize) -> &[i8] {
+        self.by_stones
+            .get(stones)
+            .copied()
+            .flatten()
+            .map_or(&[], |g| &self.values[g])
+    }
+
+    fn locate(&self, key: RegionKey) -> Option<(usize, usize)> {
+        let g = self
+            .by_stones
+            .get(stones_of(self.variant, key))
+            .copied()
+            .flatten()?;
+        self.groups[g].find(mix(key)).map(|i| (g, i))
     }
 
     /// The value of a locked position of the region.
     pub fn value(&self, pos: &KpePosition) -> Option<i8> {
-        let key = region_key(pos);
-        self.keys.binary_search(&key).ok().map(|i| self.values[i])
+        if pos.variant() != self.variant {
+            return None;
+        }
+        self.locate(region_key(pos)).map(|(g, i)| self.values[g][i])
     }
-}
 
-fn is_locked(pos: &KpePosition) -> bool {
-    !(pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North))
-}
-
-impl RegionGraph {
-    fn explore(
-        root: &KpePosition,
-        eg: &Endgame,
-        layers: &impl LayerValues,
-        progress: Progress,
-    ) -> Self {
+    /// Breadth-first closure of the root, one stone count at a time from
+    /// the most stones down, both threads expanding each level.
+    fn explore(root: &KpePosition, progress: Progress) -> Self {
+        let v = root.variant();
+        let total = v.total() as usize;
+        let sets: Vec<Mutex<Option<ShardedSet>>> = (0..=total).map(|_| Mutex::new(None)).collect();
+        let insert = |stones: usize, mixed: u64| -> bool {
+            let mut slot = sets[stones].lock().expect("no panics while locked");
+            slot.get_or_insert_with(ShardedSet::new).insert(mixed)
+        };
         let bar = progress.bar(0, "locked");
         bar.set_message("exploring");
-        let mut graph = RegionGraph {
-            nodes: Vec::new(),
-            db_exit: Vec::new(),
-            edge_start: vec![0],
-            edges: Vec::new(),
-        };
-        let mut seen: HashMap<RegionKey, u32> = HashMap::new();
-        let mut queue = VecDeque::new();
         let root = root.relative();
         if is_locked(&root) {
-            seen.insert(region_key(&root), 0);
-            graph.nodes.push(root);
-            queue.push_back(0u32);
+            insert(root.board_total() as usize, mix(region_key(&root)));
         }
-        while let Some(i) = queue.pop_front() {
-            let pos = graph.nodes[i as usize];
-            let mut exit = NO_EXIT;
-            let _ = pos.for_each_move(|mv| {
-                let (child, gained) = pos.sow(mv.pit());
-                if is_locked(&child) {
-                    let next = graph.nodes.len() as u32;
-                    let j = *seen.entry(region_key(&child)).or_insert_with(|| {
-                        graph.nodes.push(child.relative());
-                        queue.push_back(next);
-                        next
-                    });
-                    graph.edges.push((j, gained as u8));
-                } else {
-                    exit = exit.max(gained as i8 - eg.probe(layers, &child));
-                }
-                std::ops::ControlFlow::Continue(())
-            });
-            graph.db_exit.push(exit);
-            graph.edge_start.push(graph.edges.len() as u32);
-            if i % 65536 == 0 {
-                bar.set_position(graph.nodes.len() as u64);
+        let mut groups = Vec::new();
+        for n in (0..=total).rev() {
+            let Some(set) = sets[n].lock().expect("no panics while locked").take() else {
+                continue;
+            };
+            let mut frontier = set.into_keys();
+            let set = ShardedSet::new();
+            for &k in &frontier {
+                set.insert(k);
             }
+            while !frontier.is_empty() {
+                frontier = frontier
+                    .par_chunks(4096)
+                    .flat_map_iter(|chunk| {
+                        let mut next = Vec::new();
+                        let mut lower: Vec<(usize, u64)> = Vec::new();
+                        for &mixed in chunk {
+                            let pos = unpack(v, unmix(mixed));
+                            let _ = pos.for_each_move(|mv| {
+                                let (child, gained) = pos.sow(mv.pit());
+                                if is_locked(&child) {
+                                    let m = mix(region_key(&child));
+                                    if gained == 0 {
+                                        if set.insert(m) {
+                                            next.push(m);
+                                        }
+                                    } else {
+                                        lower.push((n - gained as usize, m));
+                                    }
+                                }
+                                std::ops::ControlFlow::Continue(())
+                            });
+                        }
+                        lower.sort_unstable();
+                        lower.dedup();
+                        for (stones, m) in lower {
+                            insert(stones, m);
+                        }
+                        next
+                    })
+                    .collect();
+                bar.inc(frontier.len() as u64);
+            }
+            groups.push(Group::new(n, set.into_keys()));
         }
         bar.finish_and_clear();
-        graph
+        groups.reverse();
+        let values = groups.iter().map(|g| vec![0i8; g.keys.len()]).collect();
+        Self::assemble(v, groups, values)
     }
 
-    fn edges(&self, i: usize) -> &[(u32, u8)] {
-        &self.edges[self.edge_start[i] as usize..self.edge_start[i + 1] as usize]
-    }
-
-    /// Solves the region by stone count, smallest first: captures always
-    /// lead to a smaller, already solved count.
-    fn solve(&self, progress: Progress) -> Vec<i8> {
-        let stones: Vec<usize> = self
-            .nodes
-            .iter()
-            .map(|p| p.board_total() as usize)
-            .collect();
-        let mut values = vec![0i8; self.nodes.len()];
-        let mut counts: Vec<usize> = stones.clone();
-        counts.sort_unstable();
-        counts.dedup();
-        let bar = progress.bar(self.nodes.len() as u64, "locked");
+    /// Solves the groups by ascending stone count: captures always lead
+    /// to a smaller, already solved count.
+    fn solve_groups(&mut self, eg: &Endgame, layers: &impl LayerValues, progress: Progress) {
+        let v = self.variant;
+        let full = v.all_marks();
+        let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
-        for n in counts {
-            let members: Vec<u32> = (0..self.nodes.len() as u32)
-                .filter(|&i| stones[i as usize] == n)
-                .collect();
-            let mut local = HashMap::with_capacity(members.len());
-            for (k, &i) in members.iter().enumerate() {
-                local.insert(i, k as u32);
-            }
-            let mut exit = Vec::with_capacity(members.len());
-            let mut internal = Vec::with_capacity(members.len());
-            let mut preds: Vec<Vec<u32>> = vec![Vec::new(); members.len()];
-            for (k, &i) in members.iter().enumerate() {
-                let pos = &self.nodes[i as usize];
-                let mut e = if pos.is_over() {
-                    -(n as i8)
-                } else {
-                    self.db_exit[i as usize]
-                };
-                let mut inside = 0u8;
-                for &(j, gained) in self.edges(i as usize) {
-                    if gained > 0 {
-                        e = e.max(gained as i8 - values[j as usize]);
-                    } else {
-                        inside += 1;
-                        preds[local[&j] as usize].push(k as u32);
+        for g in 0..self.groups.len() {
+            let group = &self.groups[g];
+            let n = group.stones;
+            let (exit, internal): (Vec<i8>, Vec<u8>) = group
+                .keys
+                .par_iter()
+                .map(|&mixed| {
+                    let pos = unpack(v, unmix(mixed));
+                    if pos.is_over() {
+                        return (-(n as i8), 0); // RULES §1.5
                     }
-                }
-                exit.push(e);
-                internal.push(inside);
-            }
+                    let mut exit = NO_EXIT;
+                    let mut inside = 0u8;
+                    let _ = pos.for_each_move(|mv| {
+                        let (child, gained) = pos.sow(mv.pit());
+                        if !is_locked(&child) {
+                            exit = exit.max(gained as i8 - eg.probe(layers, &child));
+                        } else if gained > 0 {
+                            let (cg, ci) = self
+                                .locate(region_key(&child))
+                                .expect("closure holds every child");
+                            exit = exit.max(gained as i8 - self.values[cg][ci]);
+                        } else {
+                            inside += 1;
+                        }
+                        std::ops::ControlFlow::Continue(())
+                    });
+                    (exit, inside)
+                })
+                .unzip();
             let state = LayerState::new(exit, internal);
             state.solve(
                 n as i8,
-                |k, out| out.extend_from_slice(&preds[k]),
+                |i, out| {
+                    let pos = unpack(v, unmix(group.keys[i]));
+                    let (x_marks, y_marks) = (pos.marks(Side::South), pos.marks(Side::North));
+                    for_each_unmove(v, pos.pits(), y_marks == full, |before, q| {
+                        let bit = 1u8 << q;
+                        if y_marks & bit == 0 {
+                            return; // Y's move from q would have set this mark
+                        }
+                        for y_before in [y_marks, y_marks & !bit] {
+                            if let Some(j) = group.find(mix(pack(v, before, y_before, x_marks))) {
+                                out.push(j as u32);
+                            }
+                        }
+                    });
+                },
                 |_, _| {},
             );
-            for (k, v) in state.into_values().into_iter().enumerate() {
-                values[members[k] as usize] = v;
-            }
-            bar.inc(members.len() as u64);
+            bar.inc(group.keys.len() as u64);
+            self.values[g] = state.into_values();
         }
         bar.finish_and_clear();
-        values
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixing_is_a_bijection() {
+        for k in [0u64, 1, 2, 12345, u64::MAX, 0xdead_beef_0000_0001] {
+            assert_eq!(unmix(mix(k)), k);
+        }
+    }
+
+    #[test]
+    fn keys_pack_and_unpack() {
+        let v = KpeVariant::STANDARD;
+        let pos: KpePosition = "kpe 1,2,3,4,5,6,7,8 N x.x. xxxx 0 12".parse().unwrap();
+        let back = unpack(v, region_key(&pos));
+        assert_eq!(back, pos.relative().repetition_key());
+        assert_eq!(stones_of(v, region_key(&pos)), 36);
     }
 }

@@ -6,8 +6,7 @@ use std::time::Instant;
 
 use super::db::{self, DbError, FileId, FileKind, MappedFile};
 use super::endgame::{Endgame, LayerValues};
-use super::opening::{LockedRegion, RegionKey};
-
+use super::opening::{mix, region_key, stones_of, unmix, LockedRegion};
 use super::progress::Progress;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::Game;
@@ -84,7 +83,7 @@ pub struct Solution {
     pub eg: Endgame,
     layers: Layers,
     /// Locked positions reachable from the start.
-    start_region: LockedRegion,
+    start_region: StartRegion,
 }
 
 /// What a `solve` run did, for reporting.
@@ -123,7 +122,7 @@ impl Solution {
         Solution {
             eg,
             layers,
-            start_region,
+            start_region: StartRegion::Memory(start_region),
         }
     }
 
@@ -164,12 +163,12 @@ impl Solution {
         let layers = Layers::Mapped(files);
         let path = db::region_path(db_dir, variant);
         let start_region = match reuse(&path, region_id(variant), None)? {
-            Some(file) => read_region(&file)?,
+            Some(file) => StartRegion::Mapped(file),
             None => {
                 let region =
                     LockedRegion::solve(&KpePosition::start(variant), &eg, &layers, progress);
                 write_region(&path, variant, &region)?;
-                region
+                StartRegion::Memory(region)
             }
         };
         stats.region_positions = start_region.len() as u64;
@@ -208,7 +207,7 @@ impl Solution {
         if !path.exists() {
             return Err(missing().into());
         }
-        let start_region = read_region(&MappedFile::open(&path, region_id(variant), None)?)?;
+        let start_region = StartRegion::Mapped(MappedFile::open(&path, region_id(variant), None)?);
         Ok(Solution {
             eg,
             layers: Layers::Mapped(files),
@@ -238,7 +237,7 @@ impl Solution {
         self.eg.variant
     }
 
-    pub fn start_region(&self) -> &LockedRegion {
+    pub fn start_region(&self) -> &StartRegion {
         &self.start_region
     }
 
@@ -248,12 +247,21 @@ impl Solution {
 
     /// Solves the locked region of a position that is not reachable from
     /// the start (none when the position is in the start's region or unlocked).
-    pub fn region_for(&self, pos: &KpePosition, progress: Progress) -> Option<LockedRegion> {
+    pub fn region_for(
+        &self,
+        pos: &KpePosition,
+        progress: Progress,
+    ) -> Result<Option<LockedRegion>, SolveError> {
         let locked = !(pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North));
-        if !locked || self.start_region.value(pos).is_some() {
-            return None;
+        if !locked || matches!(self.start_region.value(pos), Ok(Some(_))) {
+            return Ok(None);
         }
-        Some(LockedRegion::solve(pos, &self.eg, &self.layers, progress))
+        Ok(Some(LockedRegion::solve(
+            pos,
+            &self.eg,
+            &self.layers,
+            progress,
+        )))
     }
 
     /// The exact value of a position for its mover; `extra` holds the
@@ -269,7 +277,7 @@ impl Solution {
             return Ok(self.layers.try_value(n, self.eg.index.rank(rel.pits()))? as i32);
         }
         self.start_region
-            .value(pos)
+            .value(pos)?
             .or_else(|| extra.and_then(|r| r.value(pos)))
             .map(|v| v as i32)
             .ok_or_else(|| {
@@ -334,23 +342,73 @@ fn as_bytes(values: &[i8]) -> &[u8] {
 }
 
 fn write_region(path: &Path, variant: KpeVariant, region: &LockedRegion) -> Result<(), DbError> {
-    let mut payload = Vec::with_capacity(region.len() * 17);
-    for &k in region.keys() {
+    let (keys, values) = region.sorted_entries();
+    let mut payload = Vec::with_capacity(keys.len() * 9);
+    for k in keys {
         payload.extend_from_slice(&k.to_le_bytes());
     }
-    payload.extend_from_slice(as_bytes(region.values()));
-    db::write_file(path, region_id(variant), region.len() as u64, &payload)
+    payload.extend_from_slice(as_bytes(&values));
+    db::write_file(path, region_id(variant), values.len() as u64, &payload)
 }
 
-fn read_region(file: &MappedFile) -> Result<LockedRegion, DbError> {
-    let n = file.entries() as usize;
-    let keys = file.bytes(0, 8 * n)?;
-    let keys: Vec<RegionKey> = keys
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect();
-    let values = file.bytes(8 * n, n)?.iter().map(|&b| b as i8).collect();
-    Ok(LockedRegion::from_parts(keys, values))
+/// The locked region of the start: solved in memory, or a mapped file
+/// searched in place (keys sorted by stones, then mixed key).
+pub enum StartRegion {
+    Memory(LockedRegion),
+    Mapped(MappedFile),
+}
+
+impl StartRegion {
+    pub fn len(&self) -> usize {
+        match self {
+            StartRegion::Memory(r) => r.len(),
+            StartRegion::Mapped(f) => f.entries() as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of a locked position, if it is in the region.
+    pub fn value(&self, pos: &KpePosition) -> Result<Option<i8>, DbError> {
+        let file = match self {
+            StartRegion::Memory(r) => return Ok(r.value(pos)),
+            StartRegion::Mapped(f) => f,
+        };
+        let v = pos.variant();
+        let key = region_key(pos);
+        let target = (stones_of(v, key), mix(key));
+        let n = file.entries() as usize;
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let m = u64::from_le_bytes(file.bytes(8 * mid, 8)?.try_into().expect("8 bytes"));
+            match (stones_of(v, unmix(m)), m).cmp(&target) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Ok(Some(file.byte(8 * n + mid)? as i8)),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The whole region in memory (statistics, reports).
+    pub fn load(&self, variant: KpeVariant) -> Result<LockedRegion, DbError> {
+        match self {
+            StartRegion::Memory(r) => Ok(r.clone()),
+            StartRegion::Mapped(file) => {
+                let n = file.entries() as usize;
+                let keys: Vec<u64> = file
+                    .bytes(0, 8 * n)?
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect();
+                let values: Vec<i8> = file.bytes(8 * n, n)?.iter().map(|&b| b as i8).collect();
+                Ok(LockedRegion::from_sorted(variant, &keys, &values))
+            }
+        }
+    }
 }
 
 /// The default database directory: `$SOW_DB`, else the user's data directory.

@@ -6,22 +6,36 @@ use crate::games::kpe::KpeVariant;
 /// Calls `f` with every predecessor of `board` by a non-capturing move.
 ///
 /// `board` is relative to its mover X (X's row first, as South). The
-/// predecessors are positions where X's opponent Y was to move with both
-/// players unlocked; they are given relative to Y. A predecessor comes
-/// once per move that leads to `board`.
-pub fn for_each_unmove(variant: KpeVariant, board: &[u8], mut f: impl FnMut(&[u8])) {
+/// predecessors are positions where X's opponent Y was to move; they are
+/// given relative to Y, with the index (in Y's row) of the pit Y lifted. A
+/// predecessor comes once per move that leads to `board`. `y_unlocked` says
+/// whether Y was unlocked after its move: only then could it have captured
+/// (RULES §1.3), so only then are moves ending on a 2 or 4 excluded.
+pub fn for_each_unmove(
+    variant: KpeVariant,
+    board: &[u8],
+    y_unlocked: bool,
+    mut f: impl FnMut(&[u8], usize),
+) {
     let w = variant.w();
     let n = variant.pits();
     let total: usize = board.iter().map(|&c| c as usize).sum();
-    let mut before = [0u8; 16];
+    let least = board.iter().copied().min().unwrap_or(0);
     let mut relative = [0u8; 16];
     for q in w..n {
         // RULES §1.1: the origin is emptied, then gets one stone per full lap.
         let laps = board[q];
-        if board.iter().any(|&c| c < laps) {
+        if laps > least {
             continue;
         }
+        let mut last = q;
         for r in 0..n {
+            if r > 0 {
+                last = if last + 1 == n { 0 } else { last + 1 };
+                if board[last] <= laps {
+                    break; // pits q+1..q+r each got one stone more than a lap
+                }
+            }
             let sown = laps as usize * n + r;
             if sown == 0 {
                 continue;
@@ -29,41 +43,33 @@ pub fn for_each_unmove(variant: KpeVariant, board: &[u8], mut f: impl FnMut(&[u8
             if sown > total {
                 break;
             }
-            let last = (q + r) % n;
-            if r > 0 && board[last] <= laps {
-                break; // pits q+1..q+r each got one stone more than a lap
+            if y_unlocked && last < w && matches!(board[last], 2 | 4) {
+                continue; // this move would have captured
             }
-            if last < w && matches!(board[last], 2 | 4) {
-                continue; // §1.3: Y is unlocked, so this move captured
+            // The board before the move, relative to Y (Y's pit p is p - w).
+            for (i, slot) in relative[..n].iter_mut().enumerate() {
+                let p = if i + w < n { i + w } else { i + w - n };
+                let d = if p > q { p - q } else { p + n - q };
+                *slot = board[p] - laps - (d <= r && p != q) as u8;
             }
-            for (b, &c) in before[..n].iter_mut().zip(board) {
-                *b = c - laps;
-            }
-            for d in 1..=r {
-                before[(q + d) % n] -= 1;
-            }
-            before[q] = sown as u8;
-            if !is_legal_for_y(&before[..n], w, q) {
+            relative[q - w] = sown as u8;
+            if !is_legal_for_y(&relative[..n], w, q - w) {
                 continue;
             }
-            for (i, c) in relative[..n].iter_mut().enumerate() {
-                *c = before[(i + w) % n];
-            }
-            f(&relative[..n]);
+            f(&relative[..n], q - w);
         }
     }
 }
 
-/// RULES §1.4 from Y's side (Y owns pits w..2w, X pits 0..w): the move
-/// from `q` is legal unless X's row is empty and it does not feed X while
-/// another of Y's moves would.
+/// RULES §1.4 from Y's side, on the board relative to Y (Y owns pits
+/// 0..w): the move from `q` is legal unless X's row is empty and it does not
+/// feed X while another of Y's moves would.
 fn is_legal_for_y(before: &[u8], w: usize, q: usize) -> bool {
-    let n = 2 * w;
-    if before[..w].iter().any(|&c| c > 0) {
+    if before[w..].iter().any(|&c| c > 0) {
         return true;
     }
-    let feeds = |p: usize| before[p] as usize >= n - p;
-    feeds(q) || !(w..n).any(feeds)
+    let feeds = |p: usize| before[p] as usize >= w - p;
+    feeds(q) || !(0..w).any(feeds)
 }
 
 #[cfg(test)]
@@ -95,7 +101,7 @@ mod tests {
                             forward.push((child.relative().pits().to_vec(), board.clone()));
                         }
                     }
-                    for_each_unmove(variant, &board, |pred| {
+                    for_each_unmove(variant, &board, true, |pred, _| {
                         backward.push((board.clone(), pred.to_vec()))
                     });
                     if !eg.index.next(&mut board) {
