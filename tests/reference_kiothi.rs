@@ -177,9 +177,7 @@ impl RefKiothi {
             } else {
                 (10, [8, 7, 6])
             };
-            if end == leftmost
-                && bonus.iter().all(|&q| b.pits[q] > 0 && !b.protected[q])
-            {
+            if end == leftmost && bonus.iter().all(|&q| b.pits[q] > 0 && !b.protected[q]) {
                 stat(S_BONUS);
                 for q in bonus {
                     captured += b.pits[q];
@@ -398,7 +396,11 @@ fn compare_play(r: &RefKiothi) {
         std::ops::ControlFlow::Continue(())
     });
     assert_eq!(crate_children, ref_children, "children of {text}");
-    assert_eq!(c.move_count(), ref_children.len() as u64, "move_count of {text}");
+    assert_eq!(
+        c.move_count(),
+        ref_children.len() as u64,
+        "move_count of {text}"
+    );
     assert_eq!(c.is_over(), ref_children.is_empty(), "is_over of {text}");
     // Every (pit, count) of the mover: accepted exactly when the reference plays it.
     for pit in own_pits(r.side) {
@@ -439,9 +441,19 @@ fn random_game(rng: &mut Rng, five_pit: bool, plies: usize, visit: &mut dyn FnMu
     let mut r = RefKiothi::start(five_pit);
     for _ in 0..2 {
         let c = to_crate(&r);
-        assert_eq!(c.move_count(), r.opening_count(), "opening count of {}", r.notation());
+        assert_eq!(
+            c.move_count(),
+            r.opening_count(),
+            "opening count of {}",
+            r.notation()
+        );
         let (mv, child) = random_opening(&r, rng);
-        assert_eq!(c.play(&mv).unwrap().to_string(), child.notation(), "{} then {mv}", r.notation());
+        assert_eq!(
+            c.play(&mv).unwrap().to_string(),
+            child.notation(),
+            "{} then {mv}",
+            r.notation()
+        );
         r = child;
     }
     for _ in 0..plies {
@@ -501,19 +513,31 @@ fn opening_turn_two_brute_force() {
         let c = to_crate(&r);
         assert_eq!(c.to_string(), r.notation());
         let ref_children = r.opening_children();
-        assert_eq!(c.move_count(), ref_children.len() as u64, "{}", r.notation());
+        assert_eq!(
+            c.move_count(),
+            ref_children.len() as u64,
+            "{}",
+            r.notation()
+        );
         assert_eq!(r.opening_count(), ref_children.len() as u64);
         assert_eq!(perft(&c, 1), ref_children.len() as u64);
         assert_eq!(c.is_over(), ref_children.is_empty());
         let mut crate_children = BTreeMap::new();
         let _ = c.for_each_child(|mv, child| {
             assert!(
-                crate_children.insert(mv.to_string(), child.to_string()).is_none(),
+                crate_children
+                    .insert(mv.to_string(), child.to_string())
+                    .is_none(),
                 "move {mv} twice"
             );
             std::ops::ControlFlow::Continue(())
         });
-        assert_eq!(crate_children, ref_children, "opening children of {}", r.notation());
+        assert_eq!(
+            crate_children,
+            ref_children,
+            "opening children of {}",
+            r.notation()
+        );
         // Parsing each move (targets given in reverse order) plays the same child.
         for (mv, child) in ref_children.iter().step_by(97) {
             let (lift, targets) = mv.split_once('>').unwrap();
@@ -550,7 +574,12 @@ fn play_phase_agrees_along_random_games() {
             if ply % 25 == 0 {
                 let c = to_crate(r);
                 let depth = if ply % 50 == 0 { 3 } else { 2 };
-                assert_eq!(perft(&c, depth), r.perft(depth), "perft {depth} of {}", r.notation());
+                assert_eq!(
+                    perft(&c, depth),
+                    r.perft(depth),
+                    "perft {depth} of {}",
+                    r.notation()
+                );
                 perfts += 1;
             }
             ply += 1;
@@ -570,7 +599,7 @@ fn play_phase_agrees_along_random_games() {
 #[test]
 fn play_phase_edge_positions() {
     let cases = [
-        // Leftmost bonus for South: 0x? ends in pit 0 from North side relays.
+        // Bonus pits occupied: North to move, then South replies (rule 8).
         "kiothi 0,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,1 N play 25 25",
         "kiothi 0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,3,2,2,2,0 S play 25 25",
         // A protected bonus pit blocks the whole bonus.

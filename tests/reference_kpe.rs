@@ -95,7 +95,11 @@ impl RefKpe {
             .filter(|&p| self.pits[p] > 0)
             .collect();
         if self.row_is_empty(1 - self.side) {
-            let feeding: Vec<usize> = nonempty.iter().copied().filter(|&p| self.feeds(p)).collect();
+            let feeding: Vec<usize> = nonempty
+                .iter()
+                .copied()
+                .filter(|&p| self.feeds(p))
+                .collect();
             if !feeding.is_empty() {
                 return feeding;
             }
@@ -246,7 +250,11 @@ fn compare_position(r: &RefKpe) {
     sorted_ref.sort();
     crate_moves.sort();
     assert_eq!(crate_moves, sorted_ref, "legal moves of {text}");
-    assert_eq!(c.move_count(), ref_moves.len() as u64, "move_count of {text}");
+    assert_eq!(
+        c.move_count(),
+        ref_moves.len() as u64,
+        "move_count of {text}"
+    );
     assert_eq!(c.is_over(), ref_moves.is_empty(), "is_over of {text}");
 
     let mut ref_children = BTreeMap::new();
@@ -266,7 +274,10 @@ fn compare_position(r: &RefKpe) {
     // Moves the reference calls illegal are refused by the parser.
     for p in 0..r.n() {
         if !ref_children.contains_key(&p.to_string()) {
-            assert!(c.parse_move(&p.to_string()).is_err(), "{text}: {p} accepted");
+            assert!(
+                c.parse_move(&p.to_string()).is_err(),
+                "{text}: {p} accepted"
+            );
         }
     }
     assert_eq!(c.captured(), r.captured, "captured of {text}");
@@ -288,7 +299,12 @@ fn random_games(w: usize, k: usize, games: usize, seed: u64, depth: u32) -> usiz
             checked += 1;
             if ply % 7 == 3 {
                 let c = to_crate(&r);
-                assert_eq!(perft(&c, depth), r.perft(depth), "perft {depth} of {}", r.notation());
+                assert_eq!(
+                    perft(&c, depth),
+                    r.perft(depth),
+                    "perft {depth} of {}",
+                    r.notation()
+                );
             }
             let moves = r.legal_moves();
             if moves.is_empty() {
