@@ -1,5 +1,6 @@
 //! The `sow` binary: parses the command line and calls `sow::cli`.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,59 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Solve a Kpé variant completely: endgame database and opening phase.
+    Solve {
+        /// `kpe` or `kpe:WxK`.
+        game: String,
+        /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+    },
+    /// Evaluate a position: exact for Kpé, by deep search for Kiothi.
+    Eval {
+        /// Position (quoted notation or a shortcut).
+        position: String,
+        /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow).
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+        /// Search depth limit (plies).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Search time limit in seconds.
+        #[arg(long, value_name = "SECONDS")]
+        time: Option<f64>,
+        /// Search node limit.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Transposition table size in MiB.
+        #[arg(long, value_name = "MB", default_value_t = 256)]
+        hash: usize,
+    },
+    /// Opening report of a game, written as Markdown and JSON under --out.
+    Openings {
+        /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
+        game: String,
+        /// Kpé database directory.
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+        /// Directory of the reports.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        out: PathBuf,
+        /// Kiothi: search time per candidate, in seconds.
+        #[arg(long, value_name = "SECONDS")]
+        time: Option<f64>,
+    },
+    /// Value statistics of a solved Kpé variant per layer and phase.
+    Stats {
+        /// `kpe` or `kpe:WxK`.
+        game: String,
+        /// `csv` or `json`.
+        #[arg(long, default_value = "csv")]
+        format: String,
+        /// Database directory.
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -105,6 +159,28 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             depth,
             divide,
         } => cli::perft::run(&parse(position)?, *depth, *divide, out)?,
+        Command::Solve { game, db } => {
+            cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?
+        }
+        Command::Eval { position, db, .. } => match parse(position)? {
+            cli::AnyPosition::Kpe(p) => cli::eval::run_kpe(&p, db.as_deref(), out)?,
+            cli::AnyPosition::Kiothi(_) => {
+                return Err(CliError::usage(
+                    "position",
+                    "Kiothi evaluation needs the search engine",
+                )
+                .into())
+            }
+        },
+        Command::Openings {
+            game, db, out: dir, ..
+        } => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,
+        Command::Stats { game, format, db } => cli::stats::run(
+            cli::kpe_db::parse_kpe_game(game)?,
+            db.as_deref(),
+            format,
+            out,
+        )?,
     }
     Ok(())
 }

@@ -7,12 +7,18 @@
 
 pub mod apply;
 pub mod board;
+pub mod eval;
+pub mod files;
 mod kiothi_board;
+pub mod kpe_db;
 pub mod moves;
+pub mod openings;
 pub mod output;
 pub mod perft;
 pub mod position;
 pub mod show;
+pub mod solve;
+pub mod stats;
 
 pub use board::Board;
 pub use output::{CliError, Out};

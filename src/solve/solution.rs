@@ -241,6 +241,17 @@ impl Solution {
         &self.start_region
     }
 
+    /// The raw value bytes of one endgame layer, checked.
+    pub fn layer_bytes(&self, n: usize) -> Result<&[u8], DbError> {
+        match &self.layers {
+            Layers::Memory(v) => Ok(as_bytes(&v[n])),
+            Layers::Mapped(files) => {
+                let file = files[n].as_ref().expect("layer opened");
+                file.bytes(0, file.entries() as usize)
+            }
+        }
+    }
+
     pub fn layers(&self) -> &Layers {
         &self.layers
     }

@@ -1,0 +1,31 @@
+//! Writing report files whole: to a temporary name, then renamed, so that
+//! an interrupted or failed command leaves no partial file behind.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use super::CliError;
+
+/// Writes `contents` to `path` atomically, creating its directory.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), CliError> {
+    let fail =
+        |e: std::io::Error| CliError::new("io", Some("out"), format!("{}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()
+    };
+    if let Err(e) = write() {
+        let _ = fs::remove_file(&tmp);
+        return Err(fail(e));
+    }
+    fs::rename(&tmp, path).map_err(fail)
+}

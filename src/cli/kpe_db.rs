@@ -1,0 +1,118 @@
+//! What the Kpé solver commands share: naming a variant, opening or
+//! building its database, and reporting memory.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::CliError;
+use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
+use crate::solve::progress::Progress;
+use crate::solve::solution::{default_db_dir, Solution, SolveError};
+
+impl From<SolveError> for CliError {
+    fn from(e: SolveError) -> Self {
+        match e {
+            SolveError::Input(e) => e.into(),
+            SolveError::Db(e) => CliError::new("database", Some("db"), e.to_string()),
+        }
+    }
+}
+
+impl From<crate::solve::db::DbError> for CliError {
+    fn from(e: crate::solve::db::DbError) -> Self {
+        SolveError::Db(e).into()
+    }
+}
+
+/// Parses `kpe` or `kpe:WxK` (a game, not a position).
+pub fn parse_kpe_game(text: &str) -> Result<KpeVariant, CliError> {
+    match text.split_once(':') {
+        None if text == "kpe" => Ok(KpeVariant::STANDARD),
+        Some(("kpe", size)) => Ok(KpeVariant::parse_tag(size)?),
+        _ => Err(CliError::new(
+            "malformed",
+            Some("game"),
+            format!("expected `kpe` or `kpe:WxK` (W 2-8, K 1-8), found `{text}`"),
+        )),
+    }
+}
+
+/// The database directory: `--db`, else `$SOW_DB`, else the user's data directory.
+pub fn db_dir(db: Option<&Path>) -> PathBuf {
+    db.map(Path::to_path_buf).unwrap_or_else(default_db_dir)
+}
+
+/// Opens a variant's database, or solves a small variant on the fly.
+pub fn open_solution(
+    variant: KpeVariant,
+    db: &Path,
+    progress: Progress,
+) -> Result<Solution, CliError> {
+    Ok(Solution::open_or_solve(variant, db, progress)?)
+}
+
+/// Peak resident memory of this process so far, in MiB (Linux).
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// "win", "draw" or "loss" for the mover.
+pub fn result_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+/// Move values as `[{"move","value"}]`.
+pub fn moves_json(moves: &[(KpeMove, i32)]) -> Value {
+    moves
+        .iter()
+        .map(|(m, v)| json!({"move": m.to_string(), "value": v}))
+        .collect()
+}
+
+/// A line of moves as notation strings.
+pub fn line_json(line: &[KpeMove]) -> Value {
+    line.iter().map(|m| m.to_string()).collect()
+}
+
+pub fn line_text(line: &[KpeMove]) -> String {
+    line.iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The perfect-play line with the position it ends in and how it ends.
+pub struct PlayedLine {
+    pub moves: Vec<KpeMove>,
+    pub end: KpePosition,
+    pub ended_by: &'static str,
+}
+
+/// Plays the principal variation out from `pos` (at most 1,000 moves).
+pub fn played_line(
+    solution: &Solution,
+    pos: &KpePosition,
+    extra: Option<&crate::solve::opening::LockedRegion>,
+) -> Result<PlayedLine, CliError> {
+    use crate::Game;
+    let moves = solution.principal_variation(pos, extra, 1000)?;
+    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
+    let ended_by = if end.is_over() {
+        "end of game"
+    } else {
+        "repetition (endless play)"
+    };
+    Ok(PlayedLine {
+        moves,
+        end,
+        ended_by,
+    })
+}

@@ -1,0 +1,120 @@
+//! `sow stats kpe[:WxK] --format csv|json`: value distribution of a solved
+//! variant, per endgame layer and per stone count of the opening phase.
+//!
+//! CSV columns: `phase` (`unlocked` or `opening`), `stones` (on the board),
+//! `value` (exact future margin for the mover), `positions` (how many
+//! positions of that phase and stone count have that value). JSON: one
+//! object per phase and stone count with `positions`, `wins`, `draws`,
+//! `losses` and `histogram` (value → positions).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::kpe_db;
+use super::{CliError, Out};
+use crate::games::kpe::KpeVariant;
+use crate::solve::progress::Progress;
+
+/// Positions of one phase and stone count, by value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub phase: &'static str,
+    pub stones: usize,
+    pub histogram: BTreeMap<i8, u64>,
+}
+
+impl Row {
+    fn of(phase: &'static str, stones: usize, values: impl Iterator<Item = i8>) -> Self {
+        let mut counts = [0u64; 256];
+        for v in values {
+            counts[v as u8 as usize] += 1;
+        }
+        let histogram = (0..256)
+            .filter(|&b| counts[b] > 0)
+            .map(|b| (b as u8 as i8, counts[b]))
+            .collect();
+        Row {
+            phase,
+            stones,
+            histogram,
+        }
+    }
+
+    pub fn positions(&self) -> u64 {
+        self.histogram.values().sum()
+    }
+
+    fn count(&self, keep: impl Fn(i8) -> bool) -> u64 {
+        self.histogram
+            .iter()
+            .filter(|(v, _)| keep(**v))
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+/// Every row of a solved variant.
+pub fn rows(
+    variant: KpeVariant,
+    db: Option<&Path>,
+    progress: Progress,
+) -> Result<Vec<Row>, CliError> {
+    let solution = kpe_db::open_solution(variant, &kpe_db::db_dir(db), progress)?;
+    let mut rows = Vec::new();
+    for n in solution.eg.layers() {
+        let bytes = solution.layer_bytes(n)?;
+        rows.push(Row::of("unlocked", n, bytes.iter().map(|&b| b as i8)));
+    }
+    let region = solution.start_region().load(variant)?;
+    for (stones, _) in region.counts() {
+        rows.push(Row::of(
+            "opening",
+            stones,
+            region.values_of(stones).iter().copied(),
+        ));
+    }
+    Ok(rows)
+}
+
+pub fn run(
+    variant: KpeVariant,
+    db: Option<&Path>,
+    format: &str,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    if format != "csv" && format != "json" {
+        return Err(CliError::usage(
+            "format",
+            format!("expected `csv` or `json`, found `{format}`"),
+        ));
+    }
+    let rows = rows(variant, db, Progress::auto(out.quiet || out.json))?;
+    if format == "json" || out.json {
+        let list: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "phase": r.phase,
+                    "stones": r.stones,
+                    "positions": r.positions(),
+                    "wins": r.count(|v| v > 0),
+                    "draws": r.count(|v| v == 0),
+                    "losses": r.count(|v| v < 0),
+                    "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+                })
+            })
+            .collect();
+        let obj = json!({"game": "kpe", "variant": variant.to_string(), "rows": list});
+        out.line(serde_json::to_string(&obj).expect("JSON"))?;
+        return out.json(&obj);
+    }
+    out.line("phase,stones,value,positions")?;
+    for r in &rows {
+        for (v, n) in &r.histogram {
+            out.line(format!("{},{},{},{}", r.phase, r.stones, v, n))?;
+        }
+    }
+    Ok(())
+}
