@@ -5,7 +5,9 @@ use rayon::prelude::*;
 
 use super::index::BoardIndex;
 use super::progress::Progress;
-use super::retrograde::{LayerState, NO_EXIT};
+use std::sync::atomic::AtomicU32;
+
+use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::Side;
@@ -65,42 +67,34 @@ impl Endgame {
         gained as i8 - self.probe(layers, child)
     }
 
-    /// Exit value and number of internal moves of every position of layer `n`.
-    fn exits(
+    /// Retrograde state (exit value, internal moves) of every position of layer `n`.
+    fn initial_state(
         &self,
         n: usize,
         layers: &impl LayerValues,
         bar: &indicatif::ProgressBar,
-    ) -> (Vec<i8>, Vec<u8>) {
+    ) -> LayerState {
         let size = self.index.layer_size(n);
         let pits = self.variant.pits();
-        let chunks: Vec<(Vec<i8>, Vec<u8>)> = (0..size.div_ceil(CHUNK))
+        let words: Vec<AtomicU32> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
-            .map(|c| {
+            .flat_map_iter(|c| {
                 let start = c * CHUNK;
                 let len = CHUNK.min(size - start) as usize;
-                let mut exit = Vec::with_capacity(len);
-                let mut internal = Vec::with_capacity(len);
+                let mut words = Vec::with_capacity(len);
                 let mut board = [0u8; 16];
                 self.index.unrank(n, start, &mut board[..pits]);
                 for _ in 0..len {
                     let pos = self.position(&board[..pits]);
                     let (e, k) = self.classify_moves(&pos, n, layers);
-                    exit.push(e);
-                    internal.push(k);
+                    words.push(pack_state(e, k));
                     self.index.next(&mut board[..pits]);
                 }
                 bar.inc(len as u64);
-                (exit, internal)
+                words
             })
             .collect();
-        let mut exit = Vec::with_capacity(size as usize);
-        let mut internal = Vec::with_capacity(size as usize);
-        for (e, k) in chunks {
-            exit.extend(e);
-            internal.extend(k);
-        }
-        (exit, internal)
+        LayerState::from_words(words)
     }
 
     /// (best value leaving the layer, number of moves staying in it).
@@ -132,8 +126,7 @@ impl Endgame {
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         let bar = progress.bar(size, format!("layer {n}"));
         bar.set_message("exits");
-        let (exit, internal) = self.exits(n, layers, &bar);
-        let state = LayerState::new(exit, internal);
+        let state = self.initial_state(n, layers, &bar);
         let pits = self.variant.pits();
         bar.set_position(0);
         bar.set_length(n as u64);

@@ -19,7 +19,7 @@
 //! internal children not yet in `W` make each step linear in the edges.
 //! Positions never admitted are worth 0 (exits of 0, or endless play).
 
-use std::sync::atomic::{AtomicI8, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -28,57 +28,108 @@ pub const UNKNOWN: i8 = i8::MIN;
 /// Exit value of a position with no move leaving the layer.
 pub const NO_EXIT: i8 = i8::MIN;
 
+/// One position's state in one word, so that informing a predecessor
+/// touches a single cache line: value (bits 0-7), internal moves not yet
+/// known to lead into `W` (bits 8-15), exit value (bits 16-23).
+#[derive(Clone, Copy)]
+struct Word(u32);
+
+impl Word {
+    #[inline]
+    fn new(exit: i8, internal: u8) -> Self {
+        Word(UNKNOWN as u8 as u32 | (internal as u32) << 8 | (exit as u8 as u32) << 16)
+    }
+    #[inline]
+    fn value(self) -> i8 {
+        self.0 as u8 as i8
+    }
+    #[inline]
+    fn internal(self) -> u8 {
+        (self.0 >> 8) as u8
+    }
+    #[inline]
+    fn exit(self) -> i8 {
+        (self.0 >> 16) as u8 as i8
+    }
+    #[inline]
+    fn with_value(self, v: i8) -> Self {
+        Word(self.0 & !0xff | v as u8 as u32)
+    }
+}
+
 /// The working state of one layer.
 pub struct LayerState {
-    pub value: Vec<AtomicI8>,
-    pub internal: Vec<AtomicU8>,
-    pub exit: Vec<i8>,
+    words: Vec<AtomicU32>,
+}
+
+/// Packs a position's exit value and internal move count for [`LayerState::from_words`].
+#[inline]
+pub fn pack_state(exit: i8, internal: u8) -> AtomicU32 {
+    AtomicU32::new(Word::new(exit, internal).0)
 }
 
 impl LayerState {
     /// Builds the state from per-position (exit value, internal move count).
     pub fn new(exit: Vec<i8>, internal: Vec<u8>) -> Self {
-        LayerState {
-            value: (0..exit.len())
-                .into_par_iter()
-                .map(|_| AtomicI8::new(UNKNOWN))
-                .collect(),
-            internal: internal.into_par_iter().map(AtomicU8::new).collect(),
-            exit,
-        }
+        let words = exit
+            .into_par_iter()
+            .zip(internal)
+            .map(|(e, k)| pack_state(e, k))
+            .collect();
+        LayerState { words }
+    }
+
+    /// Builds the state from words made by [`pack_state`].
+    pub fn from_words(words: Vec<AtomicU32>) -> Self {
+        LayerState { words }
     }
 
     /// Final values: every undetermined position is worth 0.
     pub fn into_values(self) -> Vec<i8> {
-        self.value
+        self.words
             .into_par_iter()
-            .map(|v| match v.into_inner() {
+            .map(|w| match Word(w.into_inner()).value() {
                 UNKNOWN => 0,
                 v => v,
             })
             .collect()
     }
 
+    #[inline]
+    fn load(&self, i: usize) -> Word {
+        Word(self.words[i].load(Relaxed))
+    }
+
     /// Admits position `i` with value `v` if it is still undetermined.
     #[inline]
     fn admit(&self, i: usize, v: i8) -> bool {
-        self.value[i]
-            .compare_exchange(UNKNOWN, v, Relaxed, Relaxed)
-            .is_ok()
+        let mut current = self.load(i);
+        while current.value() == UNKNOWN {
+            match self.words[i].compare_exchange_weak(
+                current.0,
+                current.with_value(v).0,
+                Relaxed,
+                Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => current = Word(now),
+            }
+        }
+        false
     }
 
     /// Positions that enter `W_t` or `L_t` by their own exits at threshold `t`.
     fn seeds(&self, t: i8) -> Vec<u32> {
-        (0..self.exit.len())
+        (0..self.words.len())
             .into_par_iter()
             .filter(|&i| {
-                if self.value[i].load(Relaxed) != UNKNOWN {
+                let w = self.load(i);
+                if w.value() != UNKNOWN {
                     return false;
                 }
-                let exit = self.exit[i];
-                if exit == t {
+                if w.exit() == t {
                     self.admit(i, t)
-                } else if exit <= -t && self.internal[i].load(Relaxed) == 0 {
+                } else if w.exit() <= -t && w.internal() == 0 {
                     self.admit(i, -t)
                 } else {
                     false
@@ -88,19 +139,19 @@ impl LayerState {
             .collect()
     }
 
-    /// Passes the news that position `child` got value `v = ±t` to one
+    /// Passes the news that a child got value `v = ±t` to one
     /// predecessor; returns true if the predecessor got its value now.
     #[inline]
     fn inform(&self, pred: usize, v: i8, t: i8) -> bool {
-        if self.value[pred].load(Relaxed) != UNKNOWN {
+        if self.load(pred).value() != UNKNOWN {
             return false;
         }
         if v < 0 {
             // The child is lost for its mover: the predecessor wins by t.
             self.admit(pred, t)
         } else {
-            let left = self.internal[pred].fetch_sub(1, Relaxed) - 1;
-            left == 0 && self.exit[pred] <= -t && self.admit(pred, -t)
+            let now = Word(self.words[pred].fetch_sub(1 << 8, Relaxed) - (1 << 8));
+            now.internal() == 0 && now.exit() <= -t && self.admit(pred, -t)
         }
     }
 
@@ -122,7 +173,7 @@ impl LayerState {
                         let mut preds = Vec::new();
                         let mut next = Vec::new();
                         for &i in chunk {
-                            let v = self.value[i as usize].load(Relaxed);
+                            let v = self.load(i as usize).value();
                             preds.clear();
                             predecessors(i as usize, &mut preds);
                             for &p in &preds {
