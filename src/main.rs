@@ -107,6 +107,18 @@ enum Command {
         #[arg(long, value_name = "SECONDS")]
         time: Option<f64>,
     },
+    /// Solve the small Kpé variants and tabulate their start values.
+    Variants {
+        /// Database directory.
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+        /// Directory of the reports.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        out: PathBuf,
+        /// Largest variant to solve, in unlocked positions.
+        #[arg(long, value_name = "N", default_value_t = 1_000_000_000)]
+        max_positions: u64,
+    },
     /// Value statistics of a solved Kpé variant per layer and phase.
     Stats {
         /// `kpe` or `kpe:WxK`.
@@ -175,6 +187,11 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Openings {
             game, db, out: dir, ..
         } => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,
+        Command::Variants {
+            db,
+            out: dir,
+            max_positions,
+        } => cli::variants::run(db.as_deref(), dir, *max_positions, out)?,
         Command::Stats { game, format, db } => cli::stats::run(
             cli::kpe_db::parse_kpe_game(game)?,
             db.as_deref(),

@@ -19,6 +19,7 @@ pub mod position;
 pub mod show;
 pub mod solve;
 pub mod stats;
+pub mod variants;
 
 pub use board::Board;
 pub use output::{CliError, Out};
