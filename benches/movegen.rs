@@ -80,23 +80,57 @@ fn kpe_perft_start(bencher: Bencher, depth: u32) {
         .bench(|| perft(black_box(&start), depth));
 }
 
-/// Parallel perft from the start at depth 10 on a pool of 1 or 2 threads.
-#[divan::bench(args = [1, 2], sample_count = 20)]
+/// Parallel perft from the start at depth 13 on a pool of 1 or 2 threads.
+#[divan::bench(args = [1, 2], sample_count = 5)]
 fn kpe_perft_parallel(bencher: Bencher, threads: usize) {
     let start = parse_position("kpe").unwrap();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
-    let nodes = perft(&start, 10);
+    let nodes = perft(&start, 13);
     bencher
         .counter(ItemsCount::new(nodes))
-        .bench(|| pool.install(|| perft_parallel(black_box(&start), 10)));
+        .bench(|| pool.install(|| perft_parallel(black_box(&start), 13)));
 }
 
-// KIOTHI: benches to add once `sow::games::kiothi` has its engine, e.g.
-// - `kiothi_movegen`: `for_each_move` over a sample of play-phase positions
-//   (relay sowing dominates; count moves per second);
-// - `kiothi_opening_count`: `move_count()` of the start (300,450,150) and of
-//   `kiothi:five` (200,300,100), which must not enumerate;
-// - `kiothi_perft_play`: perft depth 3-4 from a play-phase position.
+/// Kiothi play-phase positions on which perft is measured (reached by
+/// seeded random games; the first is the engine's regression position).
+const KIOTHI_PLAY: [&str; 3] = [
+    "kiothi 2,2,0,2*,1*,2*,0,6,0,8,3,4,1,2,1,1,9,0,3,2 S play 9 2",
+    "kiothi 1,8,1,6,2,4,2,0,1,4,1,7,0,1,5,2,2,0,4,3 N play 6 0",
+    "kiothi 0,4,5,0,3,0,0,0,4,0,0,1,1,0,3,10,5,0,3,1 N play 9 11",
+];
+
+/// Kiothi play-phase perft (every leaf move is sown to know it is legal),
+/// counted in leaves, single-threaded.
+#[divan::bench(args = [0, 1, 2], sample_count = 10)]
+fn kiothi_perft_play(bencher: Bencher, which: usize) {
+    let pos = sow::games::kiothi::parse_position(KIOTHI_PLAY[which]).unwrap();
+    let depth = 4;
+    let nodes = perft(&pos, depth);
+    bencher
+        .counter(ItemsCount::new(nodes))
+        .bench(|| perft(black_box(&pos), depth));
+}
+
+/// Kiothi opening moves are counted, not enumerated: 300,450,150 at the start.
+#[divan::bench]
+fn kiothi_opening_count() -> u64 {
+    let pos = sow::games::kiothi::parse_position("kiothi").unwrap();
+    black_box(&pos).move_count()
+}
+
+/// Parallel Kiothi perft on 1 or 2 threads.
+#[divan::bench(args = [1, 2], sample_count = 10)]
+fn kiothi_perft_parallel(bencher: Bencher, threads: usize) {
+    let pos = sow::games::kiothi::parse_position(KIOTHI_PLAY[0]).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let nodes = perft(&pos, 5);
+    bencher
+        .counter(ItemsCount::new(nodes))
+        .bench(|| pool.install(|| perft_parallel(black_box(&pos), 5)));
+}
