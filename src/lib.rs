@@ -4,6 +4,7 @@ pub mod error;
 pub mod game;
 pub mod games;
 pub mod perft;
+pub mod search;
 
 pub use error::InputError;
 pub use game::{Game, Side};
