@@ -10,7 +10,7 @@ use super::tt::{Bound, TranspositionTable, TtEntry, SOLVED_DEPTH};
 use super::{Searchable, HISTORY_SLOTS, INFINITY};
 
 /// Deepest line the search follows; deeper nodes are evaluated.
-pub const MAX_PLY: usize = 128;
+pub const MAX_PLY: usize = 1024;
 
 /// When to stop. `None` everywhere: search until the value is proven (or
 /// `MAX_PLY` plies deep, or the stop flag).
@@ -177,6 +177,9 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         let mut last: Option<SearchResult<G::Move>> = None;
         let mut depth = first_depth.clamp(1, max_depth);
         loop {
+            if self.should_stop() {
+                break;
+            }
             let mut delta = 2;
             let (mut alpha, mut beta) = match &last {
                 Some(r) if depth >= 4 => (r.value - delta, r.value + delta),
