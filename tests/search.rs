@@ -7,8 +7,7 @@ use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
 use sow::search::matches::elo_from_score;
 use sow::search::zobrist::Rng;
 use sow::search::{
-    run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, Searchable,
-    TranspositionTable,
+    run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, Searchable, TranspositionTable,
 };
 use sow::{Game, InputError};
 
@@ -73,13 +72,21 @@ fn search_to_the_end_equals_exhaustive_minimax() {
     let mut checked = 0;
     for p in small_positions() {
         let r = search_fresh(&p, &Limits::default(), 1);
-        assert!(r.exact, "{p}: search to the end must be exact (depth {})", r.depth);
+        assert!(
+            r.exact,
+            "{p}: search to the end must be exact (depth {})",
+            r.depth
+        );
         let expected = minimax(&p, &mut Vec::new());
         assert_eq!(r.value, expected, "{p}");
         if !p.is_over() {
             // The best move achieves the value.
             let (child, g) = p.sow(r.best.unwrap().pit());
-            assert_eq!(g as i32 - minimax(&child, &mut vec![p.repetition_key()]), expected, "{p}");
+            assert_eq!(
+                g as i32 - minimax(&child, &mut vec![p.repetition_key()]),
+                expected,
+                "{p}"
+            );
         }
         checked += 1;
     }
@@ -120,8 +127,22 @@ fn finished_game_scores_the_sweep() {
 fn one_and_two_threads_agree_when_exhaustive() {
     for p in small_positions().into_iter().step_by(3) {
         let stop = AtomicBool::new(false);
-        let one = search(&p, &Limits::default(), 1, &TranspositionTable::new(1), &stop, &mut |_| {});
-        let two = search(&p, &Limits::default(), 2, &TranspositionTable::new(1), &stop, &mut |_| {});
+        let one = search(
+            &p,
+            &Limits::default(),
+            1,
+            &TranspositionTable::new(1),
+            &stop,
+            &mut |_| {},
+        );
+        let two = search(
+            &p,
+            &Limits::default(),
+            2,
+            &TranspositionTable::new(1),
+            &stop,
+            &mut |_| {},
+        );
         assert!(one.exact && two.exact, "{p}");
         assert_eq!(one.value, two.value, "{p}");
     }
@@ -132,7 +153,10 @@ fn one_thread_is_deterministic() {
     let p = KpePosition::start(KpeVariant::STANDARD);
     let a = search_fresh(&p, &Limits::depth(9), 4);
     let b = search_fresh(&p, &Limits::depth(9), 4);
-    assert_eq!((a.value, a.best, a.pv.clone(), a.nodes), (b.value, b.best, b.pv, b.nodes));
+    assert_eq!(
+        (a.value, a.best, a.pv.clone(), a.nodes),
+        (b.value, b.best, b.pv, b.nodes)
+    );
     let n = search_fresh(&p, &Limits::nodes(20_000), 4);
     let m = search_fresh(&p, &Limits::nodes(20_000), 4);
     assert_eq!((n.value, n.depth, n.pv.clone()), (m.value, m.depth, m.pv));
@@ -144,7 +168,9 @@ fn progress_callback_sees_every_iteration_and_pv_is_legal() {
     let stop = AtomicBool::new(false);
     let tt = TranspositionTable::new(4);
     let mut depths = Vec::new();
-    let r = search(&p, &Limits::depth(8), 1, &tt, &stop, &mut |it| depths.push(it.depth));
+    let r = search(&p, &Limits::depth(8), 1, &tt, &stop, &mut |it| {
+        depths.push(it.depth)
+    });
     assert_eq!(depths, (1..=8).collect::<Vec<_>>());
     assert_eq!(r.depth, 8);
     assert!(!r.exact);
@@ -159,7 +185,14 @@ fn progress_callback_sees_every_iteration_and_pv_is_legal() {
 fn stop_flag_returns_last_completed_iteration() {
     let p = KpePosition::start(KpeVariant::STANDARD);
     let stop = AtomicBool::new(true);
-    let r = search(&p, &Limits::default(), 1, &TranspositionTable::new(1), &stop, &mut |_| {});
+    let r = search(
+        &p,
+        &Limits::default(),
+        1,
+        &TranspositionTable::new(1),
+        &stop,
+        &mut |_| {},
+    );
     assert!(r.depth <= 1);
     let timed = search_fresh(&p, &Limits::seconds(0.2), 4);
     assert!(timed.seconds < 1.0 && timed.depth >= 1 && timed.best.is_some());
@@ -180,7 +213,10 @@ fn repetition_on_the_line_scores_zero_for_the_board() {
     // A lone stone each, both unlocked: play goes round for ever without
     // captures, so the value is 0 (board shared evenly).
     let p = pos("kpe:2x1 1,0,1,0 S xx xx 0 2");
-    assert_eq!(minimax(&p, &mut Vec::new()), search_fresh(&p, &Limits::default(), 1).value);
+    assert_eq!(
+        minimax(&p, &mut Vec::new()),
+        search_fresh(&p, &Limits::default(), 1).value
+    );
 }
 
 #[test]
@@ -197,14 +233,25 @@ fn zobrist_ignores_captures_and_sees_side_and_marks() {
 
 #[test]
 fn agent_parsing() {
-    for text in ["random", "greedy", "mcts:500", "ab:depth=6", "ab:time=0.5", "ab:nodes=1000,threads=2"] {
+    for text in [
+        "random",
+        "greedy",
+        "mcts:500",
+        "ab:depth=6",
+        "ab:time=0.5",
+        "ab:nodes=1000,threads=2",
+    ] {
         let spec = AgentSpec::parse(text).unwrap();
         assert_eq!(spec.to_string(), text);
     }
     let err = |t: &str| AgentSpec::parse(t).unwrap_err();
     assert!(matches!(err("minimax"), InputError::Unsupported { .. }));
-    assert!(err("minimax").to_string().contains("unknown agent `minimax`"));
-    assert!(err("ab:time=0").to_string().contains("positive number of seconds"));
+    assert!(err("minimax")
+        .to_string()
+        .contains("unknown agent `minimax`"));
+    assert!(err("ab:time=0")
+        .to_string()
+        .contains("positive number of seconds"));
     assert!(err("ab:time=-1").to_string().contains("positive"));
     assert!(err("ab:depth=0").to_string().contains("positive integer"));
     assert!(err("ab").to_string().contains("needs a limit"));
@@ -283,6 +330,9 @@ fn timing_of_minimax() {
         let v = minimax(&start, &mut Vec::new());
         let t1 = t.elapsed();
         let r = search_fresh(&start, &Limits::default(), 1);
-        eprintln!("{w}x{k}: minimax {v} in {t1:?}; search {} exact {} depth {} in {:.3}s", r.value, r.exact, r.depth, r.seconds);
+        eprintln!(
+            "{w}x{k}: minimax {v} in {t1:?}; search {} exact {} depth {} in {:.3}s",
+            r.value, r.exact, r.depth, r.seconds
+        );
     }
 }

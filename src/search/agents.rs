@@ -77,7 +77,10 @@ impl AgentSpec {
         let mut tt_mb = 16;
         for part in args.split(',').filter(|p| !p.trim().is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| {
-                InputError::malformed("agent", format!("expected `key=value` in `ab:{args}`, found `{part}`"))
+                InputError::malformed(
+                    "agent",
+                    format!("expected `key=value` in `ab:{args}`, found `{part}`"),
+                )
             })?;
             let (k, v) = (k.trim(), v.trim());
             let bad = |what: &str| {
@@ -115,7 +118,9 @@ impl AgentSpec {
                 _ => {
                     return Err(InputError::malformed(
                         "agent",
-                        format!("unknown ab option `{k}` (expected depth, time, nodes, threads, tt)"),
+                        format!(
+                            "unknown ab option `{k}` (expected depth, time, nodes, threads, tt)"
+                        ),
                     ))
                 }
             }
@@ -249,7 +254,14 @@ struct AlphaBetaAgent {
 impl<G: Searchable> Agent<G> for AlphaBetaAgent {
     fn choose(&mut self, pos: &G) -> Option<G::Move> {
         let stop = AtomicBool::new(false);
-        let r = search(pos, &self.limits, self.threads, &self.tt, &stop, &mut |_| {});
+        let r = search(
+            pos,
+            &self.limits,
+            self.threads,
+            &self.tt,
+            &stop,
+            &mut |_| {},
+        );
         r.best.or_else(|| pos.search_moves().first().map(|m| m.0))
     }
 }
@@ -320,8 +332,7 @@ impl<G: Searchable> Agent<G> for MctsAgent {
                     let u = if n.visits == 0.0 {
                         f64::INFINITY
                     } else {
-                        n.total / n.visits / scale
-                            + UCT_C * (parent_visits.ln() / n.visits).sqrt()
+                        n.total / n.visits / scale + UCT_C * (parent_visits.ln() / n.visits).sqrt()
                     };
                     if u > best {
                         best = u;

@@ -152,7 +152,8 @@ fn opening_candidates(p: &KiothiPosition) -> Vec<String> {
             after[a] = 0;
             after[b] = 0;
             let own_empty: Vec<usize> = own.iter().copied().filter(|&i| after[i] == 0).collect();
-            let their_empty: Vec<usize> = theirs.iter().copied().filter(|&i| after[i] == 0).collect();
+            let their_empty: Vec<usize> =
+                theirs.iter().copied().filter(|&i| after[i] == 0).collect();
             let patterns: Vec<Vec<usize>> = vec![
                 // Spread over the own row, round robin from the leftmost pit.
                 cycle(&own, n),
@@ -186,5 +187,7 @@ fn cycle(pits: &[usize], n: usize) -> Vec<usize> {
 
 /// One warrior into each of `pits` (as far as `n` goes), the rest into `rest`.
 fn fill(pits: &[usize], rest: usize, n: usize) -> Vec<usize> {
-    (0..n).map(|i| pits.get(i).copied().unwrap_or(rest)).collect()
+    (0..n)
+        .map(|i| pits.get(i).copied().unwrap_or(rest))
+        .collect()
 }

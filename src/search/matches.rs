@@ -166,7 +166,8 @@ fn summarize(a: &AgentSpec, b: &AgentSpec, records: Vec<GameRecord>) -> MatchRep
 }
 
 fn seed_for(base: u64, a: u64, b: u64) -> u64 {
-    let mut s = base ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut s =
+        base ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
     splitmix64(&mut s)
 }
 
@@ -191,7 +192,7 @@ fn play_game<G: Searchable>(
         opening.push(mv.to_string());
         pos = child.clone();
     }
-    let a_is_south = g % 2 == 0;
+    let a_is_south = g.is_multiple_of(2);
     let (south, north) = if a_is_south { (a, b) } else { (b, a) };
     let mut agents = [
         south.build::<G>(seed_for(cfg.seed, g as u64, 1)),

@@ -329,7 +329,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                 (i, gain, score)
             })
             .collect();
-        order.sort_by(|a, b| b.2.cmp(&a.2));
+        order.sort_by_key(|o| std::cmp::Reverse(o.2));
 
         let mut best = -INFINITY;
         let mut best_idx = None;
@@ -341,12 +341,33 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             let child_key = child.zobrist();
             let mut o;
             if n == 0 {
-                o = self.negamax(child, child_key, depth - 1, ply + 1, gain - beta, gain - alpha);
+                o = self.negamax(
+                    child,
+                    child_key,
+                    depth - 1,
+                    ply + 1,
+                    gain - beta,
+                    gain - alpha,
+                );
             } else {
-                o = self.negamax(child, child_key, depth - 1, ply + 1, gain - alpha - 1, gain - alpha);
+                o = self.negamax(
+                    child,
+                    child_key,
+                    depth - 1,
+                    ply + 1,
+                    gain - alpha - 1,
+                    gain - alpha,
+                );
                 let v = gain - o.value;
                 if !self.aborted && v > alpha && v < beta {
-                    o = self.negamax(child, child_key, depth - 1, ply + 1, gain - beta, gain - alpha);
+                    o = self.negamax(
+                        child,
+                        child_key,
+                        depth - 1,
+                        ply + 1,
+                        gain - beta,
+                        gain - alpha,
+                    );
                 }
             }
             if self.aborted {

@@ -77,7 +77,11 @@ pub fn search<G: Searchable>(
 
 /// `search` with a fresh table of `tt_mb` MiB, one thread, no stop flag and
 /// no progress callback.
-pub fn search_fresh<G: Searchable>(root: &G, limits: &Limits, tt_mb: usize) -> SearchResult<G::Move> {
+pub fn search_fresh<G: Searchable>(
+    root: &G,
+    limits: &Limits,
+    tt_mb: usize,
+) -> SearchResult<G::Move> {
     let tt = TranspositionTable::new(tt_mb);
     let stop = AtomicBool::new(false);
     search(root, limits, 1, &tt, &stop, &mut |_| {})

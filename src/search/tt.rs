@@ -59,7 +59,11 @@ fn unpack(data: u64) -> TtEntry {
     let best = (data >> 16) & 0xFFFF;
     TtEntry {
         value: data as u16 as i16 as i32,
-        best: if best == 0 { None } else { Some(best as u16 - 1) },
+        best: if best == 0 {
+            None
+        } else {
+            Some(best as u16 - 1)
+        },
         depth: ((data >> 32) & 0xFF) as u8 - 1,
         bound: match (data >> 40) & 3 {
             1 => Bound::Exact,
@@ -252,7 +256,9 @@ mod tests {
     fn colliding_keys_never_read_each_other() {
         // One bucket: every key maps to the same four slots.
         let tt = TranspositionTable::with_buckets(1);
-        let keys: Vec<u64> = (1..=6u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let keys: Vec<u64> = (1..=6u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
         for (i, &k) in keys.iter().enumerate() {
             tt.store(k, entry(i as i32, i as u8));
         }
