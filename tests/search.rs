@@ -336,3 +336,32 @@ fn timing_of_minimax() {
         );
     }
 }
+
+#[test]
+#[ignore]
+fn strength_report() {
+    let start = KpePosition::start(KpeVariant::STANDARD);
+    let cfg = MatchConfig {
+        games: 40,
+        opening_plies: 4,
+        seed: 11,
+        ply_cap: 1000,
+    };
+    for (a, b) in [
+        ("ab:depth=6", "greedy"),
+        ("mcts:300", "greedy"),
+        ("ab:depth=6", "mcts:300"),
+        ("greedy", "random"),
+    ] {
+        let r = run_match(
+            &start,
+            &AgentSpec::parse(a).unwrap(),
+            &AgentSpec::parse(b).unwrap(),
+            &cfg,
+        );
+        eprintln!(
+            "{a} vs {b}: +{} ={} -{} score {:.3} elo {:.0} [{:.0}, {:.0}] plies {:.1} one-warrior {:.2}",
+            r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high, r.average_plies, r.one_warrior_share
+        );
+    }
+}

@@ -203,7 +203,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             let Some(o) = outcome else { break };
             let seconds = self.shared.start.elapsed().as_secs_f64();
             let nodes = self.shared.nodes.load(Relaxed);
-            let pv = self.pv[0].clone();
+            let pv = self.extend_pv(root, self.pv[0].clone(), depth as usize);
             let result = SearchResult {
                 value: o.value,
                 best: pv.first().copied(),
@@ -231,6 +231,34 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             depth += 1;
         }
         last
+    }
+
+    /// Completes a principal variation cut short by table cutoffs by
+    /// following the table's best moves (at most `len` moves, no repetition).
+    fn extend_pv(&self, root: &G, mut pv: Vec<G::Move>, len: usize) -> Vec<G::Move> {
+        let mut pos = root.clone();
+        let mut seen = vec![pos.repetition_key()];
+        for mv in &pv {
+            pos = pos.play_unchecked(mv);
+            seen.push(pos.repetition_key());
+        }
+        while pv.len() < len {
+            let Some(idx) = self.shared.tt.probe(pos.zobrist()).and_then(|e| e.best) else {
+                break;
+            };
+            let mut moves = pos.search_moves();
+            if idx as usize >= moves.len() {
+                break;
+            }
+            let (mv, child) = moves.swap_remove(idx as usize);
+            if seen.contains(&child.repetition_key()) {
+                break;
+            }
+            seen.push(child.repetition_key());
+            pv.push(mv);
+            pos = child;
+        }
+        pv
     }
 
     fn negamax(
@@ -430,7 +458,9 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                     },
                     bound,
                     solved,
-                    best: best_idx.map(|i| i as u16),
+                    best: best_idx
+                        .filter(|&i| i < u16::MAX as usize)
+                        .map(|i| i as u16),
                 },
             );
         }
