@@ -89,7 +89,7 @@ enum Command {
         /// Search node limit.
         #[arg(long)]
         nodes: Option<u64>,
-        /// Transposition table size in MiB.
+        /// Transposition table size in MiB (search).
         #[arg(long, value_name = "MB", default_value_t = 256)]
         hash: usize,
     },
@@ -106,6 +106,32 @@ enum Command {
         /// Kiothi: search time per candidate, in seconds.
         #[arg(long, value_name = "SECONDS")]
         time: Option<f64>,
+    },
+    /// Play engine-versus-engine games: score, Elo and game records.
+    Match {
+        /// First agent: random, greedy, mcts:PLAYOUTS, ab:depth=D, ab:time=S (or `ab` with --time).
+        a: String,
+        /// Second agent.
+        b: String,
+        /// Start position of every game (`kiothi`, `kiothi:five`, `kpe`...).
+        #[arg(long, default_value = "kiothi")]
+        game: String,
+        /// Number of games (each random opening is played twice, colours swapped).
+        #[arg(long, default_value_t = 20)]
+        games: usize,
+        /// Seconds per move for an agent given as plain `ab`.
+        #[arg(long, value_name = "SECONDS")]
+        time: Option<f64>,
+        /// Seed of the random openings and agents.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random plies played before the agents take over (Kiothi: the two
+        /// redistributions count as plies).
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
+        /// Write the game records as JSON lines to this file.
+        #[arg(long, value_name = "FILE")]
+        records: Option<PathBuf>,
     },
     /// Solve the small Kpé variants and tabulate their start values.
     Variants {
@@ -174,16 +200,54 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Solve { game, db } => {
             cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?
         }
-        Command::Eval { position, db, .. } => match parse(position)? {
-            cli::AnyPosition::Kpe(p) => cli::eval::run_kpe(&p, db.as_deref(), out)?,
-            cli::AnyPosition::Kiothi(_) => {
-                return Err(CliError::usage(
-                    "position",
-                    "Kiothi evaluation needs the search engine",
-                )
-                .into())
+        Command::Eval {
+            position,
+            db,
+            depth,
+            time,
+            nodes,
+            hash,
+        } => {
+            let budget = cli::search_eval::Budget {
+                depth: *depth,
+                seconds: *time,
+                nodes: *nodes,
+                hash_mb: *hash,
+                threads: cli.threads.unwrap_or_else(rayon::current_num_threads),
+            };
+            let searched = depth.is_some() || time.is_some() || nodes.is_some();
+            match parse(position)? {
+                cli::AnyPosition::Kpe(p) if !searched => {
+                    cli::eval::run_kpe(&p, db.as_deref(), out)?
+                }
+                cli::AnyPosition::Kpe(p) => cli::search_eval::run(&p, budget, out)?,
+                cli::AnyPosition::Kiothi(p) => cli::search_eval::run(&p, budget, out)?,
             }
-        },
+        }
+        Command::Match {
+            a,
+            b,
+            game,
+            games,
+            time,
+            seed,
+            opening_plies,
+            records,
+        } => {
+            let args = cli::matches::MatchArgs {
+                a,
+                b,
+                games: *games,
+                seconds: *time,
+                seed: *seed,
+                opening_plies: *opening_plies,
+                records: records.as_deref(),
+            };
+            match parse(game)? {
+                cli::AnyPosition::Kpe(p) => cli::matches::run(&p, &args, out)?,
+                cli::AnyPosition::Kiothi(p) => cli::matches::run(&p, &args, out)?,
+            }
+        }
         Command::Openings {
             game, db, out: dir, ..
         } => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,

@@ -1,0 +1,46 @@
+//! Search speed on Kpé positions (nodes per second are printed by `divan`
+//! as items/s: one item is one searched node).
+
+use std::sync::atomic::AtomicBool;
+
+use divan::counter::ItemsCount;
+use divan::Bencher;
+use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
+use sow::search::{search, Limits, TranspositionTable};
+
+fn main() {
+    divan::main();
+}
+
+fn positions() -> Vec<(&'static str, KpePosition)> {
+    vec![
+        ("start", KpePosition::start(KpeVariant::STANDARD)),
+        (
+            "middlegame",
+            parse_position("kpe 3,7,1,0,9,2,5,1 S xxxx xxxx 12 8").unwrap(),
+        ),
+    ]
+}
+
+#[divan::bench(args = [8, 10, 12])]
+fn kpe_start_depth(bencher: Bencher, depth: u32) {
+    run(bencher, positions()[0].1, depth);
+}
+
+#[divan::bench(args = [8, 10, 12])]
+fn kpe_middlegame_depth(bencher: Bencher, depth: u32) {
+    run(bencher, positions()[1].1, depth);
+}
+
+/// Searches `p` to `depth` with a fresh 4 MiB table per run; counts nodes.
+fn run(bencher: Bencher, p: KpePosition, depth: u32) {
+    let stop = AtomicBool::new(false);
+    let tt = TranspositionTable::new(4);
+    let nodes = search(&p, &Limits::depth(depth), 1, &tt, &stop, &mut |_| {}).nodes;
+    bencher
+        .counter(ItemsCount::new(nodes as usize))
+        .bench_local(|| {
+            let tt = TranspositionTable::new(4);
+            search(&p, &Limits::depth(depth), 1, &tt, &stop, &mut |_| {})
+        });
+}

@@ -1,0 +1,283 @@
+//! Engine matches: pairs of games from seeded random openings, each opening
+//! played twice with colours swapped; score, Elo difference with a 95%
+//! interval, game length, one-warrior victories and JSON-lines records.
+
+use std::io::Write;
+
+use hashbrown::HashMap;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::agents::AgentSpec;
+use super::zobrist::{splitmix64, Rng};
+use super::Searchable;
+use crate::game::Side;
+
+/// How a match is played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchConfig {
+    /// Games in all (an odd count plays the last opening once).
+    pub games: usize,
+    /// Random plies played from the start to make each opening.
+    pub opening_plies: u32,
+    /// Seed of openings and agents.
+    pub seed: u64,
+    /// Plies (after the opening) after which a game stops, the board shared evenly.
+    pub ply_cap: u32,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            games: 100,
+            opening_plies: 4,
+            seed: 1,
+            ply_cap: 1000,
+        }
+    }
+}
+
+/// One game, as written to the JSON-lines record.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameRecord {
+    pub game: usize,
+    /// Agent playing South and North.
+    pub south: String,
+    pub north: String,
+    /// The random opening plies, then the agents' moves (RULES §3 notation).
+    pub opening: Vec<String>,
+    pub moves: Vec<String>,
+    /// Why it ended: `over` (no legal move), `repetition` (third occurrence)
+    /// or `ply_cap`.
+    pub end: String,
+    /// Plies in all, the opening included.
+    pub plies: usize,
+    /// Final stones of South and North (captures plus sweep, or half the
+    /// board each when the game was stopped).
+    pub points: [f64; 2],
+    /// `S`, `N` or `null` for a draw.
+    pub winner: Option<char>,
+    /// Score of the first agent (1, 0.5 or 0).
+    pub score_a: f64,
+}
+
+/// The outcome of a match, from the first agent's view.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchReport {
+    pub agent_a: String,
+    pub agent_b: String,
+    pub games: usize,
+    pub wins: usize,
+    pub draws: usize,
+    pub losses: usize,
+    /// Points per game of the first agent (win 1, draw 0.5).
+    pub score: f64,
+    /// Elo difference (first minus second) and its 95% interval; infinite
+    /// (written `null` in JSON) at a score of 0 or 1.
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    pub average_plies: f64,
+    /// Share of decided games won by exactly two stones (one warrior).
+    pub one_warrior_share: f64,
+    #[serde(skip)]
+    pub records: Vec<GameRecord>,
+}
+
+impl MatchReport {
+    /// Writes every game record as one JSON object per line.
+    pub fn write_records<W: Write>(&self, mut out: W) -> std::io::Result<()> {
+        for r in &self.records {
+            serde_json::to_writer(&mut out, r)?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// Elo difference matching an expected score (`-inf`/`inf` at 0 and 1).
+pub fn elo_from_score(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / score - 1.0).log10()
+    }
+}
+
+/// Elo difference and 95% interval from per-game scores (1, 0.5, 0).
+pub fn elo_interval(scores: &[f64]) -> (f64, f64, f64) {
+    let n = scores.len().max(1) as f64;
+    let mean = scores.iter().sum::<f64>() / n;
+    let var = scores.iter().map(|s| (s - mean) * (s - mean)).sum::<f64>() / n;
+    let se = (var / n).sqrt();
+    (
+        elo_from_score(mean),
+        elo_from_score(mean - 1.96 * se),
+        elo_from_score(mean + 1.96 * se),
+    )
+}
+
+/// Plays `cfg.games` games between agents `a` and `b` from `start` and
+/// reports the result from `a`'s view. Games run in parallel (rayon) when
+/// both agents think on one thread.
+pub fn run_match<G: Searchable>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+) -> MatchReport {
+    let play = |g: usize| play_game(start, a, b, cfg, g);
+    let records: Vec<GameRecord> = if a.threads() == 1 && b.threads() == 1 {
+        (0..cfg.games).into_par_iter().map(play).collect()
+    } else {
+        (0..cfg.games).map(play).collect()
+    };
+    summarize(a, b, records)
+}
+
+fn summarize(a: &AgentSpec, b: &AgentSpec, records: Vec<GameRecord>) -> MatchReport {
+    let scores: Vec<f64> = records.iter().map(|r| r.score_a).collect();
+    let games = records.len();
+    let wins = scores.iter().filter(|&&s| s == 1.0).count();
+    let losses = scores.iter().filter(|&&s| s == 0.0).count();
+    let decided: Vec<&GameRecord> = records.iter().filter(|r| r.winner.is_some()).collect();
+    let one_warrior = decided
+        .iter()
+        .filter(|r| (r.points[0] - r.points[1]).abs() == 2.0)
+        .count();
+    let (elo, elo_low, elo_high) = elo_interval(&scores);
+    MatchReport {
+        agent_a: a.to_string(),
+        agent_b: b.to_string(),
+        games,
+        wins,
+        draws: games - wins - losses,
+        losses,
+        score: scores.iter().sum::<f64>() / games.max(1) as f64,
+        elo,
+        elo_low,
+        elo_high,
+        average_plies: records.iter().map(|r| r.plies as f64).sum::<f64>() / games.max(1) as f64,
+        one_warrior_share: one_warrior as f64 / decided.len().max(1) as f64,
+        records,
+    }
+}
+
+fn seed_for(base: u64, a: u64, b: u64) -> u64 {
+    let mut s =
+        base ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    splitmix64(&mut s)
+}
+
+/// Game `g`: opening `g / 2`, with `a` playing South in even games.
+fn play_game<G: Searchable>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+    g: usize,
+) -> GameRecord {
+    let opening_id = (g / 2) as u64;
+    let mut rng = Rng::new(seed_for(cfg.seed, opening_id, 0));
+    let mut pos = start.clone();
+    let mut opening = Vec::new();
+    for _ in 0..cfg.opening_plies {
+        let moves = pos.search_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let (mv, child) = &moves[rng.below(moves.len())];
+        opening.push(mv.to_string());
+        pos = child.clone();
+    }
+    let a_is_south = g.is_multiple_of(2);
+    let (south, north) = if a_is_south { (a, b) } else { (b, a) };
+    let mut agents = [
+        south.build::<G>(seed_for(cfg.seed, g as u64, 1)),
+        north.build::<G>(seed_for(cfg.seed, g as u64, 2)),
+    ];
+    let mut seen: HashMap<G, u32> = HashMap::new();
+    let mut moves = Vec::new();
+    let end;
+    loop {
+        let count = seen.entry(pos.repetition_key()).or_insert(0);
+        *count += 1;
+        if *count >= 3 {
+            end = "repetition";
+            break;
+        }
+        if pos.is_over() {
+            end = "over";
+            break;
+        }
+        if moves.len() >= cfg.ply_cap as usize {
+            end = "ply_cap";
+            break;
+        }
+        let side = pos.side_to_move().index();
+        let Some(mv) = agents[side].choose(&pos) else {
+            end = "over";
+            break;
+        };
+        moves.push(mv.to_string());
+        pos = pos.play_unchecked(&mv);
+    }
+    let captured = pos.captured();
+    let points = if end == "over" {
+        let sweep = pos.final_sweep();
+        [
+            (captured[0] + sweep[0]) as f64,
+            (captured[1] + sweep[1]) as f64,
+        ]
+    } else {
+        // RULES §0: endless play shares the board evenly.
+        let half = pos.board_total() as f64 / 2.0;
+        [captured[0] as f64 + half, captured[1] as f64 + half]
+    };
+    let winner = if points[0] > points[1] {
+        Some(Side::South)
+    } else if points[1] > points[0] {
+        Some(Side::North)
+    } else {
+        None
+    };
+    let a_side = if a_is_south { Side::South } else { Side::North };
+    let score_a = match winner {
+        None => 0.5,
+        Some(s) if s == a_side => 1.0,
+        Some(_) => 0.0,
+    };
+    GameRecord {
+        game: g,
+        south: south.to_string(),
+        north: north.to_string(),
+        plies: opening.len() + moves.len(),
+        opening,
+        moves,
+        end: end.to_string(),
+        points,
+        winner: winner.map(Side::letter),
+        score_a,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_of_known_scores() {
+        assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
+        assert_eq!(elo_from_score(0.5), 0.0);
+        assert!((elo_from_score(0.25) + 190.85).abs() < 0.01);
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        // 3 wins, 1 loss: 75%, interval around +191.
+        let (e, lo, hi) = elo_interval(&[1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(e.round(), 191.0);
+        assert!(lo < e && e < hi);
+        let (e, lo, hi) = elo_interval(&[0.5; 10]);
+        assert_eq!((e, lo, hi), (0.0, 0.0, 0.0));
+    }
+}

@@ -1,0 +1,66 @@
+//! Game-tree search: iterative-deepening principal variation search with a
+//! shared lock-free transposition table, Lazy SMP threads, game-playing
+//! agents and engine matches.
+//!
+//! Values follow RULES §0: the future margin for the player to move. A move
+//! that captures `g` stones is worth `g - value(child)`; a finished game is
+//! worth `Game::terminal_value`; a position already on the current line
+//! scores 0 (endless play).
+
+pub mod agents;
+mod kiothi_eval;
+mod kpe_eval;
+pub mod matches;
+pub mod negamax;
+pub mod threads;
+pub mod tt;
+pub mod zobrist;
+
+use std::ops::ControlFlow;
+
+use crate::game::Game;
+
+pub use agents::{Agent, AgentSpec};
+pub use matches::{run_match, GameRecord, MatchConfig, MatchReport};
+pub use negamax::{Limits, SearchResult};
+pub use threads::{search, search_fresh};
+pub use tt::TranspositionTable;
+
+/// Larger than any value a game can reach (boards hold at most 128 stones).
+pub const INFINITY: i32 = 30_000;
+
+/// Slots of the history heuristic table per side.
+pub const HISTORY_SLOTS: usize = 1024;
+
+/// What the search needs from a game beyond its rules.
+pub trait Searchable: Game {
+    /// Zobrist hash of everything `repetition_key` keeps (counts, marks or
+    /// protection, side to move, phase); captured stones are not hashed.
+    fn zobrist(&self) -> u64;
+
+    /// Heuristic estimate of the future margin for the player to move, used
+    /// at the search horizon (same scale as values: stones).
+    fn evaluate(&self) -> i32;
+
+    /// Stones the mover of `parent` gained by the move leading to `child`.
+    fn capture_gain(parent: &Self, child: &Self) -> i32 {
+        let me = parent.side_to_move().index();
+        child.captured()[me] as i32 - parent.captured()[me] as i32
+    }
+
+    /// The moves the search considers, with their children, in a fixed order
+    /// (the transposition table stores a best move as an index in it).
+    /// Default: every legal move. A game whose positions have too many moves
+    /// (a Kiothi opening) returns a selection of candidates instead.
+    fn search_moves(&self) -> Vec<(Self::Move, Self)> {
+        let mut out = Vec::new();
+        let _ = self.for_each_child(|mv, child| {
+            out.push((mv, child));
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    /// Slot of a move in the history table, in `0..HISTORY_SLOTS`.
+    fn history_slot(mv: &Self::Move) -> usize;
+}

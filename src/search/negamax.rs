@@ -1,0 +1,473 @@
+//! One search thread: iterative deepening over a principal variation search
+//! with aspiration windows, transposition table, killer and history move
+//! ordering, repetition detection on the current line, and tracking of
+//! whether the value is proven (no horizon evaluation took part).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use super::tt::{Bound, TranspositionTable, TtEntry, SOLVED_DEPTH};
+use super::{Searchable, HISTORY_SLOTS, INFINITY};
+
+/// Deepest line the search follows; deeper nodes are evaluated.
+pub const MAX_PLY: usize = 1024;
+
+/// When to stop. `None` everywhere: search until the value is proven (or
+/// `MAX_PLY` plies deep, or the stop flag).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Wall-clock budget in seconds.
+    pub seconds: Option<f64>,
+    /// Node budget (all threads together).
+    pub nodes: Option<u64>,
+}
+
+impl Limits {
+    pub fn depth(d: u32) -> Self {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    pub fn seconds(s: f64) -> Self {
+        Limits {
+            seconds: Some(s),
+            ..Limits::default()
+        }
+    }
+
+    pub fn nodes(n: u64) -> Self {
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
+    }
+}
+
+/// The outcome of a completed iteration (also passed to progress callbacks).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<M> {
+    /// RULES §0 value for the player to move at the root.
+    pub value: i32,
+    /// Best move (`None` when the game is over at the root).
+    pub best: Option<M>,
+    /// Principal variation, starting with `best`.
+    pub pv: Vec<M>,
+    /// Depth of the iteration, in plies.
+    pub depth: u32,
+    /// Nodes searched so far (all threads).
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: f64,
+    /// True when the value is proven: every line inside the horizon ended
+    /// (end of game or repetition) and no cutoff relied on an evaluation.
+    pub exact: bool,
+    /// Wall-clock time since the search started.
+    pub seconds: f64,
+}
+
+impl<M: std::fmt::Display> SearchResult<M> {
+    /// The principal variation in RULES §3 move notation, space-separated.
+    pub fn pv_string(&self) -> String {
+        self.pv
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// State shared by all threads of one search.
+pub(crate) struct Shared<'a> {
+    pub tt: &'a TranspositionTable,
+    /// Set by the caller (Ctrl-C) or by the main thread's limits.
+    pub stop: &'a AtomicBool,
+    /// Set by the main thread when it is done: helpers stop.
+    pub helpers_stop: AtomicBool,
+    pub nodes: AtomicU64,
+    pub start: Instant,
+    pub limits: Limits,
+}
+
+/// A value and what it rests on.
+#[derive(Clone, Copy, Debug)]
+struct Outcome {
+    value: i32,
+    /// Proven: no horizon evaluation (or unproven table entry) contributed.
+    solved: bool,
+    /// Lowest ply of an ancestor whose repetition scored a leaf (`usize::MAX`
+    /// if none): the value depends on the line above that ply.
+    rep: usize,
+}
+
+const NONE_REP: usize = usize::MAX;
+const FLUSH: u64 = 1024;
+
+/// One search thread's private state.
+pub(crate) struct Worker<'a, 's, G: Searchable> {
+    shared: &'a Shared<'s>,
+    main: bool,
+    /// Positions on the current line above the node: (hash, position).
+    path: Vec<(u64, G)>,
+    killers: Vec<[Option<G::Move>; 2]>,
+    history: Vec<i32>,
+    pv: Vec<Vec<G::Move>>,
+    local_nodes: u64,
+    aborted: bool,
+}
+
+impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
+    pub fn new(shared: &'a Shared<'s>, main: bool) -> Self {
+        Worker {
+            shared,
+            main,
+            path: Vec::with_capacity(MAX_PLY + 1),
+            killers: vec![[None, None]; MAX_PLY + 1],
+            history: vec![0; 2 * HISTORY_SLOTS],
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            local_nodes: 0,
+            aborted: false,
+        }
+    }
+
+    fn should_stop(&self) -> bool {
+        let s = self.shared;
+        if s.stop.load(Relaxed) || (!self.main && s.helpers_stop.load(Relaxed)) {
+            return true;
+        }
+        if self.main {
+            if let Some(n) = s.limits.nodes {
+                if s.nodes.load(Relaxed) >= n {
+                    return true;
+                }
+            }
+            if let Some(t) = s.limits.seconds {
+                if s.start.elapsed().as_secs_f64() >= t {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared.nodes.fetch_add(self.local_nodes, Relaxed);
+        self.local_nodes = 0;
+    }
+
+    /// Iterative deepening from `root`, starting at `first_depth`. Returns
+    /// the last completed iteration (`None` if none completed); `on_iter`
+    /// sees every completed iteration.
+    pub fn iterate(
+        &mut self,
+        root: &G,
+        first_depth: u32,
+        on_iter: &mut dyn FnMut(&SearchResult<G::Move>),
+    ) -> Option<SearchResult<G::Move>> {
+        let max_depth = self
+            .shared
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as u32)
+            .clamp(1, MAX_PLY as u32);
+        let root_key = root.zobrist();
+        let mut last: Option<SearchResult<G::Move>> = None;
+        let mut depth = first_depth.clamp(1, max_depth);
+        loop {
+            if self.should_stop() {
+                break;
+            }
+            let mut delta = 2;
+            let (mut alpha, mut beta) = match &last {
+                Some(r) if depth >= 4 => (r.value - delta, r.value + delta),
+                _ => (-INFINITY, INFINITY),
+            };
+            let outcome = loop {
+                let o = self.negamax(root, root_key, depth as usize, 0, alpha, beta);
+                if self.aborted {
+                    break None;
+                }
+                if o.value <= alpha && alpha > -INFINITY {
+                    alpha = (o.value - delta).max(-INFINITY);
+                } else if o.value >= beta && beta < INFINITY {
+                    beta = (o.value + delta).min(INFINITY);
+                } else {
+                    break Some(o);
+                }
+                delta *= 2;
+            };
+            self.flush_nodes();
+            let Some(o) = outcome else { break };
+            let seconds = self.shared.start.elapsed().as_secs_f64();
+            let nodes = self.shared.nodes.load(Relaxed);
+            let pv = self.extend_pv(root, self.pv[0].clone(), depth as usize);
+            let result = SearchResult {
+                value: o.value,
+                best: pv.first().copied(),
+                pv,
+                depth,
+                nodes,
+                nps: nodes as f64 / seconds.max(1e-9),
+                exact: o.solved,
+                seconds,
+            };
+            on_iter(&result);
+            let solved = result.exact;
+            last = Some(result);
+            if solved || depth >= max_depth {
+                break;
+            }
+            if self.main {
+                if let Some(t) = self.shared.limits.seconds {
+                    // The next iteration would likely not finish in time.
+                    if seconds > 0.5 * t {
+                        break;
+                    }
+                }
+            }
+            depth += 1;
+        }
+        last
+    }
+
+    /// Completes a principal variation cut short by table cutoffs by
+    /// following the table's best moves (at most `len` moves, no repetition).
+    fn extend_pv(&self, root: &G, mut pv: Vec<G::Move>, len: usize) -> Vec<G::Move> {
+        let mut pos = root.clone();
+        let mut seen = vec![pos.repetition_key()];
+        for mv in &pv {
+            pos = pos.play_unchecked(mv);
+            seen.push(pos.repetition_key());
+        }
+        while pv.len() < len {
+            let Some(idx) = self.shared.tt.probe(pos.zobrist()).and_then(|e| e.best) else {
+                break;
+            };
+            let mut moves = pos.search_moves();
+            if idx as usize >= moves.len() {
+                break;
+            }
+            let (mv, child) = moves.swap_remove(idx as usize);
+            if seen.contains(&child.repetition_key()) {
+                break;
+            }
+            seen.push(child.repetition_key());
+            pv.push(mv);
+            pos = child;
+        }
+        pv
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &G,
+        key: u64,
+        depth: usize,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Outcome {
+        self.pv[ply].clear();
+        self.local_nodes += 1;
+        if self.local_nodes >= FLUSH {
+            self.flush_nodes();
+            if self.should_stop() {
+                self.aborted = true;
+            }
+        }
+        if self.aborted {
+            return Outcome {
+                value: 0,
+                solved: false,
+                rep: NONE_REP,
+            };
+        }
+        // RULES §0: a position already on the line scores 0 for the board.
+        if ply > 0 {
+            if let Some(i) = self
+                .path
+                .iter()
+                .rposition(|(k, p)| *k == key && p.repetition_key() == pos.repetition_key())
+            {
+                return Outcome {
+                    value: 0,
+                    solved: true,
+                    rep: i,
+                };
+            }
+        }
+        if pos.is_over() {
+            return Outcome {
+                value: pos.terminal_value(),
+                solved: true,
+                rep: NONE_REP,
+            };
+        }
+        if depth == 0 || ply >= MAX_PLY {
+            return Outcome {
+                value: pos.evaluate(),
+                solved: false,
+                rep: NONE_REP,
+            };
+        }
+
+        let alpha_orig = alpha;
+        let entry = self.shared.tt.probe(key);
+        let mut tt_move = None;
+        if let Some(e) = entry {
+            tt_move = e.best;
+            if ply > 0 && (e.solved || e.depth as usize >= depth) {
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.value >= beta,
+                    Bound::Upper => e.value <= alpha,
+                };
+                if cut {
+                    return Outcome {
+                        value: e.value,
+                        solved: e.solved,
+                        rep: NONE_REP,
+                    };
+                }
+            }
+        }
+
+        let moves = pos.search_moves();
+        let side = pos.side_to_move().index();
+        let killers = self.killers[ply];
+        let mut order: Vec<(usize, i32, i64)> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, (mv, child))| {
+                let gain = G::capture_gain(pos, child);
+                let score = if tt_move == Some(i as u16) {
+                    i64::MAX
+                } else if gain > 0 {
+                    1 << 40 | (gain as i64) << 20
+                } else if killers[0] == Some(*mv) {
+                    1 << 32
+                } else if killers[1] == Some(*mv) {
+                    (1 << 32) - 1
+                } else {
+                    self.history[side * HISTORY_SLOTS + G::history_slot(mv)] as i64
+                };
+                (i, gain, score)
+            })
+            .collect();
+        order.sort_by_key(|o| std::cmp::Reverse(o.2));
+
+        let mut best = -INFINITY;
+        let mut best_idx = None;
+        let mut solved = true;
+        let mut rep = NONE_REP;
+        self.path.push((key, pos.clone()));
+        for (n, &(i, gain, _)) in order.iter().enumerate() {
+            let child = &moves[i].1;
+            let child_key = child.zobrist();
+            let mut o;
+            if n == 0 {
+                o = self.negamax(
+                    child,
+                    child_key,
+                    depth - 1,
+                    ply + 1,
+                    gain - beta,
+                    gain - alpha,
+                );
+            } else {
+                o = self.negamax(
+                    child,
+                    child_key,
+                    depth - 1,
+                    ply + 1,
+                    gain - alpha - 1,
+                    gain - alpha,
+                );
+                let v = gain - o.value;
+                if !self.aborted && v > alpha && v < beta {
+                    o = self.negamax(
+                        child,
+                        child_key,
+                        depth - 1,
+                        ply + 1,
+                        gain - beta,
+                        gain - alpha,
+                    );
+                }
+            }
+            if self.aborted {
+                self.path.pop();
+                return o;
+            }
+            let v = gain - o.value;
+            solved &= o.solved;
+            rep = rep.min(o.rep);
+            if v > best {
+                best = v;
+                best_idx = Some(i);
+                if v > alpha {
+                    alpha = v;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(moves[i].0);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if v >= beta {
+                        if gain == 0 {
+                            let mv = moves[i].0;
+                            if self.killers[ply][0] != Some(mv) {
+                                self.killers[ply][1] = self.killers[ply][0];
+                                self.killers[ply][0] = Some(mv);
+                            }
+                            let h = &mut self.history[side * HISTORY_SLOTS + G::history_slot(&mv)];
+                            *h = (*h + (depth * depth) as i32).min(1 << 20);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        if ply == 0 && self.pv[0].is_empty() {
+            // Fail-low at the root: still report the best move found.
+            if let Some(i) = best_idx {
+                self.pv[0].push(moves[i].0);
+            }
+        }
+
+        // A value resting on a repetition of an ancestor depends on the line
+        // above this node: it cannot be shared with other lines.
+        if rep >= ply {
+            let bound = if best <= alpha_orig {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.shared.tt.store(
+                key,
+                TtEntry {
+                    value: best,
+                    depth: if solved {
+                        SOLVED_DEPTH
+                    } else {
+                        depth.min(SOLVED_DEPTH as usize - 1) as u8
+                    },
+                    bound,
+                    solved,
+                    best: best_idx
+                        .filter(|&i| i < u16::MAX as usize)
+                        .map(|i| i as u16),
+                },
+            );
+        }
+        Outcome {
+            value: best,
+            solved,
+            rep: if rep >= ply { NONE_REP } else { rep },
+        }
+    }
+}

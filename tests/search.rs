@@ -1,0 +1,367 @@
+//! Search against an exhaustive minimax on small Kpé boards, forced captures,
+//! threads, end-of-game and repetition scores, agents and matches.
+
+use std::sync::atomic::AtomicBool;
+
+use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
+use sow::search::matches::elo_from_score;
+use sow::search::zobrist::Rng;
+use sow::search::{
+    run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, Searchable, TranspositionTable,
+};
+use sow::{Game, InputError};
+
+fn pos(text: &str) -> KpePosition {
+    parse_position(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// Plain minimax with RULES §0's repetition rule on the path.
+fn minimax(p: &KpePosition, path: &mut Vec<KpePosition>) -> i32 {
+    let key = p.repetition_key();
+    if path.contains(&key) {
+        return 0;
+    }
+    if p.is_over() {
+        return p.terminal_value();
+    }
+    path.push(key);
+    let mut best = i32::MIN;
+    for mv in p.legal_moves() {
+        let (child, gained) = p.sow(mv.pit());
+        best = best.max(gained as i32 - minimax(&child, path));
+    }
+    path.pop();
+    best
+}
+
+/// Small positions: starts of tiny variants and random positions reached from them.
+fn small_positions() -> Vec<KpePosition> {
+    let mut out = Vec::new();
+    let mut rng = Rng::new(7);
+    // Exhaustive minimax over paths explodes beyond 8 stones on 4 pits:
+    // bigger variants contribute their late positions only.
+    for (w, k) in [(2, 1), (2, 2), (3, 1), (2, 3), (3, 2)] {
+        let start = KpePosition::start(KpeVariant::new(w, k).unwrap());
+        if w == 2 && k <= 2 {
+            out.push(start);
+        }
+        let mut kept = 0;
+        for _ in 0..500 {
+            if kept == 6 {
+                break;
+            }
+            let mut p = start;
+            for _ in 0..rng.below(30) {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p = p.play_unchecked(&moves[rng.below(moves.len())]);
+            }
+            if (w == 2 && k <= 2) || p.board_total() <= 2 {
+                out.push(p);
+                kept += 1;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn search_to_the_end_equals_exhaustive_minimax() {
+    let mut checked = 0;
+    for p in small_positions() {
+        let r = search_fresh(&p, &Limits::default(), 1);
+        assert!(
+            r.exact,
+            "{p}: search to the end must be exact (depth {})",
+            r.depth
+        );
+        let expected = minimax(&p, &mut Vec::new());
+        assert_eq!(r.value, expected, "{p}");
+        if !p.is_over() {
+            // The best move achieves the value.
+            let (child, g) = p.sow(r.best.unwrap().pit());
+            assert_eq!(
+                g as i32 - minimax(&child, &mut vec![p.repetition_key()]),
+                expected,
+                "{p}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 25, "{checked}");
+}
+
+#[test]
+fn finds_a_forced_capture() {
+    // South unlocked; pit 3 (1 stone) lands in pit 4 making 2: capture 2.
+    let p = pos("kpe 0,0,0,1,1,0,0,4 S xxxx xxxx 22 20");
+    let r = search_fresh(&p, &Limits::depth(1), 1);
+    assert_eq!(r.best.unwrap().pit(), 3);
+    // A deeper search agrees the capture is best.
+    let deep = search_fresh(&p, &Limits::depth(10), 1);
+    assert_eq!(deep.best.unwrap().pit(), 3);
+}
+
+#[test]
+fn chain_capture_is_found_at_depth_one() {
+    // Pit 0 holds 6: sows 1..6, last in pit 6 (3->4), chain 6 (4), 5 (1->2), 4 (1->2): 8 stones.
+    let p = pos("kpe 6,0,0,0,1,1,3,1 S xxxx xxxx 18 18");
+    let r = search_fresh(&p, &Limits::depth(1), 1);
+    assert_eq!(r.best.unwrap().pit(), 0);
+    let deep = search_fresh(&p, &Limits::depth(10), 1);
+    assert_eq!(deep.best.unwrap().pit(), 0);
+}
+
+#[test]
+fn finished_game_scores_the_sweep() {
+    // South to move with an empty row: North keeps its 6 stones.
+    let p = pos("kpe 0,0,0,0,1,2,3,0 S xxxx xxxx 20 22");
+    assert!(p.is_over());
+    let r = search_fresh(&p, &Limits::depth(5), 1);
+    assert_eq!((r.value, r.best, r.exact, r.depth), (-6, None, true, 0));
+}
+
+#[test]
+fn one_and_two_threads_agree_when_exhaustive() {
+    for p in small_positions().into_iter().step_by(3) {
+        let stop = AtomicBool::new(false);
+        let one = search(
+            &p,
+            &Limits::default(),
+            1,
+            &TranspositionTable::new(1),
+            &stop,
+            &mut |_| {},
+        );
+        let two = search(
+            &p,
+            &Limits::default(),
+            2,
+            &TranspositionTable::new(1),
+            &stop,
+            &mut |_| {},
+        );
+        assert!(one.exact && two.exact, "{p}");
+        assert_eq!(one.value, two.value, "{p}");
+    }
+}
+
+#[test]
+fn one_thread_is_deterministic() {
+    let p = KpePosition::start(KpeVariant::STANDARD);
+    let a = search_fresh(&p, &Limits::depth(9), 4);
+    let b = search_fresh(&p, &Limits::depth(9), 4);
+    assert_eq!(
+        (a.value, a.best, a.pv.clone(), a.nodes),
+        (b.value, b.best, b.pv, b.nodes)
+    );
+    let n = search_fresh(&p, &Limits::nodes(20_000), 4);
+    let m = search_fresh(&p, &Limits::nodes(20_000), 4);
+    assert_eq!((n.value, n.depth, n.pv.clone()), (m.value, m.depth, m.pv));
+}
+
+#[test]
+fn progress_callback_sees_every_iteration_and_pv_is_legal() {
+    let p = KpePosition::start(KpeVariant::STANDARD);
+    let stop = AtomicBool::new(false);
+    let tt = TranspositionTable::new(4);
+    let mut depths = Vec::new();
+    let r = search(&p, &Limits::depth(8), 1, &tt, &stop, &mut |it| {
+        depths.push(it.depth)
+    });
+    assert_eq!(depths, (1..=8).collect::<Vec<_>>());
+    assert_eq!(r.depth, 8);
+    assert!(!r.exact);
+    assert_eq!(r.pv.first().copied(), r.best);
+    let mut q = p;
+    for mv in &r.pv {
+        q = q.play(&mv.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn stop_flag_returns_last_completed_iteration() {
+    let p = KpePosition::start(KpeVariant::STANDARD);
+    let stop = AtomicBool::new(true);
+    let r = search(
+        &p,
+        &Limits::default(),
+        1,
+        &TranspositionTable::new(1),
+        &stop,
+        &mut |_| {},
+    );
+    assert!(r.depth <= 1);
+    let timed = search_fresh(&p, &Limits::seconds(0.2), 4);
+    assert!(timed.seconds < 1.0 && timed.depth >= 1 && timed.best.is_some());
+}
+
+#[test]
+fn repetition_on_the_line_scores_zero_for_the_board() {
+    // 2x1 variant with two stones circulating: find a position whose search
+    // (to the end) relies on repetitions and check it against minimax.
+    let mut found = false;
+    for p in small_positions() {
+        let v = minimax(&p, &mut Vec::new());
+        let r = search_fresh(&p, &Limits::default(), 1);
+        assert_eq!(r.value, v);
+        found |= r.exact;
+    }
+    assert!(found);
+    // A lone stone each, both unlocked: play goes round for ever without
+    // captures, so the value is 0 (board shared evenly).
+    let p = pos("kpe:2x1 1,0,1,0 S xx xx 0 2");
+    assert_eq!(
+        minimax(&p, &mut Vec::new()),
+        search_fresh(&p, &Limits::default(), 1).value
+    );
+}
+
+#[test]
+fn zobrist_ignores_captures_and_sees_side_and_marks() {
+    let a = pos("kpe 6,6,6,6,6,6,6,6 S .... ....");
+    let b = pos("kpe 6,6,6,6,6,6,6,6 N .... ....");
+    let c = pos("kpe 6,6,6,6,6,6,6,6 S x... ....");
+    assert_ne!(a.zobrist(), b.zobrist());
+    assert_ne!(a.zobrist(), c.zobrist());
+    let d = pos("kpe 4,6,6,6,6,6,6,6 S xxxx xxxx 2 0");
+    let e = pos("kpe 4,6,6,6,6,6,6,6 S xxxx xxxx 0 2");
+    assert_eq!(d.zobrist(), e.zobrist());
+}
+
+#[test]
+fn agent_parsing() {
+    for text in [
+        "random",
+        "greedy",
+        "mcts:500",
+        "ab:depth=6",
+        "ab:time=0.5",
+        "ab:nodes=1000,threads=2",
+    ] {
+        let spec = AgentSpec::parse(text).unwrap();
+        assert_eq!(spec.to_string(), text);
+    }
+    let err = |t: &str| AgentSpec::parse(t).unwrap_err();
+    assert!(matches!(err("minimax"), InputError::Unsupported { .. }));
+    assert!(err("minimax")
+        .to_string()
+        .contains("unknown agent `minimax`"));
+    assert!(err("ab:time=0")
+        .to_string()
+        .contains("positive number of seconds"));
+    assert!(err("ab:time=-1").to_string().contains("positive"));
+    assert!(err("ab:depth=0").to_string().contains("positive integer"));
+    assert!(err("ab").to_string().contains("needs a limit"));
+    assert!(err("ab:speed=3").to_string().contains("unknown ab option"));
+    assert!(err("mcts").to_string().contains("mcts:PLAYOUTS"));
+    assert!(err("mcts:0").to_string().contains("at least 1"));
+    assert!(err("random:3").to_string().contains("no parameters"));
+}
+
+#[test]
+fn elo_of_three_quarters_is_191() {
+    assert_eq!(elo_from_score(0.75).round(), 191.0);
+}
+
+#[test]
+fn match_between_search_and_random() {
+    let start = KpePosition::start(KpeVariant::STANDARD);
+    let cfg = MatchConfig {
+        games: 8,
+        opening_plies: 2,
+        seed: 3,
+        ply_cap: 300,
+    };
+    let ab = AgentSpec::parse("ab:depth=4").unwrap();
+    let random = AgentSpec::parse("random").unwrap();
+    let report = run_match(&start, &ab, &random, &cfg);
+    assert_eq!(report.games, 8);
+    assert_eq!(report.wins + report.draws + report.losses, 8);
+    assert!(report.score >= 0.75, "{report:?}");
+    // Colours alternate on the same opening.
+    assert_eq!(report.records[0].opening, report.records[1].opening);
+    assert_eq!(report.records[0].south, "ab:depth=4");
+    assert_eq!(report.records[1].south, "random");
+    // Reproducible.
+    let again = run_match(&start, &ab, &random, &cfg);
+    assert_eq!(report.records, again.records);
+    let mut out = Vec::new();
+    report.write_records(&mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 8);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["game"], 0);
+}
+
+#[test]
+fn mcts_and_greedy_play_legal_games() {
+    let start = KpePosition::start(KpeVariant::new(3, 3).unwrap());
+    let cfg = MatchConfig {
+        games: 4,
+        opening_plies: 1,
+        seed: 9,
+        ply_cap: 200,
+    };
+    let report = run_match(
+        &start,
+        &AgentSpec::parse("mcts:200").unwrap(),
+        &AgentSpec::parse("greedy").unwrap(),
+        &cfg,
+    );
+    for r in &report.records {
+        let mut p = start;
+        for mv in r.opening.iter().chain(&r.moves) {
+            p = p.play(mv).unwrap();
+        }
+        let total: f64 = r.points.iter().sum();
+        assert_eq!(total, 18.0);
+    }
+}
+
+#[test]
+#[ignore]
+fn timing_of_minimax() {
+    for (w, k) in [(2, 1), (2, 2)] {
+        let start = KpePosition::start(KpeVariant::new(w, k).unwrap());
+        let t = std::time::Instant::now();
+        let v = minimax(&start, &mut Vec::new());
+        let t1 = t.elapsed();
+        let r = search_fresh(&start, &Limits::default(), 1);
+        eprintln!(
+            "{w}x{k}: minimax {v} in {t1:?}; search {} exact {} depth {} in {:.3}s",
+            r.value, r.exact, r.depth, r.seconds
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn strength_report() {
+    let start = KpePosition::start(KpeVariant::STANDARD);
+    let cfg = MatchConfig {
+        games: 40,
+        opening_plies: 4,
+        seed: 11,
+        ply_cap: 1000,
+    };
+    for (a, b) in [
+        ("ab:depth=6", "greedy"),
+        ("mcts:300", "greedy"),
+        ("ab:depth=6", "mcts:300"),
+        ("greedy", "random"),
+    ] {
+        let r = run_match(
+            &start,
+            &AgentSpec::parse(a).unwrap(),
+            &AgentSpec::parse(b).unwrap(),
+            &cfg,
+        );
+        eprintln!(
+            "{a} vs {b}: +{} ={} -{} score {:.3} elo {:.0} [{:.0}, {:.0}] plies {:.1} one-warrior {:.2}",
+            r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high, r.average_plies, r.one_warrior_share
+        );
+    }
+}
