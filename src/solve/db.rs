@@ -20,7 +20,7 @@
 //! | 24 | 8 | entries |
 //! | 32 | 8 | payload bytes |
 //! | 40 | 8 | checksum of the block checksums |
-//! | 48 | 8 | block size (65,536) |
+//! | 48 | 8 | block size (4,096 when written; any power of two from 4 KiB to 1 MiB is read) |
 //! | 56 | 8 | number of blocks B |
 //! | 64 | 8·B | checksum of each payload block (FNV-1a over 8-byte words) |
 //! | 64+8B | payload | layer: one signed byte per board, in rank order; region: entries u64 keys (sorted) then entries value bytes |
@@ -42,7 +42,9 @@ use crate::games::kpe::KpeVariant;
 const MAGIC: [u8; 8] = *b"SOWDB\0\0\x01";
 pub const FORMAT_VERSION: u32 = 1;
 const HEADER: usize = 64;
-const BLOCK: usize = 1 << 16;
+/// Payload bytes per checksummed block: small, so that the first probe of
+/// a block checks little more than it reads.
+const BLOCK: usize = 1 << 12;
 
 /// What a database file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,6 +155,7 @@ pub struct MappedFile {
     map: Mmap,
     entries: u64,
     data_start: usize,
+    block: usize,
     block_sums: Vec<u64>,
     verified: Vec<AtomicU64>,
 }
@@ -230,7 +233,7 @@ impl MappedFile {
         let payload = read_u64(&map, 32) as usize;
         let block = read_u64(&map, 48) as usize;
         let blocks = read_u64(&map, 56) as usize;
-        if block != BLOCK || blocks != payload.div_ceil(BLOCK) {
+        if !(block.is_power_of_two() && (1 << 12..=1 << 20).contains(&block)) || blocks != payload.div_ceil(block) {
             return Err(corrupt(format!(
                 "block table of {blocks} blocks of {block} bytes for {payload} bytes"
             )));
@@ -256,6 +259,7 @@ impl MappedFile {
             map,
             entries,
             data_start,
+            block,
             block_sums,
             verified,
         })
@@ -280,13 +284,13 @@ impl MappedFile {
             return Ok(());
         }
         let payload = self.payload();
-        let bytes = &payload[b * BLOCK..((b + 1) * BLOCK).min(payload.len())];
+        let bytes = &payload[b * self.block..((b + 1) * self.block).min(payload.len())];
         if checksum(bytes) != self.block_sums[b] {
             return Err(DbError::Corrupt {
                 path: self.path.clone(),
                 what: format!(
                     "checksum of block {b} (bytes {}..) does not match",
-                    b * BLOCK
+                    b * self.block
                 ),
             });
         }
@@ -305,7 +309,7 @@ impl MappedFile {
     /// Payload bytes `range`, checked.
     pub fn bytes(&self, start: usize, len: usize) -> Result<&[u8], DbError> {
         if len > 0 {
-            for b in start / BLOCK..=(start + len - 1) / BLOCK {
+            for b in start / self.block..=(start + len - 1) / self.block {
                 self.verify_block(b)?;
             }
         }
@@ -315,7 +319,7 @@ impl MappedFile {
     /// One payload byte, checked.
     #[inline]
     pub fn byte(&self, at: usize) -> Result<u8, DbError> {
-        self.verify_block(at / BLOCK)?;
+        self.verify_block(at / self.block)?;
         Ok(self.payload()[at])
     }
 }
