@@ -233,7 +233,9 @@ impl MappedFile {
         let payload = read_u64(&map, 32) as usize;
         let block = read_u64(&map, 48) as usize;
         let blocks = read_u64(&map, 56) as usize;
-        if !(block.is_power_of_two() && (1 << 12..=1 << 20).contains(&block)) || blocks != payload.div_ceil(block) {
+        if !(block.is_power_of_two() && (1 << 12..=1 << 20).contains(&block))
+            || blocks != payload.div_ceil(block)
+        {
             return Err(corrupt(format!(
                 "block table of {blocks} blocks of {block} bytes for {payload} bytes"
             )));
