@@ -133,6 +133,18 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         records: Option<PathBuf>,
     },
+    /// Regenerate the reports (Markdown, JSON, CSV, SVG) under --out.
+    Report {
+        /// Directory of the reports.
+        #[arg(long, value_name = "DIR", default_value = "results")]
+        out: PathBuf,
+        /// Small variant and table, for a quick end-to-end run (CI).
+        #[arg(long)]
+        quick: bool,
+        /// Database directory.
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+    },
     /// Solve the small Kpé variants and tabulate their start values.
     Variants {
         /// Database directory.
@@ -251,6 +263,11 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Openings {
             game, db, out: dir, ..
         } => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,
+        Command::Report {
+            out: dir,
+            quick,
+            db,
+        } => cli::report::run(db.as_deref(), dir, *quick, out)?,
         Command::Variants {
             db,
             out: dir,

@@ -17,6 +17,7 @@ pub mod openings;
 pub mod output;
 pub mod perft;
 pub mod position;
+pub mod report;
 pub mod search_eval;
 pub mod show;
 pub mod solve;

@@ -78,6 +78,36 @@ pub fn rows(
     Ok(rows)
 }
 
+/// The rows as the `--format json` object.
+pub fn rows_json(variant: KpeVariant, rows: &[Row]) -> serde_json::Value {
+    let list: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "phase": r.phase,
+                "stones": r.stones,
+                "positions": r.positions(),
+                "wins": r.count(|v| v > 0),
+                "draws": r.count(|v| v == 0),
+                "losses": r.count(|v| v < 0),
+                "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+            })
+        })
+        .collect();
+    json!({"game": "kpe", "variant": variant.to_string(), "rows": list})
+}
+
+/// The rows as CSV with the documented columns.
+pub fn csv(rows: &[Row]) -> String {
+    let mut text = String::from("phase,stones,value,positions\n");
+    for r in rows {
+        for (v, n) in &r.histogram {
+            text += &format!("{},{},{},{}\n", r.phase, r.stones, v, n);
+        }
+    }
+    text
+}
+
 pub fn run(
     variant: KpeVariant,
     db: Option<&Path>,
@@ -91,30 +121,14 @@ pub fn run(
         ));
     }
     let rows = rows(variant, db, Progress::auto(out.quiet || out.json))?;
-    if format == "json" || out.json {
-        let list: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "phase": r.phase,
-                    "stones": r.stones,
-                    "positions": r.positions(),
-                    "wins": r.count(|v| v > 0),
-                    "draws": r.count(|v| v == 0),
-                    "losses": r.count(|v| v < 0),
-                    "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-                })
-            })
-            .collect();
-        let obj = json!({"game": "kpe", "variant": variant.to_string(), "rows": list});
-        out.line(serde_json::to_string(&obj).expect("JSON"))?;
-        return out.json(&obj);
+    if out.json {
+        return out.json(&rows_json(variant, &rows));
     }
-    out.line("phase,stones,value,positions")?;
-    for r in &rows {
-        for (v, n) in &r.histogram {
-            out.line(format!("{},{},{},{}", r.phase, r.stones, v, n))?;
-        }
-    }
+    let text = if format == "json" {
+        rows_json(variant, &rows).to_string() + "\n"
+    } else {
+        csv(&rows)
+    };
+    out.writer().write_all(text.as_bytes())?;
     Ok(())
 }

@@ -85,42 +85,62 @@ fn markdown(rows: &[Value], command: &str) -> String {
     md
 }
 
-pub fn run(
-    db: Option<&Path>,
-    out_dir: &Path,
+/// Solves the variants, writes `variants.md` and `.json` into `dir`, and
+/// returns the JSON.
+pub fn table(
+    db: &Path,
+    dir: &Path,
     max_positions: u64,
+    progress: Progress,
     out: &mut Out,
-) -> Result<(), CliError> {
-    let dir = kpe_db::db_dir(db);
-    let progress = Progress::auto(out.quiet || out.json);
+) -> Result<Value, CliError> {
     let mut rows = Vec::new();
     for variant in variants(max_positions) {
-        let row = solve_row(variant, &dir, progress)?;
+        let row = solve_row(variant, db, progress)?;
         out.info(format!(
             "kpe:{variant}: start {:+} ({}), {:.1} s",
             row["value"].as_i64().unwrap_or(0),
             row["result"].as_str().unwrap_or(""),
             row["seconds"].as_f64().unwrap_or(0.0)
         ))?;
+        out.flush()?;
         rows.push(row);
     }
     let command = format!("sow variants --max-positions {max_positions}");
     let report = json!({"game": "kpe", "command": command, "variants": rows});
-    let md_path = out_dir.join("kpe").join("variants.md");
-    let json_path = out_dir.join("kpe").join("variants.json");
     write_atomic(
-        &json_path,
+        &dir.join("variants.json"),
         serde_json::to_string_pretty(&report)
             .expect("JSON")
             .as_bytes(),
     )?;
-    write_atomic(&md_path, markdown(&rows, &command).as_bytes())?;
+    write_atomic(
+        &dir.join("variants.md"),
+        markdown(&rows, &command).as_bytes(),
+    )?;
+    Ok(report)
+}
+
+pub fn run(
+    db: Option<&Path>,
+    out_dir: &Path,
+    max_positions: u64,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let dir = out_dir.join("kpe");
+    let report = table(
+        &kpe_db::db_dir(db),
+        &dir,
+        max_positions,
+        Progress::auto(out.quiet || out.json),
+        out,
+    )?;
     if out.json {
         return out.json(&report);
     }
     out.line(format!(
         "wrote {} and {}",
-        md_path.display(),
-        json_path.display()
+        dir.join("variants.md").display(),
+        dir.join("variants.json").display()
     ))
 }

@@ -1,0 +1,249 @@
+//! The Kpé report: pictures of a solved variant and the page that shows
+//! them, rendered from the JSON of `openings`, `stats` and `variants`.
+
+use serde_json::{json, Value};
+
+use super::svg::{BarChart, HeatMap};
+
+/// Positions of one phase and stone count by value (`stats` rows as JSON).
+fn rows_of<'a>(stats: &'a Value, phase: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    stats["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(move |r| r["phase"] == phase)
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+/// Stacked win/draw/loss counts per stone count of the unlocked database.
+pub fn values_chart(stats: &Value) -> String {
+    let rows: Vec<&Value> = rows_of(stats, "unlocked").collect();
+    BarChart {
+        title: format!(
+            "Kpé {}: values of unlocked positions, for the player to move",
+            stats["variant"].as_str().unwrap_or("")
+        ),
+        x_label: "stones on the board".into(),
+        y_label: "positions".into(),
+        categories: rows.iter().map(|r| r["stones"].to_string()).collect(),
+        series: vec![
+            ("win".into(), rows.iter().map(|r| num(&r["wins"])).collect()),
+            (
+                "draw".into(),
+                rows.iter().map(|r| num(&r["draws"])).collect(),
+            ),
+            (
+                "loss".into(),
+                rows.iter().map(|r| num(&r["losses"])).collect(),
+            ),
+        ],
+        stacked: true,
+        log_y: false,
+    }
+    .render()
+}
+
+/// Positions per stone count, unlocked database and opening phase, log scale.
+pub fn layers_chart(stats: &Value) -> String {
+    let total = stats["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["stones"].as_u64())
+        .max()
+        .unwrap_or(0);
+    let stones: Vec<u64> = (0..=total).step_by(2).collect();
+    let count = |phase: &str, n: u64| {
+        rows_of(stats, phase)
+            .find(|r| r["stones"].as_u64() == Some(n))
+            .map_or(0.0, |r| num(&r["positions"]))
+    };
+    BarChart {
+        title: format!(
+            "Kpé {}: positions per layer",
+            stats["variant"].as_str().unwrap_or("")
+        ),
+        x_label: "stones on the board".into(),
+        y_label: "positions (log scale)".into(),
+        categories: stones.iter().map(|n| n.to_string()).collect(),
+        series: vec![
+            (
+                "unlocked".into(),
+                stones.iter().map(|&n| count("unlocked", n)).collect(),
+            ),
+            (
+                "opening phase".into(),
+                stones.iter().map(|&n| count("opening", n)).collect(),
+            ),
+        ],
+        stacked: false,
+        log_y: true,
+    }
+    .render()
+}
+
+/// The value for South of each first move and of each reply.
+pub fn first_moves_chart(openings: &Value) -> String {
+    let mut categories = Vec::new();
+    let mut values = Vec::new();
+    for rep in openings["replies"].as_array().into_iter().flatten() {
+        let first = rep["move"].as_str().unwrap_or("");
+        categories.push(first.to_string());
+        values.push(num(&rep["value"]));
+        for r in rep["replies"].as_array().into_iter().flatten() {
+            categories.push(format!("{first} {}", r["move"].as_str().unwrap_or("")));
+            values.push(-num(&r["value"]));
+        }
+    }
+    BarChart {
+        title: format!(
+            "Kpé {}: first moves and replies",
+            openings["variant"].as_str().unwrap_or("")
+        ),
+        x_label: "line (South's first move, then North's reply)".into(),
+        y_label: "exact value for South".into(),
+        categories,
+        series: vec![("value for South".into(), values)],
+        stacked: false,
+        log_y: false,
+    }
+    .render()
+}
+
+/// Start values of the variants over W × K.
+pub fn variants_chart(variants: &Value) -> String {
+    let list: Vec<&Value> = variants["variants"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let ws: Vec<u64> = (2..=5).collect();
+    let ks: Vec<u64> = (1..=6).collect();
+    let cells = ws
+        .iter()
+        .map(|&w| {
+            ks.iter()
+                .map(|&k| {
+                    list.iter()
+                        .find(|v| v["w"].as_u64() == Some(w) && v["k"].as_u64() == Some(k))
+                        .map(|v| num(&v["value"]))
+                })
+                .collect()
+        })
+        .collect();
+    HeatMap {
+        title: "Kpé variants: start value for South under perfect play".into(),
+        x_label: "K, stones per pit".into(),
+        y_label: "W, pits per row".into(),
+        columns: ks.iter().map(|k| k.to_string()).collect(),
+        rows: ws.iter().map(|w| w.to_string()).collect(),
+        cells,
+    }
+    .render()
+}
+
+/// A board diagram: both rows with counts and marks, the best move's pit outlined.
+pub fn board_diagram(
+    position: &str,
+    pits: &[u64],
+    w: usize,
+    best: Option<usize>,
+    caption: &str,
+) -> String {
+    let cell = 56.0;
+    let width = (cell * w as f64 + 120.0).max(440.0);
+    let mut s = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="230" font-family="sans-serif" font-size="13">
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="20">{}</text>
+"#,
+        position.replace('&', "&amp;")
+    );
+    for (i, &count) in pits.iter().enumerate() {
+        // North's row on top, right to left as South sees it.
+        let (col, row) = if i < w { (i, 1) } else { (2 * w - 1 - i, 0) };
+        let x = 60.0 + cell * col as f64;
+        let y = 40.0 + 70.0 * row as f64;
+        let stroke = if best == Some(i) {
+            r##"stroke="#c92a2a" stroke-width="4""##
+        } else {
+            r##"stroke="#495057""##
+        };
+        s += &format!(
+            r##"<rect x="{x}" y="{y}" width="{}" height="50" rx="20" fill="#f8f0e3" {stroke}/><text x="{}" y="{}" text-anchor="middle" font-size="18">{count}</text><text x="{}" y="{}" text-anchor="middle" fill="#868e96">pit {i}</text>
+"##,
+            cell - 8.0,
+            x + (cell - 8.0) / 2.0,
+            y + 31.0,
+            x + (cell - 8.0) / 2.0,
+            if row == 0 { y - 4.0 } else { y + 66.0 }
+        );
+    }
+    s += &format!(
+        r#"<text x="10" y="75">North</text><text x="10" y="145">South</text><text x="10" y="215">{}</text>
+</svg>
+"#,
+        caption.replace('&', "&amp;")
+    );
+    s
+}
+
+/// The headline numbers of the report, as rendered in the page.
+pub fn summary(openings: &Value, variants: &Value) -> Value {
+    json!({
+        "variant": openings["variant"],
+        "start_value": openings["value"],
+        "result": openings["result"],
+        "first_moves": openings["moves"],
+        "positions": openings["positions"],
+        "pv_length": openings["pv"].as_array().map_or(0, |a| a.len()),
+        "pv_ends_by": openings["pv_ends_by"],
+        "variants": variants["variants"].as_array().into_iter().flatten().map(|v| json!({
+            "variant": v["variant"], "value": v["value"], "result": v["result"],
+            "unlocked_positions": v["unlocked_positions"], "opening_positions": v["opening_positions"], "seconds": v["seconds"],
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The report page, rendered from [`summary`].
+pub fn page(summary: &Value, provenance: &str) -> String {
+    let mut md = format!(
+        "# Kpé {}: solved\n\n{provenance}\n\n",
+        summary["variant"].as_str().unwrap_or("")
+    );
+    md += &format!(
+        "**The start is worth {:+} for South ({}).** Positions: {} in all, {} unlocked (endgame database), {} in the opening phase reachable from the start. The perfect-play line has {} moves and ends by {}.\n\n",
+        summary["start_value"].as_i64().unwrap_or(0),
+        summary["result"].as_str().unwrap_or(""),
+        summary["positions"]["total"],
+        summary["positions"]["unlocked"],
+        summary["positions"]["opening_phase"],
+        summary["pv_length"],
+        summary["pv_ends_by"].as_str().unwrap_or("")
+    );
+    md += "![start position](start-board.svg)\n\n| first move | value for South |\n|---|---|\n";
+    for m in summary["first_moves"].as_array().into_iter().flatten() {
+        md += &format!(
+            "| {} | {:+} |\n",
+            m["move"].as_str().unwrap_or(""),
+            m["value"].as_i64().unwrap_or(0)
+        );
+    }
+    md += "\n![first moves and replies](first-moves.svg)\n\n![values per layer](values.svg)\n\n![positions per layer](layers.svg)\n\n";
+    md += "## Variants\n\n![variants](variants.svg)\n\n| variant | start value | result | unlocked positions | opening positions | seconds |\n|---|---|---|---|---|---|\n";
+    for v in summary["variants"].as_array().into_iter().flatten() {
+        md += &format!(
+            "| {} | {:+} | {} | {} | {} | {:.1} |\n",
+            v["variant"].as_str().unwrap_or(""),
+            v["value"].as_i64().unwrap_or(0),
+            v["result"].as_str().unwrap_or(""),
+            v["unlocked_positions"],
+            v["opening_positions"],
+            v["seconds"].as_f64().unwrap_or(0.0)
+        );
+    }
+    md
+}

@@ -1,0 +1,5 @@
+//! Reports: pictures drawn by the program (SVG, no system libraries) and
+//! the pages that embed them.
+
+pub mod kpe;
+pub mod svg;
