@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates results/BENCHMARKS.md: runs the benches and the full standard
 # Kpé solve, and writes their raw output with the machine and the date.
-# Usage: scripts/benchmarks.sh [--skip-solve]
+# Usage: scripts/benchmarks.sh [--skip-solve | --solve-threads "2 1"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=results/BENCHMARKS.md
@@ -42,8 +42,10 @@ cargo build --release --quiet
   echo '```'
 } > "$tmp"
 
+threads="2"
+[ "${1:-}" = "--solve-threads" ] && threads="${2:-2}"
 if [ "${1:-}" != "--skip-solve" ]; then
-  for t in 2 1; do
+  for t in $threads; do
     rm -rf "$db"/*
     {
       echo

@@ -116,3 +116,48 @@ pub fn played_line(
         ended_by,
     })
 }
+
+/// The strings of a JSON array (moves of a line).
+pub fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.as_str())
+        .collect()
+}
+
+/// A Markdown table of `{"move","value"}` objects.
+pub fn value_table(header: &str, moves: &Value) -> String {
+    let mut md = format!("| {header} |\n|---|---|\n");
+    for m in moves.as_array().into_iter().flatten() {
+        md += &format!(
+            "| {} | {:+} |\n",
+            m["move"].as_str().unwrap_or(""),
+            m["value"].as_i64().unwrap_or(0)
+        );
+    }
+    md
+}
+
+/// What `solve` and `openings` say of the start: value, first moves, the
+/// perfect-play line and the position counts (the stable output keys).
+pub fn start_json(solution: &Solution, variant: KpeVariant) -> Result<Value, CliError> {
+    let start = KpePosition::start(variant);
+    let value = solution.value(&start, None)?;
+    let moves = solution.move_values(&start, None)?;
+    let line = played_line(solution, &start, None)?;
+    let unlocked = crate::solve::solution::endgame_positions(variant);
+    let opening = solution.start_region().len() as u64;
+    Ok(json!({
+        "game": "kpe",
+        "variant": variant.to_string(),
+        "position": start.to_string(),
+        "value": value,
+        "result": result_word(value),
+        "moves": moves_json(&moves),
+        "pv": line_json(&line.moves),
+        "pv_ends_by": line.ended_by,
+        "pv_final_position": line.end.to_string(),
+        "positions": {"total": unlocked + opening, "unlocked": unlocked, "opening_phase": opening},
+    }))
+}

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::files::write_atomic;
-use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line};
+use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line, strings, value_table};
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::solve::progress::Progress;
@@ -24,12 +24,10 @@ pub fn report(
     let dir = kpe_db::db_dir(db);
     let solution = kpe_db::open_solution(variant, &dir, progress)?;
     let start = KpePosition::start(variant);
-    let value = solution.value(&start, None)?;
-    let moves = solution.move_values(&start, None)?;
-    let line = played_line(&solution, &start, None)?;
+    let mut r = kpe_db::start_json(&solution, variant)?;
     let mut replies = Vec::new();
-    for (mv, v) in &moves {
-        let child = start.play_unchecked(mv);
+    for (mv, v) in solution.move_values(&start, None)? {
+        let child = start.play_unchecked(&mv);
         let answers = solution.move_values(&child, None)?;
         let reply_line = played_line(&solution, &child, None)?;
         replies.push(json!({
@@ -40,24 +38,11 @@ pub fn report(
             "pv": line_json(&reply_line.moves),
         }));
     }
-    let unlocked = crate::solve::solution::endgame_positions(variant);
-    let opening = solution.start_region().len() as u64;
-    Ok(json!({
-        "game": "kpe",
-        "variant": variant.to_string(),
-        "position": start.to_string(),
-        "value": value,
-        "result": kpe_db::result_word(value),
-        "moves": moves_json(&moves),
-        "pv": line_json(&line.moves),
-        "pv_ends_by": line.ended_by,
-        "pv_final_position": line.end.to_string(),
-        "replies": replies,
-        "positions": {"total": unlocked + opening, "unlocked": unlocked, "opening_phase": opening},
-        "seconds": t0.elapsed().as_secs_f64(),
-        "peak_rss_mib": peak_rss_mib(),
-        "command": format!("sow openings {}", variant.tag()),
-    }))
+    r["replies"] = json!(replies);
+    r["seconds"] = json!(t0.elapsed().as_secs_f64());
+    r["peak_rss_mib"] = json!(peak_rss_mib());
+    r["command"] = json!(format!("sow openings {}", variant.tag()));
+    Ok(r)
 }
 
 /// Renders the report as Markdown.
@@ -76,20 +61,8 @@ pub fn markdown(r: &Value) -> String {
         r["result"].as_str().unwrap_or(""),
         r["position"].as_str().unwrap_or("")
     );
-    md += "| first move | value for South |\n|---|---|\n";
-    for m in r["moves"].as_array().into_iter().flatten() {
-        md += &format!(
-            "| {} | {:+} |\n",
-            m["move"].as_str().unwrap_or(""),
-            m["value"].as_i64().unwrap_or(0)
-        );
-    }
-    let pv: Vec<&str> = r["pv"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.as_str())
-        .collect();
+    md += &value_table("first move | value for South", &r["moves"]);
+    let pv = strings(&r["pv"]);
     md += &format!(
         "\nPerfect-play line ({} moves, ends by {}): `{}`\n\nFinal position: `{}`\n\n",
         pv.len(),
@@ -101,23 +74,12 @@ pub fn markdown(r: &Value) -> String {
         "## North's replies\n\nValues are for North, who is to move after South's first move.\n\n";
     for rep in r["replies"].as_array().into_iter().flatten() {
         md += &format!(
-            "### After South plays {} (value {:+} for South)\n\n| reply | value for North |\n|---|---|\n",
+            "### After South plays {} (value {:+} for South)\n\n",
             rep["move"].as_str().unwrap_or(""),
             rep["value"].as_i64().unwrap_or(0)
         );
-        for m in rep["replies"].as_array().into_iter().flatten() {
-            md += &format!(
-                "| {} | {:+} |\n",
-                m["move"].as_str().unwrap_or(""),
-                m["value"].as_i64().unwrap_or(0)
-            );
-        }
-        let pv: Vec<&str> = rep["pv"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m.as_str())
-            .collect();
+        md += &value_table("reply | value for North", &rep["replies"]);
+        let pv = strings(&rep["pv"]);
         md += &format!("\nBest line: `{}`\n\n", pv.join(" "));
     }
     let p = &r["positions"];

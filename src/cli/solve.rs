@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::kpe_db::{self, line_json, line_text, moves_json, peak_rss_mib, played_line};
+use super::kpe_db::{self, peak_rss_mib};
 use super::{CliError, Out};
-use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::games::kpe::KpeVariant;
 use crate::solve::progress::Progress;
 use crate::solve::solution::Solution;
 
@@ -16,30 +16,14 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
     let dir = kpe_db::db_dir(db);
     let t0 = Instant::now();
     let (solution, stats) = Solution::build(variant, &dir, Progress::auto(out.quiet || out.json))?;
-    let start = KpePosition::start(variant);
-    let value = solution.value(&start, None)?;
-    let moves = solution.move_values(&start, None)?;
-    let line = played_line(&solution, &start, None)?;
-    let seconds = t0.elapsed().as_secs_f64();
-    let unlocked = stats.unlocked_positions;
-    let opening = stats.region_positions;
-    let peak = peak_rss_mib();
+    let mut r = kpe_db::start_json(&solution, variant)?;
+    r["layers_computed"] = json!(stats.layers_computed);
+    r["layers_reused"] = json!(stats.layers_reused);
+    r["db"] = json!(dir.display().to_string());
+    r["seconds"] = json!(t0.elapsed().as_secs_f64());
+    r["peak_rss_mib"] = json!(peak_rss_mib());
     if out.json {
-        return out.json(&json!({
-            "game": "kpe",
-            "variant": variant.to_string(),
-            "value": value,
-            "result": kpe_db::result_word(value),
-            "moves": moves_json(&moves),
-            "pv": line_json(&line.moves),
-            "pv_ends_by": line.ended_by,
-            "positions": {"total": unlocked + opening, "unlocked": unlocked, "opening_phase": opening},
-            "layers_computed": stats.layers_computed,
-            "layers_reused": stats.layers_reused,
-            "db": dir.display().to_string(),
-            "seconds": seconds,
-            "peak_rss_mib": peak,
-        }));
+        return out.json(&r);
     }
     out.line(format!(
         "{} solved, database in {}",
@@ -47,20 +31,28 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         dir.display()
     ))?;
     out.line(format!(
-        "start value {value:+} for South ({}), perfect play",
-        kpe_db::result_word(value)
+        "start value {:+} for South ({}), perfect play",
+        r["value"].as_i64().unwrap_or(0),
+        r["result"].as_str().unwrap_or("")
     ))?;
-    for (mv, v) in &moves {
-        out.line(format!("  first move {mv}: {v:+}"))?;
+    for m in r["moves"].as_array().into_iter().flatten() {
+        out.line(format!(
+            "  first move {}: {:+}",
+            m["move"].as_str().unwrap_or(""),
+            m["value"].as_i64().unwrap_or(0)
+        ))?;
     }
+    let pv = kpe_db::strings(&r["pv"]);
     out.line(format!(
         "principal variation ({} moves, ends by {}): {}",
-        line.moves.len(),
-        line.ended_by,
-        line_text(&line.moves)
+        pv.len(),
+        r["pv_ends_by"].as_str().unwrap_or(""),
+        pv.join(" ")
     ))?;
+    let p = &r["positions"];
     out.line(format!(
-        "positions: {unlocked} unlocked (endgame database), {opening} in the opening phase"
+        "positions: {} unlocked (endgame database), {} in the opening phase",
+        p["unlocked"], p["opening_phase"]
     ))?;
     out.line(format!(
         "layers computed {}, reused {}",
@@ -68,7 +60,8 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         stats.layers_reused.len()
     ))?;
     out.line(format!(
-        "time {seconds:.1} s, peak memory {} MiB",
-        peak.map_or("?".to_string(), |p| format!("{p:.0}"))
+        "time {:.1} s, peak memory {} MiB",
+        t0.elapsed().as_secs_f64(),
+        peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
     ))
 }
