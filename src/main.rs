@@ -261,8 +261,22 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             }
         }
         Command::Openings {
-            game, db, out: dir, ..
-        } => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,
+            game,
+            db,
+            out: dir,
+            time,
+        } => match game.split(':').next() {
+            Some("kiothi") => match parse(game)? {
+                cli::AnyPosition::Kiothi(p) => {
+                    let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
+                    cli::kiothi_openings::run(&p, *time, threads, dir, out)?
+                }
+                cli::AnyPosition::Kpe(_) => {
+                    return Err(CliError::usage("game", "expected a Kiothi game").into())
+                }
+            },
+            _ => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,
+        },
         Command::Report {
             out: dir,
             quick,

@@ -10,6 +10,7 @@ pub mod board;
 pub mod eval;
 pub mod files;
 mod kiothi_board;
+pub mod kiothi_openings;
 pub mod kpe_db;
 pub mod matches;
 pub mod moves;

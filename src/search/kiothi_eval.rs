@@ -171,14 +171,20 @@ fn opening_candidates(p: &KiothiPosition) -> Vec<String> {
                 // Everything into the own rightmost pit.
                 vec![own[ROW - 1]; n],
             ];
-            for targets in patterns {
-                let list: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+            let mut rng = super::zobrist::Rng::new(p.zobrist() ^ ((a * PITS + b) as u64));
+            let random = (0..RANDOM_SAMPLES).map(|_| (0..n).map(|_| rng.below(PITS)).collect());
+            for targets in patterns.into_iter().chain(random) {
+                let list: Vec<String> = targets.iter().map(|t: &usize| t.to_string()).collect();
                 out.push(format!("{a}+{b}>{}", list.join(",")));
             }
         }
     }
     out
 }
+
+/// Uniformly random placements added per pair of lifted pits (seeded by the
+/// position, so searches are reproducible).
+pub const RANDOM_SAMPLES: usize = 4;
 
 /// `n` targets taken round robin from `pits`.
 fn cycle(pits: &[usize], n: usize) -> Vec<usize> {

@@ -9,6 +9,11 @@
 
 pub mod agents;
 mod kiothi_eval;
+
+/// Random placements per pair of lifted pits among Kiothi opening candidates.
+pub fn kiothi_random_samples() -> usize {
+    kiothi_eval::RANDOM_SAMPLES
+}
 mod kpe_eval;
 pub mod matches;
 pub mod negamax;
