@@ -26,7 +26,8 @@ impl KpePosition {
                 }
             }
         }
-        if feeding != 0 && self.row_total(self.side.other()) == 0 {
+        // Only when some move does not feed does the opponent's row matter.
+        if feeding != 0 && feeding != any && self.row_total(self.side.other()) == 0 {
             feeding
         } else {
             any
