@@ -8,6 +8,16 @@ use crate::game::Side;
 /// Largest board: W = 8.
 pub const MAX_PITS: usize = 16;
 
+/// A word with the byte 1 in each of its `k` lowest bytes.
+#[inline]
+fn byte_ones(k: usize) -> u128 {
+    if k == 0 {
+        0
+    } else {
+        u128::MAX / 255 >> (8 * (16 - k))
+    }
+}
+
 /// A Kpé move: the index of the pit the mover lifts (RULES §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KpeMove(pub u8);
@@ -153,26 +163,21 @@ impl KpePosition {
         let n = self.variant.pits();
         let w = self.variant.w();
         let me = self.side;
-        let stones = next.pits[pit] as usize;
-        next.pits[pit] = 0;
+        let stones = self.pits[pit] as usize;
         // §1.2: the mark is set when the move starts.
         next.marks[me.index()] |= 1 << (pit - self.row_start(me));
-        let laps = stones / n;
-        if laps > 0 {
-            // §1.1 Choice: whole laps sow every pit, the origin included.
-            for c in &mut next.pits[..n] {
-                *c += laps as u8;
-            }
-        }
-        let mut at = pit;
-        for _ in 0..stones % n {
-            at += 1;
-            if at == n {
-                at = 0;
-            }
-            next.pits[at] += 1;
-        }
-        let last = (pit + stones) % n;
+        // All pits are updated at once as bytes of one word (no count
+        // reaches 256, so no byte carries into the next): the origin is
+        // emptied, then §1.1 Choice: whole laps sow every pit, the origin
+        // included, and the rest follow it.
+        let (laps, rest) = if stones < n { (0, stones) } else { (stones / n, stones % n) };
+        let tail = rest.min(n - 1 - pit);
+        let sown = laps as u128 * byte_ones(n)
+            + (byte_ones(tail) << (8 * (pit + 1)))
+            + byte_ones(rest - tail);
+        let word = u128::from_le_bytes(self.pits) & !(0xff << (8 * pit));
+        next.pits = (word + sown).to_le_bytes();
+        let last = if pit + rest >= n { pit + rest - n } else { pit + rest };
         let mut gained = 0u32;
         if next.marks[me.index()] == self.variant.all_marks() {
             // §1.3: capture 2s and 4s backwards from the last pit while in the opponent's row.
