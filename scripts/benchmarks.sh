@@ -40,6 +40,12 @@ cargo build --release --quiet
   echo '```text'
   cargo bench --quiet --bench solver 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g'
   echo '```'
+  echo
+  echo "## Search: \`cargo bench --bench search\`"
+  echo
+  echo '```text'
+  cargo bench --quiet --bench search 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g'
+  echo '```'
 } > "$tmp"
 
 threads="2"
