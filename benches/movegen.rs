@@ -121,16 +121,16 @@ fn kiothi_opening_count() -> u64 {
     black_box(&pos).move_count()
 }
 
-/// Parallel Kiothi perft on 1 or 2 threads.
-#[divan::bench(args = [1, 2], sample_count = 10)]
+/// Parallel Kiothi perft (depth 6) on 1 or 2 threads.
+#[divan::bench(args = [1, 2], sample_count = 5)]
 fn kiothi_perft_parallel(bencher: Bencher, threads: usize) {
     let pos = sow::games::kiothi::parse_position(KIOTHI_PLAY[0]).unwrap();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
-    let nodes = perft(&pos, 5);
+    let nodes = perft(&pos, 6);
     bencher
         .counter(ItemsCount::new(nodes))
-        .bench(|| pool.install(|| perft_parallel(black_box(&pos), 5)));
+        .bench(|| pool.install(|| perft_parallel(black_box(&pos), 6)));
 }

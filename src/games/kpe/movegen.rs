@@ -13,6 +13,22 @@ impl KpePosition {
     /// are legal, unless none does. §1.5: an empty own row has no move.
     #[inline]
     pub fn legal_mask(&self) -> u32 {
+        let (any, feeding, opponent_empty) = if self.variant.total() < 128 {
+            self.row_masks_swar()
+        } else {
+            self.row_masks_loop()
+        };
+        // Only when some move does not feed does the opponent's row matter.
+        if feeding != 0 && feeding != any && opponent_empty {
+            feeding
+        } else {
+            any
+        }
+    }
+
+    /// (non-empty own pits, own pits whose stones reach the opponent's
+    /// row, opponent's row empty), one pit at a time.
+    fn row_masks_loop(&self) -> (u32, u32, bool) {
         let w = self.variant.w();
         let start = self.row_start(self.side);
         let mut any = 0u32;
@@ -26,12 +42,32 @@ impl KpePosition {
                 }
             }
         }
-        // Only when some move does not feed does the opponent's row matter.
-        if feeding != 0 && feeding != any && self.row_total(self.side.other()) == 0 {
-            feeding
+        (any, feeding, self.row_total(self.side.other()) == 0)
+    }
+
+    /// The same as [`Self::row_masks_loop`], all pits of a row at once as
+    /// the bytes of one word; valid while no pit can hold 128 stones.
+    #[inline]
+    fn row_masks_swar(&self) -> (u32, u32, bool) {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let w = self.variant.w();
+        let keep = if w == 8 {
+            u64::MAX
         } else {
-            any
-        }
+            (1u64 << (8 * w)) - 1
+        };
+        let word = u128::from_le_bytes(self.pits);
+        let own = (word >> (8 * self.row_start(self.side))) as u64 & keep;
+        let theirs = (word >> (8 * self.row_start(self.side.other()))) as u64 & keep;
+        // Byte i of `need` is 128 - (w - i): adding it sets the high bit
+        // exactly when pit i holds at least w - i stones.
+        let need = HIGH - (0x0102_0304_0506_0708u64 >> (8 * (8 - w)));
+        let to_bits =
+            |high: u64| (((high >> 7) & keep).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+        let any = to_bits((own + (LOW7 & keep)) & HIGH);
+        let feeding = to_bits((own + (need & keep)) & HIGH);
+        (any, feeding, theirs == 0)
     }
 
     fn explain_illegal(&self, pit: usize) -> String {

@@ -170,14 +170,22 @@ impl KpePosition {
         // reaches 256, so no byte carries into the next): the origin is
         // emptied, then §1.1 Choice: whole laps sow every pit, the origin
         // included, and the rest follow it.
-        let (laps, rest) = if stones < n { (0, stones) } else { (stones / n, stones % n) };
+        let (laps, rest) = if stones < n {
+            (0, stones)
+        } else {
+            (stones / n, stones % n)
+        };
         let tail = rest.min(n - 1 - pit);
         let sown = laps as u128 * byte_ones(n)
             + (byte_ones(tail) << (8 * (pit + 1)))
             + byte_ones(rest - tail);
         let word = u128::from_le_bytes(self.pits) & !(0xff << (8 * pit));
         next.pits = (word + sown).to_le_bytes();
-        let last = if pit + rest >= n { pit + rest - n } else { pit + rest };
+        let last = if pit + rest >= n {
+            pit + rest - n
+        } else {
+            pit + rest
+        };
         let mut gained = 0u32;
         if next.marks[me.index()] == self.variant.all_marks() {
             // §1.3: capture 2s and 4s backwards from the last pit while in the opponent's row.
