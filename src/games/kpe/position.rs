@@ -14,7 +14,7 @@ fn byte_ones(k: usize) -> u128 {
     if k == 0 {
         0
     } else {
-        u128::MAX / 255 >> (8 * (16 - k))
+        (u128::MAX / 255) >> (8 * (16 - k))
     }
 }
 
