@@ -40,7 +40,7 @@ pub fn perft_divide<G: Game>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
         ControlFlow::Continue(())
     });
     let mut remaining = depth - 1;
-    let wanted = 64 * rayon::current_num_threads().max(1);
+    let wanted = 512 * rayon::current_num_threads().max(1);
     while remaining > 2 && frontier.len() < wanted {
         frontier = frontier
             .par_iter()
