@@ -15,6 +15,15 @@ pub const PALETTE: [&str; 6] = [
     "#2b8a3e", "#868e96", "#c92a2a", "#1c7ed6", "#f08c00", "#7048e8",
 ];
 
+/// A tick label: 203M, 51k, 12.
+fn compact(v: f64) -> String {
+    match v.abs() {
+        a if a >= 1e6 => format!("{:.0}M", v / 1e6),
+        a if a >= 1e4 => format!("{:.0}k", v / 1e3),
+        _ => format!("{}", v.round()),
+    }
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -130,7 +139,7 @@ impl BarChart {
             let label = if self.log_y {
                 format!("1e{}", t.log10().round())
             } else if hi - lo >= 10.0 {
-                format!("{}", t.round())
+                compact(t)
             } else {
                 format!("{}", (t * 100.0).round() / 100.0)
             };
