@@ -29,3 +29,21 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), CliError> {
     }
     fs::rename(&tmp, path).map_err(fail)
 }
+
+/// Writes a report as `<stem>.json` and `<stem>.md` in `dir`; returns
+/// their paths (Markdown first).
+pub fn write_report(
+    dir: &Path,
+    stem: &str,
+    json: &serde_json::Value,
+    markdown: &str,
+) -> Result<(std::path::PathBuf, std::path::PathBuf), CliError> {
+    let md_path = dir.join(format!("{stem}.md"));
+    let json_path = dir.join(format!("{stem}.json"));
+    write_atomic(
+        &json_path,
+        serde_json::to_string_pretty(json).expect("JSON").as_bytes(),
+    )?;
+    write_atomic(&md_path, markdown.as_bytes())?;
+    Ok((md_path, json_path))
+}

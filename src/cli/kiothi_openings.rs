@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_atomic;
+use super::files::write_report;
 use super::kpe_db::value_table;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
@@ -167,13 +167,7 @@ pub fn run(
     } else {
         "openings"
     };
-    let md_path = dir.join(format!("{stem}.md"));
-    let json_path = dir.join(format!("{stem}.json"));
-    write_atomic(
-        &json_path,
-        serde_json::to_string_pretty(&r).expect("JSON").as_bytes(),
-    )?;
-    write_atomic(&md_path, markdown(&r).as_bytes())?;
+    let (md_path, json_path) = write_report(&dir, &stem, &r, &markdown(&r))?;
     if out.json {
         return out.json(&r);
     }

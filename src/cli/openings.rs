@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_atomic;
+use super::files::write_report;
 use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line, strings, value_table};
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
@@ -103,13 +103,7 @@ pub fn run(
     } else {
         format!("openings-{variant}")
     };
-    let md_path = dir.join(format!("{stem}.md"));
-    let json_path = dir.join(format!("{stem}.json"));
-    write_atomic(
-        &json_path,
-        serde_json::to_string_pretty(&r).expect("JSON").as_bytes(),
-    )?;
-    write_atomic(&md_path, markdown(&r).as_bytes())?;
+    let (md_path, json_path) = write_report(&dir, &stem, &r, &markdown(&r))?;
     if out.json {
         let mut obj = r.clone();
         obj["files"] = json!([
