@@ -167,7 +167,7 @@ pub fn run(
     } else {
         "openings"
     };
-    let (md_path, json_path) = write_report(&dir, &stem, &r, &markdown(&r))?;
+    let (md_path, json_path) = write_report(&dir, stem, &r, &markdown(&r))?;
     if out.json {
         return out.json(&r);
     }
