@@ -44,3 +44,29 @@ fn run(bencher: Bencher, p: KpePosition, depth: u32) {
             search(&p, &Limits::depth(depth), 1, &tt, &stop, &mut |_| {})
         });
 }
+
+/// The 20 Kiothi middle-game positions kept in `benches/kiothi_middlegames.txt`.
+fn kiothi_middlegames() -> Vec<sow::games::kiothi::KiothiPosition> {
+    include_str!("kiothi_middlegames.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| sow::games::kiothi::parse_position(l).unwrap())
+        .collect()
+}
+
+/// Time to reach depth 7 on all 20 Kiothi middle-game positions, with 1
+/// or 2 search threads (Lazy SMP, a fresh 64 MiB table per position).
+#[divan::bench(args = [1, 2], sample_count = 3)]
+fn kiothi_time_to_depth_7(bencher: Bencher, threads: usize) {
+    let positions = kiothi_middlegames();
+    bencher.bench(|| {
+        positions
+            .iter()
+            .map(|p| {
+                let stop = AtomicBool::new(false);
+                let tt = TranspositionTable::new(64);
+                search(p, &Limits::depth(7), threads, &tt, &stop, &mut |_| {}).nodes
+            })
+            .sum::<u64>()
+    });
+}
