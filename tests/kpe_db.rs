@@ -122,6 +122,12 @@ fn a_corrupt_byte_is_detected_by_its_block_checksum() {
             .all(|e| e.contains("corrupt") && e.contains("layer-012.sowdb")),
         "{failures:?}"
     );
+    // Solving a locked region on demand reads every layer: refused too.
+    let outside: KpePosition = "kpe:3x2 0,0,0,0,0,12 S x.. ...".parse().unwrap();
+    let err = opened
+        .region_for(&outside, Progress::Hidden)
+        .expect_err("refused");
+    assert!(err.to_string().contains("layer-012.sowdb"), "{err}");
     let err = Solution::build(variant(), &db, Progress::Hidden)
         .err()
         .expect("refused");

@@ -50,7 +50,8 @@ impl LayerValues for Layers {
             Layers::Memory(v) => v[n][index as usize],
             Layers::Mapped(files) => {
                 let file = files[n].as_ref().expect("layer opened");
-                // Blocks of mapped layers are verified before solving reads them.
+                // Solving reads mapped layers only after `verify_all`
+                // (`build`, `region_for`), so no block can fail here.
                 file.byte(index as usize).map(|b| b as i8).unwrap_or(0)
             }
         }
@@ -58,6 +59,14 @@ impl LayerValues for Layers {
 }
 
 impl Layers {
+    /// Checks every block of every mapped layer.
+    fn verify_all(&self) -> Result<(), DbError> {
+        match self {
+            Layers::Memory(_) => Ok(()),
+            Layers::Mapped(files) => files.iter().flatten().try_for_each(MappedFile::verify_all),
+        }
+    }
+
     fn try_value(&self, n: usize, index: u64) -> Result<i8, DbError> {
         match self {
             Layers::Memory(v) => Ok(v[n][index as usize]),
@@ -264,9 +273,12 @@ impl Solution {
         progress: Progress,
     ) -> Result<Option<LockedRegion>, SolveError> {
         let locked = !(pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North));
-        if !locked || matches!(self.start_region.value(pos), Ok(Some(_))) {
+        if !locked || self.start_region.value(pos)?.is_some() {
             return Ok(None);
         }
+        // Solving reads the whole database: check it first, so that a
+        // corrupt block is an error rather than a wrong value.
+        self.layers.verify_all()?;
         Ok(Some(LockedRegion::solve(
             pos,
             &self.eg,
