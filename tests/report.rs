@@ -114,16 +114,23 @@ fn quick_report_pages_pictures_and_numbers() {
     // CSV: documented columns; positions per phase and stone count equal the JSON.
     let csv = read(&kpe.join("stats.csv"));
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("phase,stones,value,positions"));
-    let mut totals: HashMap<(String, u64), u64> = HashMap::new();
+    assert_eq!(
+        lines.next(),
+        Some("phase,stones,value,positions,never_ends")
+    );
+    let mut totals: HashMap<(String, u64), (u64, u64)> = HashMap::new();
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
-        assert_eq!(f.len(), 4, "{line}");
+        assert_eq!(f.len(), 5, "{line}");
         let value: i64 = f[2].parse().unwrap();
         assert!(value.abs() <= f[1].parse::<i64>().unwrap(), "{line}");
-        *totals
+        let (positions, endless): (u64, u64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+        assert!(endless <= positions, "{line}");
+        let total = totals
             .entry((f[0].to_string(), f[1].parse().unwrap()))
-            .or_default() += f[3].parse::<u64>().unwrap();
+            .or_default();
+        total.0 += positions;
+        total.1 += endless;
     }
     let stats = json(&kpe.join("stats.json"));
     let rows = stats["rows"].as_array().unwrap();
@@ -133,7 +140,11 @@ fn quick_report_pages_pictures_and_numbers() {
             r["phase"].as_str().unwrap().to_string(),
             r["stones"].as_u64().unwrap(),
         );
-        assert_eq!(totals[&key], r["positions"].as_u64().unwrap(), "{key:?}");
+        let want = (
+            r["positions"].as_u64().unwrap(),
+            r["never_ends"].as_u64().unwrap(),
+        );
+        assert_eq!(totals[&key], want, "{key:?}");
     }
     let unlocked: u64 = rows
         .iter()

@@ -3,9 +3,13 @@
 //!
 //! CSV columns: `phase` (`unlocked` or `opening`), `stones` (on the board),
 //! `value` (exact future margin for the mover), `positions` (how many
-//! positions of that phase and stone count have that value). JSON: one
-//! object per phase and stone count with `positions`, `wins`, `draws`,
-//! `losses` and `histogram` (value → positions).
+//! positions of that phase and stone count have that value), `never_ends`
+//! (how many of them have a perfect play that never ends: no line of
+//! value-keeping moves reaches the end of the game, see
+//! `sow::solve::endless`). JSON: one object per phase and stone count with
+//! `positions`, `wins`, `draws`, `losses`, `never_ends`, `histogram`
+//! (value → positions) and `never_ends_histogram` (value → positions whose
+//! perfect play never ends).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,22 +27,28 @@ pub struct Row {
     pub phase: &'static str,
     pub stones: usize,
     pub histogram: BTreeMap<i8, u64>,
+    /// Positions whose perfect play never ends, by value.
+    pub never_ends: BTreeMap<i8, u64>,
 }
 
 impl Row {
-    fn of(phase: &'static str, stones: usize, values: impl Iterator<Item = i8>) -> Self {
-        let mut counts = [0u64; 256];
-        for v in values {
-            counts[v as u8 as usize] += 1;
+    /// A row from (value, can perfect play end) of every position.
+    fn of(phase: &'static str, stones: usize, values: impl Iterator<Item = (i8, bool)>) -> Self {
+        let mut counts = [[0u64; 2]; 256];
+        for (v, can_end) in values {
+            counts[v as u8 as usize][can_end as usize] += 1;
         }
-        let histogram = (0..256)
-            .filter(|&b| counts[b] > 0)
-            .map(|b| (b as u8 as i8, counts[b]))
-            .collect();
+        let by_value = |keep: fn([u64; 2]) -> u64| -> BTreeMap<i8, u64> {
+            (0..256)
+                .filter(|&b| counts[b] != [0, 0])
+                .map(|b| (b as u8 as i8, keep(counts[b])))
+                .collect()
+        };
         Row {
             phase,
             stones,
-            histogram,
+            histogram: by_value(|[endless, ending]| endless + ending),
+            never_ends: by_value(|[endless, _]| endless),
         }
     }
 
@@ -62,17 +72,25 @@ pub fn rows(
     progress: Progress,
 ) -> Result<Vec<Row>, CliError> {
     let solution = kpe_db::open_solution(variant, &kpe_db::db_dir(db), progress)?;
+    let (region, endings) = solution.endings(progress)?;
     let mut rows = Vec::new();
     for n in solution.eg.layers() {
         let bytes = solution.layer_bytes(n)?;
-        rows.push(Row::of("unlocked", n, bytes.iter().map(|&b| b as i8)));
+        let can_end = endings.unlocked_layer(n);
+        let values = bytes.iter().enumerate();
+        rows.push(Row::of(
+            "unlocked",
+            n,
+            values.map(|(i, &b)| (b as i8, can_end.get(i as u64))),
+        ));
     }
-    let region = solution.start_region().load(variant)?;
-    for (stones, _) in region.counts() {
+    for (g, (stones, _)) in region.counts().into_iter().enumerate() {
+        let can_end = endings.locked_group(g);
+        let values = region.values_of(stones).iter().enumerate();
         rows.push(Row::of(
             "opening",
             stones,
-            region.values_of(stones).iter().copied(),
+            values.map(|(i, &v)| (v, can_end.get(i as u64))),
         ));
     }
     Ok(rows)
@@ -90,7 +108,9 @@ pub fn rows_json(variant: KpeVariant, rows: &[Row]) -> serde_json::Value {
                 "wins": r.count(|v| v > 0),
                 "draws": r.count(|v| v == 0),
                 "losses": r.count(|v| v < 0),
+                "never_ends": r.never_ends.values().sum::<u64>(),
                 "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+                "never_ends_histogram": r.never_ends.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
             })
         })
         .collect();
@@ -99,10 +119,11 @@ pub fn rows_json(variant: KpeVariant, rows: &[Row]) -> serde_json::Value {
 
 /// The rows as CSV with the documented columns.
 pub fn csv(rows: &[Row]) -> String {
-    let mut text = String::from("phase,stones,value,positions\n");
+    let mut text = String::from("phase,stones,value,positions,never_ends\n");
     for r in rows {
         for (v, n) in &r.histogram {
-            text += &format!("{},{},{},{}\n", r.phase, r.stones, v, n);
+            let endless = r.never_ends[v];
+            text += &format!("{},{},{},{},{}\n", r.phase, r.stones, v, n, endless);
         }
     }
     text

@@ -121,9 +121,47 @@ pub struct FileId {
 
 /// Writes a database file atomically (temporary file, then rename).
 pub fn write_file(path: &Path, id: FileId, entries: u64, payload: &[u8]) -> Result<(), DbError> {
+    write_file_parts(path, id, entries, &[payload])
+}
+
+/// Checksums of the 4 KiB blocks of a payload given as consecutive parts
+/// (blocks may straddle parts).
+fn block_checksums(parts: &[&[u8]]) -> Vec<u64> {
+    let mut sums = Vec::new();
+    let mut pending: Vec<u8> = Vec::with_capacity(BLOCK);
+    for part in parts {
+        let mut rest = *part;
+        if !pending.is_empty() {
+            let take = (BLOCK - pending.len()).min(rest.len());
+            pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if pending.len() == BLOCK {
+                sums.push(checksum(&pending));
+                pending.clear();
+            }
+        }
+        let whole = rest.len() / BLOCK * BLOCK;
+        sums.extend(rest[..whole].chunks_exact(BLOCK).map(checksum));
+        pending.extend_from_slice(&rest[whole..]);
+    }
+    if !pending.is_empty() {
+        sums.push(checksum(&pending));
+    }
+    sums
+}
+
+/// Writes a database file whose payload is the concatenation of `parts`,
+/// without ever holding that concatenation in memory.
+pub fn write_file_parts(
+    path: &Path,
+    id: FileId,
+    entries: u64,
+    parts: &[&[u8]],
+) -> Result<(), DbError> {
     let dir = path.parent().expect("database files live in a directory");
     fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let blocks: Vec<u64> = payload.chunks(BLOCK).map(checksum).collect();
+    let payload_len: usize = parts.iter().map(|p| p.len()).sum();
+    let blocks = block_checksums(parts);
     let block_bytes: Vec<u8> = blocks.iter().flat_map(|b| b.to_le_bytes()).collect();
     let mut header = Vec::with_capacity(HEADER);
     header.extend_from_slice(&MAGIC);
@@ -132,7 +170,7 @@ pub fn write_file(path: &Path, id: FileId, entries: u64, payload: &[u8]) -> Resu
     header.extend_from_slice(&[id.variant.w() as u8, id.variant.k() as u8, 0, 0]);
     header.extend_from_slice(&id.stones.to_le_bytes());
     header.extend_from_slice(&entries.to_le_bytes());
-    header.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    header.extend_from_slice(&(payload_len as u64).to_le_bytes());
     header.extend_from_slice(&checksum(&block_bytes).to_le_bytes());
     header.extend_from_slice(&(BLOCK as u64).to_le_bytes());
     header.extend_from_slice(&(blocks.len() as u64).to_le_bytes());
@@ -142,7 +180,9 @@ pub fn write_file(path: &Path, id: FileId, entries: u64, payload: &[u8]) -> Resu
         let mut out = BufWriter::new(File::create(&tmp)?);
         out.write_all(&header)?;
         out.write_all(&block_bytes)?;
-        out.write_all(payload)?;
+        for part in parts {
+            out.write_all(part)?;
+        }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
     };
     write().map_err(io_err(&tmp))?;
@@ -323,5 +363,34 @@ impl MappedFile {
     pub fn byte(&self, at: usize) -> Result<u8, DbError> {
         self.verify_block(at / self.block)?;
         Ok(self.payload()[at])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_checksums_of_parts_equal_those_of_their_concatenation() {
+        let whole: Vec<u8> = (0..3 * BLOCK + 1234)
+            .map(|i| (i * 7 + i / 13) as u8)
+            .collect();
+        let direct: Vec<u64> = whole.chunks(BLOCK).map(checksum).collect();
+        for cuts in [
+            vec![],
+            vec![5],
+            vec![BLOCK],
+            vec![100, 4000, 4100, 9000],
+            vec![1, 2, 3],
+        ] {
+            let mut parts = Vec::new();
+            let mut at = 0;
+            for &c in &cuts {
+                parts.push(&whole[at..c]);
+                at = c;
+            }
+            parts.push(&whole[at..]);
+            assert_eq!(block_checksums(&parts), direct, "cuts {cuts:?}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod db;
 pub mod endgame;
+pub mod endless;
 pub mod index;
 pub mod opening;
 pub mod progress;

@@ -233,16 +233,23 @@ impl LockedRegion {
         }
     }
 
-    /// Mixed keys sorted by stones then mixed key, and their values, in the
-    /// same order (the on-disk layout).
-    pub fn sorted_entries(&self) -> (Vec<u64>, Vec<i8>) {
-        let keys = self
-            .groups
-            .iter()
-            .flat_map(|g| g.keys.iter().copied())
-            .collect();
-        let values = self.values.iter().flatten().copied().collect();
-        (keys, values)
+    /// The on-disk payload, in parts: the mixed keys of every group (sorted
+    /// by stones, then mixed key) as little-endian `u64`s, then their values
+    /// in the same order.
+    pub fn payload_parts(&self) -> Vec<&[u8]> {
+        const _: () = assert!(
+            cfg!(target_endian = "little"),
+            "region keys are written in memory order"
+        );
+        let keys = self.groups.iter().map(|g| {
+            // SAFETY: any u64 is 8 initialized bytes; u8 has alignment 1.
+            unsafe { std::slice::from_raw_parts(g.keys.as_ptr() as *const u8, 8 * g.keys.len()) }
+        });
+        let values = self.values.iter().map(|v| {
+            // SAFETY: i8 and u8 have the same size, alignment and validity.
+            unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len()) }
+        });
+        keys.chain(values).collect()
     }
 
     pub fn len(&self) -> usize {
@@ -270,7 +277,44 @@ impl LockedRegion {
             .map_or(&[], |g| &self.values[g])
     }
 
-    fn locate(&self, key: RegionKey) -> Option<(usize, usize)> {
+    /// Calls `f` with the index (in group `g`) of the parent of every
+    /// non-capturing move that leads to position `i` of group `g` and
+    /// keeps a player locked.
+    pub(super) fn for_each_predecessor(&self, g: usize, i: usize, mut f: impl FnMut(usize)) {
+        let v = self.variant;
+        let group = &self.groups[g];
+        let pos = unpack(v, unmix(group.keys[i]));
+        let (x_marks, y_marks) = (pos.marks(Side::South), pos.marks(Side::North));
+        for_each_unmove(v, pos.pits(), y_marks == v.all_marks(), |before, q| {
+            let bit = 1u8 << q;
+            if y_marks & bit == 0 {
+                return; // Y's move from q would have set this mark
+            }
+            for y_before in [y_marks, y_marks & !bit] {
+                if let Some(j) = group.find(mix(pack(v, before, y_before, x_marks))) {
+                    f(j);
+                }
+            }
+        });
+    }
+
+    /// Groups (stone counts) of the region.
+    pub(super) fn group_count(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Values of group `g`, in key order.
+    pub(super) fn group_values(&self, g: usize) -> &[i8] {
+        &self.values[g]
+    }
+
+    /// Position `i` of group `g`, its mover as South.
+    pub(super) fn position(&self, g: usize, i: usize) -> KpePosition {
+        unpack(self.variant, unmix(self.groups[g].keys[i]))
+    }
+
+    /// (group, index) of a key.
+    pub(super) fn locate(&self, key: RegionKey) -> Option<(usize, usize)> {
         let g = self
             .by_stones
             .get(stones_of(self.variant, key))
@@ -358,7 +402,6 @@ impl LockedRegion {
     /// to a smaller, already solved count.
     fn solve_groups(&mut self, eg: &Endgame, layers: &impl LayerValues, progress: Progress) {
         let v = self.variant;
-        let full = v.all_marks();
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
         for g in 0..self.groups.len() {
@@ -394,21 +437,7 @@ impl LockedRegion {
             let state = LayerState::new(exit, internal);
             state.solve(
                 n as i8,
-                |i, out| {
-                    let pos = unpack(v, unmix(group.keys[i]));
-                    let (x_marks, y_marks) = (pos.marks(Side::South), pos.marks(Side::North));
-                    for_each_unmove(v, pos.pits(), y_marks == full, |before, q| {
-                        let bit = 1u8 << q;
-                        if y_marks & bit == 0 {
-                            return; // Y's move from q would have set this mark
-                        }
-                        for y_before in [y_marks, y_marks & !bit] {
-                            if let Some(j) = group.find(mix(pack(v, before, y_before, x_marks))) {
-                                out.push(j as u32);
-                            }
-                        }
-                    });
-                },
+                |i, out| self.for_each_predecessor(g, i, |j| out.push(j as u32)),
                 |_, _| {},
             );
             bar.inc(group.keys.len() as u64);

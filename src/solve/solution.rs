@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::db::{self, DbError, FileId, FileKind, MappedFile};
 use super::endgame::{Endgame, LayerValues};
+use super::endless::Endings;
 use super::opening::{mix, region_key, stones_of, unmix, LockedRegion};
 use super::progress::Progress;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
@@ -287,6 +288,15 @@ impl Solution {
         )))
     }
 
+    /// The start's locked region in memory and, for it and every unlocked
+    /// position, whether perfect play can end (see [`Endings`]).
+    pub fn endings(&self, progress: Progress) -> Result<(LockedRegion, Endings), SolveError> {
+        self.layers.verify_all()?;
+        let region = self.start_region.load(self.variant())?;
+        let endings = Endings::compute(&self.eg, &self.layers, &region, progress);
+        Ok((region, endings))
+    }
+
     /// The exact value of a position for its mover; `extra` holds the
     /// region solved for a position outside the start's region.
     pub fn value(
@@ -365,13 +375,12 @@ fn as_bytes(values: &[i8]) -> &[u8] {
 }
 
 fn write_region(path: &Path, variant: KpeVariant, region: &LockedRegion) -> Result<(), DbError> {
-    let (keys, values) = region.sorted_entries();
-    let mut payload = Vec::with_capacity(keys.len() * 9);
-    for k in keys {
-        payload.extend_from_slice(&k.to_le_bytes());
-    }
-    payload.extend_from_slice(as_bytes(&values));
-    db::write_file(path, region_id(variant), values.len() as u64, &payload)
+    db::write_file_parts(
+        path,
+        region_id(variant),
+        region.len() as u64,
+        &region.payload_parts(),
+    )
 }
 
 /// The locked region of the start: solved in memory, or a mapped file
