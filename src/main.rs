@@ -144,6 +144,9 @@ enum Command {
         /// Database directory.
         #[arg(long, value_name = "DIR")]
         db: Option<PathBuf>,
+        /// Regenerate one part only (the index keeps the other part's last report).
+        #[arg(long, value_parser = ["kpe", "kiothi"])]
+        only: Option<String>,
     },
     /// Solve the small Kpé variants and tabulate their start values.
     Variants {
@@ -281,7 +284,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             out: dir,
             quick,
             db,
-        } => cli::report::run(db.as_deref(), dir, *quick, out)?,
+            only,
+        } => cli::report::run(db.as_deref(), dir, *quick, only.as_deref(), out)?,
         Command::Variants {
             db,
             out: dir,

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod files;
 mod kiothi_board;
 pub mod kiothi_openings;
+pub mod kiothi_report;
 pub mod kpe_db;
 pub mod matches;
 pub mod moves;

@@ -1,5 +1,6 @@
 //! Minimal SVG charts: bar charts (grouped or stacked, linear or log
-//! scale) and heat maps, with titled, labelled axes.
+//! scale), horizontal bar charts, line charts and heat maps, with titled,
+//! labelled axes.
 
 use std::fmt::Write;
 
@@ -31,26 +32,86 @@ fn escape(text: &str) -> String {
 }
 
 fn header(title: &str, x_label: &str, y_label: &str) -> String {
-    let mut s = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">
+    Frame::STANDARD.header(title, x_label, y_label)
+}
+
+/// Size of a picture and margins of its plot area.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    width: f64,
+    height: f64,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl Frame {
+    const STANDARD: Frame = Frame {
+        width: WIDTH,
+        height: HEIGHT,
+        left: LEFT,
+        right: RIGHT,
+        top: TOP,
+        bottom: BOTTOM,
+    };
+
+    fn plot_w(&self) -> f64 {
+        self.width - self.left - self.right
+    }
+
+    fn plot_h(&self) -> f64 {
+        self.height - self.top - self.bottom
+    }
+
+    /// The opening tag, background, title and both axis labels.
+    fn header(&self, title: &str, x_label: &str, y_label: &str) -> String {
+        let (w, h) = (self.width, self.height);
+        let mut s = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
 <text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>
 "#,
-        WIDTH / 2.0,
-        escape(title)
-    );
-    let _ = write!(
-        s,
-        r#"<text class="x-label" x="{}" y="{}" text-anchor="middle">{}</text>
+            w / 2.0,
+            escape(title)
+        );
+        let _ = write!(
+            s,
+            r#"<text class="x-label" x="{}" y="{}" text-anchor="middle">{}</text>
 <text class="y-label" transform="translate(18,{}) rotate(-90)" text-anchor="middle">{}</text>
 "#,
-        LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
-        HEIGHT - 12.0,
-        escape(x_label),
-        TOP + (HEIGHT - TOP - BOTTOM) / 2.0,
-        escape(y_label)
-    );
-    s
+            self.left + self.plot_w() / 2.0,
+            h - 12.0,
+            escape(x_label),
+            self.top + self.plot_h() / 2.0,
+            escape(y_label)
+        );
+        s
+    }
+}
+
+/// Five round ticks covering `lo..hi`.
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let raw = (hi - lo) / 4.0;
+    let mag = 10f64.powf(raw.abs().max(1e-9).log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// A tick label without float noise: 0.0625, 25, -300.
+fn tick_label(v: f64) -> String {
+    let r = (v * 10_000.0).round() / 10_000.0;
+    if r == 0.0 {
+        "0".into()
+    } else {
+        format!("{r}")
+    }
 }
 
 /// A bar chart: one bar group per category, one bar (or stacked segment)
@@ -272,6 +333,262 @@ impl HeatMap {
                 r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
                 LEFT - 8.0,
                 TOP + ch * (r as f64 + 0.5) + 4.0,
+                escape(name)
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+/// A horizontal bar chart: one labelled bar per category, the category
+/// names on the left (room for long labels such as Kiothi moves), the
+/// value written at the end of each bar.
+pub struct HBarChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub categories: Vec<String>,
+    pub values: Vec<f64>,
+    /// Text written after each bar (e.g. `+2, depth 9`); empty: the value.
+    pub value_labels: Vec<String>,
+    /// Value axis range; `None`: from the data, zero included.
+    pub range: Option<(f64, f64)>,
+}
+
+impl HBarChart {
+    const ROW: f64 = 24.0;
+
+    fn frame(&self) -> Frame {
+        let longest = self
+            .categories
+            .iter()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0) as f64;
+        let left = (longest * 7.0 + 50.0).clamp(LEFT, 420.0);
+        Frame {
+            width: left + 540.0,
+            height: TOP + BOTTOM + Self::ROW * self.categories.len().max(1) as f64,
+            left,
+            right: 140.0,
+            top: TOP,
+            bottom: BOTTOM,
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let f = self.frame();
+        let (lo, hi) = self.range.unwrap_or_else(|| {
+            let finite = self.values.iter().copied().filter(|v| v.is_finite());
+            let lo = finite.clone().fold(0.0, f64::min);
+            let hi = finite.fold(0.0, f64::max);
+            if lo == hi {
+                (lo - 1.0, hi + 1.0)
+            } else {
+                (lo, hi)
+            }
+        });
+        let x = |v: f64| f.left + f.plot_w() * ((v.clamp(lo, hi) - lo) / (hi - lo));
+        let mut s = f.header(&self.title, &self.x_label, &self.y_label);
+        let bottom = f.top + f.plot_h();
+        let _ = writeln!(
+            s,
+            r##"<line x1="{:.1}" y1="{}" x2="{:.1}" y2="{bottom}" stroke="#333"/>"##,
+            x(0.0),
+            f.top,
+            x(0.0)
+        );
+        let _ = writeln!(
+            s,
+            r##"<line x1="{}" y1="{bottom}" x2="{}" y2="{bottom}" stroke="#333"/>"##,
+            f.left,
+            f.left + f.plot_w()
+        );
+        for t in linear_ticks(lo, hi) {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{0:.1}" y1="{bottom}" x2="{0:.1}" y2="{1}" stroke="#333"/><text x="{0:.1}" y="{2}" text-anchor="middle">{3}</text>"##,
+                x(t),
+                bottom + 4.0,
+                bottom + 16.0,
+                tick_label(t)
+            );
+        }
+        for (i, cat) in self.categories.iter().enumerate() {
+            let v = self.values.get(i).copied().unwrap_or(0.0);
+            let y = f.top + Self::ROW * i as f64;
+            let (x0, x1) = (x(0.0).min(x(v)), x(0.0).max(x(v)));
+            let colour = if v < 0.0 { PALETTE[2] } else { PALETTE[0] };
+            let label = match self.value_labels.get(i) {
+                Some(l) if !l.is_empty() => l.clone(),
+                _ => tick_label(v),
+            };
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text><rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{}: {v}</title></rect><text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#,
+                f.left - 8.0,
+                y + Self::ROW / 2.0 + 4.0,
+                escape(cat),
+                y + 3.0,
+                (x1 - x0).max(0.5),
+                Self::ROW - 6.0,
+                escape(cat),
+                x1 + 4.0,
+                y + Self::ROW / 2.0 + 4.0,
+                escape(&label)
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+/// A point of a line chart, with an optional interval drawn as a whisker
+/// (an infinite bound is drawn to the edge of the plot).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub interval: Option<(f64, f64)>,
+}
+
+/// A line chart of several series; points whose `y` is not finite are
+/// left out (the line breaks there).
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<(String, Vec<Point>)>,
+    /// Logarithmic x axis, base 2 (ticks at the points' x values).
+    pub log2_x: bool,
+}
+
+impl LineChart {
+    pub fn render(&self) -> String {
+        let f = Frame {
+            right: 300.0,
+            width: WIDTH + 150.0,
+            ..Frame::STANDARD
+        };
+        let points = || self.series.iter().flat_map(|(_, p)| p.iter());
+        let tx = |x: f64| if self.log2_x { x.max(1e-12).log2() } else { x };
+        let xs: Vec<f64> = points().map(|p| p.x).filter(|x| x.is_finite()).collect();
+        let (x_lo, x_hi) = xs
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(tx(x)), hi.max(tx(x)))
+            });
+        let (x_lo, x_hi) = if x_lo.is_finite() && x_hi > x_lo {
+            let pad = (x_hi - x_lo) * 0.05;
+            (x_lo - pad, x_hi + pad)
+        } else if x_lo.is_finite() {
+            (x_lo - 1.0, x_lo + 1.0)
+        } else {
+            (0.0, 1.0)
+        };
+        let ys = points()
+            .flat_map(|p| {
+                let (a, b) = p.interval.unwrap_or((p.y, p.y));
+                [p.y, a, b]
+            })
+            .filter(|y| y.is_finite());
+        let (mut y_lo, mut y_hi) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        if y_hi - y_lo < 1e-9 {
+            y_hi += 1.0;
+            y_lo -= 1.0;
+        }
+        let px = |x: f64| f.left + f.plot_w() * (tx(x) - x_lo) / (x_hi - x_lo);
+        let py = |y: f64| {
+            let y = y.clamp(y_lo, y_hi);
+            f.top + f.plot_h() * (1.0 - (y - y_lo) / (y_hi - y_lo))
+        };
+        let bottom = f.top + f.plot_h();
+        let mut s = f.header(&self.title, &self.x_label, &self.y_label);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{bottom}" stroke="#333"/><line x1="{0}" y1="{bottom}" x2="{2}" y2="{bottom}" stroke="#333"/>"##,
+            f.left,
+            f.top,
+            f.left + f.plot_w()
+        );
+        if y_lo < 0.0 && y_hi > 0.0 {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{}" y1="{2:.1}" x2="{}" y2="{2:.1}" stroke="#ced4da" stroke-dasharray="4 3"/>"##,
+                f.left,
+                f.left + f.plot_w(),
+                py(0.0)
+            );
+        }
+        for t in linear_ticks(y_lo, y_hi) {
+            let _ = writeln!(
+                s,
+                r##"<text x="{}" y="{:.1}" text-anchor="end">{}</text><line x1="{}" y1="{1:.1}" x2="{}" y2="{1:.1}" stroke="#333"/>"##,
+                f.left - 8.0,
+                py(t),
+                tick_label(t),
+                f.left - 4.0,
+                f.left
+            );
+        }
+        let mut ticks: Vec<f64> = if self.log2_x {
+            xs.clone()
+        } else {
+            linear_ticks(x_lo, x_hi)
+        };
+        ticks.sort_by(f64::total_cmp);
+        ticks.dedup();
+        for t in ticks {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{0:.1}" y1="{bottom}" x2="{0:.1}" y2="{1}" stroke="#333"/><text x="{0:.1}" y="{2}" text-anchor="middle">{3}</text>"##,
+                px(t),
+                bottom + 4.0,
+                bottom + 16.0,
+                tick_label(t)
+            );
+        }
+        for (k, (name, pts)) in self.series.iter().enumerate() {
+            let colour = PALETTE[k % PALETTE.len()];
+            for run in pts.split(|p| !p.y.is_finite()).filter(|r| r.len() > 1) {
+                let path: Vec<String> = run
+                    .iter()
+                    .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
+                    path.join(" ")
+                );
+            }
+            for p in pts.iter().filter(|p| p.y.is_finite()) {
+                if let Some((a, b)) = p.interval {
+                    let _ = writeln!(
+                        s,
+                        r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{colour}" stroke-opacity="0.5"/>"#,
+                        px(p.x) + 3.0 * k as f64,
+                        py(a),
+                        py(b)
+                    );
+                }
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{colour}"><title>{}: {} at {}</title></circle>"#,
+                    px(p.x),
+                    py(p.y),
+                    escape(name),
+                    tick_label(p.y),
+                    tick_label(p.x)
+                );
+            }
+            let ly = f.top + 10.0 + 18.0 * k as f64;
+            let _ = writeln!(
+                s,
+                r#"<rect x="{}" y="{}" width="12" height="12" fill="{colour}"/><text x="{}" y="{ly}" font-size="11">{}</text>"#,
+                f.width - f.right + 15.0,
+                ly - 10.0,
+                f.width - f.right + 32.0,
                 escape(name)
             );
         }
