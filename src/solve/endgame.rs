@@ -129,7 +129,7 @@ impl Endgame {
         let state = self.initial_state(n, layers, &bar);
         let pits = self.variant.pits();
         bar.set_position(0);
-        bar.set_length(n as u64);
+        bar.set_length(n as u64 / 2);
         bar.set_message("thresholds");
         state.solve(
             n as i8,

@@ -155,7 +155,12 @@ impl LayerState {
         }
     }
 
-    /// Runs every threshold from `max_value` down to 1.
+    /// Runs every even threshold from `max_value` down to 2.
+    ///
+    /// Kpé values are even: totals are even (2·W·K stones), captures take 2
+    /// or 4 stones per pit and the final sweep takes an even total. With
+    /// every exit even, `W_t = W_{t+1}` and `L_t = L_{t+1}` for odd `t`, so
+    /// odd thresholds would admit nothing.
     ///
     /// `predecessors(i, out)` must append the index of the parent of every
     /// internal move that leads to `i` (a parent twice if two of its moves do).
@@ -163,7 +168,11 @@ impl LayerState {
     where
         P: Fn(usize, &mut Vec<u32>) + Sync,
     {
-        for t in (1..=max_value).rev() {
+        debug_assert!(
+            self.words.iter().all(|w| Word(w.load(Relaxed)).exit() % 2 == 0),
+            "odd exit value"
+        );
+        for t in (1..=max_value).rev().filter(|t| t % 2 == 0) {
             let mut frontier = self.seeds(t);
             let mut admitted = frontier.len() as u64;
             while !frontier.is_empty() {
