@@ -160,9 +160,15 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1_000_000_000)]
         max_positions: u64,
     },
-    /// Value statistics of a solved Kpé variant per layer and phase.
+    /// Value statistics per phase and stones on the board: exact for a
+    /// solved Kpé variant, estimated by engine self-play for Kiothi.
+    ///
+    /// CSV columns: phase, stones, value, positions. Kiothi: every distinct
+    /// position reached in N seeded self-play games of the depth-D engine
+    /// (random openings as `sow match`), valued by a fresh depth-D search on
+    /// one thread; the JSON gives the method, games, depth and seed.
     Stats {
-        /// `kpe` or `kpe:WxK`.
+        /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
         game: String,
         /// `csv` or `json`.
         #[arg(long, default_value = "csv")]
@@ -170,6 +176,40 @@ enum Command {
         /// Database directory.
         #[arg(long, value_name = "DIR")]
         db: Option<PathBuf>,
+        /// Kiothi: self-play games (default 20).
+        #[arg(long, value_name = "N")]
+        games: Option<usize>,
+        /// Kiothi: depth of the engine and of each estimate (default 5).
+        #[arg(long, value_name = "D")]
+        depth: Option<u32>,
+        /// Kiothi: seed of the random openings (default 1).
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+    },
+    /// Stream the positions of a solved Kpé variant with their exact values
+    /// as CSV.
+    ///
+    /// Columns: position (RULES §3 notation, quoted, mover as South;
+    /// captures fill up the total), phase (unlocked | locked), stones (on
+    /// the board), value (exact future margin for the mover, RULES §0),
+    /// result (win | draw | loss for the mover). A layer holds every board
+    /// of that many stones, reachable or not, in the database's order.
+    Export {
+        /// `kpe` or `kpe:WxK`.
+        game: String,
+        /// An unlocked layer (stones on the board: even, 0 to the total) or
+        /// `all` (every layer, then the locked positions of the start).
+        #[arg(long, value_name = "LAYER|all", allow_hyphen_values = true)]
+        positions: String,
+        /// Output format: `csv`.
+        #[arg(long, default_value = "csv")]
+        format: String,
+        /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
+        #[arg(long, value_name = "DIR")]
+        db: Option<PathBuf>,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -291,10 +331,41 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             out: dir,
             max_positions,
         } => cli::variants::run(db.as_deref(), dir, *max_positions, out)?,
-        Command::Stats { game, format, db } => cli::stats::run(
-            cli::kpe_db::parse_kpe_game(game)?,
-            db.as_deref(),
+        Command::Stats {
+            game,
             format,
+            db,
+            games,
+            depth,
+            seed,
+        } => {
+            if game.starts_with("kiothi") {
+                let plan = cli::kiothi_stats::SelfPlay::new(*games, *depth, *seed)?;
+                cli::kiothi_stats::run(game, &plan, format, out)?
+            } else {
+                cli::kiothi_stats::refuse_for_kpe(*games, *depth, *seed)?;
+                cli::stats::run(
+                    cli::kpe_db::parse_kpe_game(game)?,
+                    db.as_deref(),
+                    format,
+                    out,
+                )?
+            }
+        }
+        Command::Export {
+            game,
+            positions,
+            format,
+            db,
+            out: file,
+        } => cli::export::run(
+            &cli::export::ExportArgs {
+                variant: cli::kpe_db::parse_kpe_game(game)?,
+                positions,
+                format,
+                db: db.as_deref(),
+                out: file.as_deref(),
+            },
             out,
         )?,
     }

@@ -8,10 +8,12 @@
 pub mod apply;
 pub mod board;
 pub mod eval;
+pub mod export;
 pub mod files;
 mod kiothi_board;
 pub mod kiothi_openings;
 pub mod kiothi_report;
+pub mod kiothi_stats;
 pub mod kpe_db;
 pub mod matches;
 pub mod moves;

@@ -1,0 +1,484 @@
+//! `sow export kpe[:WxK] --positions LAYER|all --format csv [--db DIR] [--out FILE]`:
+//! every position of a solved variant with its exact value, streamed as CSV.
+//!
+//! Columns ([`HEADER`]):
+//! - `position`: RULES §3 notation, always quoted (it holds commas). The
+//!   mover is South: the solver stores boards relative to the player to move
+//!   (RULES §1, symmetry). Captures do not change a value (RULES §0) but the
+//!   notation needs them to make up the total: unlocked positions split the
+//!   captured stones as evenly as captures in 2s allow (South one pair more
+//!   when the pairs are odd); in a locked position only an unlocked player
+//!   can have captured, so that player holds them all.
+//! - `phase`: `unlocked` (both players unlocked: the endgame database) or
+//!   `locked` (at least one player with an unset mark: the opening phase
+//!   reachable from the start).
+//! - `stones`: stones on the board.
+//! - `value`: the exact future margin for the mover (RULES §0).
+//! - `result`: `win`, `draw` or `loss` for the mover.
+//!
+//! `--positions N` exports every board of the unlocked layer of N stones
+//! (reachable or not, in the database's rank order); `all` exports every
+//! unlocked layer, smallest first, then the locked positions of the start's
+//! region by stone count. Rows are written as they are produced, through one
+//! reused buffer: memory stays constant whatever the size of the export.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::kpe_db;
+use super::{CliError, Out};
+use crate::games::kpe::KpeVariant;
+use crate::solve::opening::{stones_of, unmix};
+use crate::solve::progress::Progress;
+use crate::solve::solution::{Solution, StartRegion};
+
+/// The CSV header line.
+pub const HEADER: &str = "position,phase,stones,value,result\n";
+
+/// Output is handed to the writer in chunks of about this many bytes.
+const CHUNK: usize = 1 << 20;
+
+/// Region entries read from a mapped file at a time.
+const REGION_BATCH: usize = 1 << 16;
+
+/// Which positions to export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// The unlocked layer of this many stones on the board.
+    Layer(usize),
+    /// Every unlocked layer, then the locked region of the start.
+    All,
+}
+
+/// What `sow export` was asked for.
+pub struct ExportArgs<'a> {
+    pub variant: KpeVariant,
+    pub positions: &'a str,
+    pub format: &'a str,
+    pub db: Option<&'a Path>,
+    pub out: Option<&'a Path>,
+}
+
+/// Parses `--positions`: an even stone count of the variant, or `all`.
+pub fn parse_selection(variant: KpeVariant, text: &str) -> Result<Selection, CliError> {
+    let total = variant.total() as usize;
+    let range = format!(
+        "the unlocked layers of {} are the even stone counts 0, 2, ..., {total}",
+        variant.tag()
+    );
+    if text == "all" {
+        return Ok(Selection::All);
+    }
+    let n: usize = text.parse().map_err(|_| {
+        CliError::usage(
+            "positions",
+            format!(
+                "--positions `{text}`: expected a layer (stones on the board) or `all`; {range}"
+            ),
+        )
+    })?;
+    if n > total {
+        return Err(CliError::usage(
+            "positions",
+            format!("--positions {n} is out of range: {range}"),
+        ));
+    }
+    if n % 2 == 1 {
+        return Err(CliError::usage(
+            "positions",
+            format!("--positions {n} is odd: captures take 2 or 4 stones, so {range}"),
+        ));
+    }
+    Ok(Selection::Layer(n))
+}
+
+/// Checks `--format` (only `csv` for now).
+pub fn check_format(format: &str) -> Result<(), CliError> {
+    if format == "csv" {
+        Ok(())
+    } else {
+        Err(CliError::usage(
+            "format",
+            format!("--format `{format}` is not supported; expected `csv`"),
+        ))
+    }
+}
+
+/// Runs the command.
+pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
+    let selection = parse_selection(args.variant, args.positions)?;
+    check_format(args.format)?;
+    if out.json && args.out.is_none() {
+        return Err(CliError::usage(
+            "json",
+            "--json needs --out FILE (the CSV itself goes to stdout otherwise)",
+        ));
+    }
+    let progress = Progress::auto(out.quiet || out.json);
+    let solution = kpe_db::open_solution(args.variant, &kpe_db::db_dir(args.db), progress)?;
+    let rows = match args.out {
+        None => export(&solution, selection, progress, out.writer(), None)?,
+        Some(path) => {
+            let stop = stop_on_ctrl_c();
+            write_file_atomically(path, |file| {
+                export(&solution, selection, progress, file, Some(&stop))
+            })?
+        }
+    };
+    let Some(path) = args.out else {
+        return Ok(());
+    };
+    if out.json {
+        return out.json(&json!({
+            "game": "kpe",
+            "variant": args.variant.to_string(),
+            "positions": args.positions,
+            "format": args.format,
+            "out": path.display().to_string(),
+            "rows": rows,
+        }));
+    }
+    out.info(format!("{rows} positions written to {}", path.display()))
+}
+
+/// Writes every selected row to `w`; returns the number of rows.
+pub fn export(
+    solution: &Solution,
+    selection: Selection,
+    progress: Progress,
+    w: &mut dyn Write,
+    stop: Option<&AtomicBool>,
+) -> Result<u64, CliError> {
+    let eg = &solution.eg;
+    let layers: Vec<usize> = match selection {
+        Selection::Layer(n) => vec![n],
+        Selection::All => eg.layers().collect(),
+    };
+    let mut len: u64 = layers.iter().map(|&n| eg.index.layer_size(n)).sum();
+    if selection == Selection::All {
+        len += solution.start_region().len() as u64;
+    }
+    let bar = progress.bar(len, "export");
+    let mut rows = RowWriter::new(solution.variant(), w, stop, &bar);
+    rows.header()?;
+    for n in layers {
+        export_layer(solution, n, &mut rows)?;
+    }
+    if selection == Selection::All {
+        export_region(solution, &mut rows)?;
+    }
+    rows.finish()?;
+    bar.finish_and_clear();
+    Ok(rows.count)
+}
+
+/// Every board of unlocked layer `n`, in rank order, with its value.
+fn export_layer(solution: &Solution, n: usize, rows: &mut RowWriter) -> Result<(), CliError> {
+    let index = &solution.eg.index;
+    let values = solution.layer_bytes(n)?;
+    let pits = index.pits();
+    let mut board = [0u8; 16];
+    index.unrank(n, 0, &mut board[..pits]);
+    let all = rows.variant.all_marks();
+    let captured = rows.variant.total() as usize - n;
+    let half = captured / 2;
+    let split = if half.is_multiple_of(2) {
+        [half, half]
+    } else {
+        [half + 1, half - 1]
+    };
+    for (i, &v) in values.iter().enumerate() {
+        if i > 0 {
+            index.next(&mut board[..pits]);
+        }
+        rows.row(&board[..pits], [all, all], split, "unlocked", n, v as i8)?;
+    }
+    Ok(())
+}
+
+/// The locked positions of the start's region, by stone count.
+fn export_region(solution: &Solution, rows: &mut RowWriter) -> Result<(), CliError> {
+    match solution.start_region() {
+        StartRegion::Memory(region) => {
+            let (keys, values) = region.sorted_entries();
+            for (&mixed, &v) in keys.iter().zip(&values) {
+                region_row(rows, mixed, v)?;
+            }
+        }
+        StartRegion::Mapped(file) => {
+            let n = file.entries() as usize;
+            for start in (0..n).step_by(REGION_BATCH) {
+                let len = REGION_BATCH.min(n - start);
+                let keys = file.bytes(8 * start, 8 * len)?;
+                let values = file.bytes(8 * n + start, len)?;
+                for (key, &v) in keys.chunks_exact(8).zip(values) {
+                    let mixed = u64::from_le_bytes(key.try_into().expect("8 bytes"));
+                    region_row(rows, mixed, v as i8)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One locked position from its mixed region key.
+fn region_row(rows: &mut RowWriter, mixed: u64, value: i8) -> Result<(), CliError> {
+    let v = rows.variant;
+    let key = unmix(mixed);
+    let mut board = [0u8; 16];
+    let marks = unpack_key(v, key, &mut board[..v.pits()]);
+    let stones = stones_of(v, key);
+    let captured = v.total() as usize - stones;
+    // Only an unlocked player captures (RULES §1.2-1.3); a locked region
+    // position has at most one unlocked player.
+    let split = if marks[0] == v.all_marks() {
+        [captured, 0]
+    } else {
+        [0, captured]
+    };
+    rows.row(&board[..v.pits()], marks, split, "locked", stones, value)
+}
+
+/// Reads a region key (the layout of `crate::solve::opening::region_key`:
+/// `b` bits per pit, `b` the bit length of the total, then the mover's and
+/// the opponent's marks) into `board`; returns the marks (mover, opponent).
+fn unpack_key(v: KpeVariant, key: u64, board: &mut [u8]) -> [u8; 2] {
+    let bits = 32 - v.total().leading_zeros() as usize;
+    let mask = (1u64 << bits) - 1;
+    for (i, c) in board.iter_mut().enumerate() {
+        *c = ((key >> (bits * i)) & mask) as u8;
+    }
+    let at = bits * v.pits();
+    let marks = (1u64 << v.w()) - 1;
+    [
+        ((key >> at) & marks) as u8,
+        ((key >> (at + v.w())) & marks) as u8,
+    ]
+}
+
+/// Formats rows into one reused buffer and hands it over in chunks.
+struct RowWriter<'a> {
+    variant: KpeVariant,
+    tag: Vec<u8>,
+    w: &'a mut dyn Write,
+    buf: Vec<u8>,
+    stop: Option<&'a AtomicBool>,
+    bar: &'a indicatif::ProgressBar,
+    pending: u64,
+    count: u64,
+}
+
+impl<'a> RowWriter<'a> {
+    fn new(
+        variant: KpeVariant,
+        w: &'a mut dyn Write,
+        stop: Option<&'a AtomicBool>,
+        bar: &'a indicatif::ProgressBar,
+    ) -> Self {
+        RowWriter {
+            variant,
+            tag: variant.tag().into_bytes(),
+            w,
+            buf: Vec::with_capacity(CHUNK + 1024),
+            stop,
+            bar,
+            pending: 0,
+            count: 0,
+        }
+    }
+
+    fn header(&mut self) -> Result<(), CliError> {
+        self.buf.extend_from_slice(HEADER.as_bytes());
+        Ok(())
+    }
+
+    /// One row: the position (mover South) and its value.
+    #[inline]
+    fn row(
+        &mut self,
+        board: &[u8],
+        marks: [u8; 2],
+        captured: [usize; 2],
+        phase: &str,
+        stones: usize,
+        value: i8,
+    ) -> Result<(), CliError> {
+        let b = &mut self.buf;
+        b.push(b'"');
+        b.extend_from_slice(&self.tag);
+        b.push(b' ');
+        for (i, &c) in board.iter().enumerate() {
+            if i > 0 {
+                b.push(b',');
+            }
+            push_number(b, c as usize);
+        }
+        b.extend_from_slice(b" S ");
+        push_marks(b, marks[0], self.variant.w());
+        b.push(b' ');
+        push_marks(b, marks[1], self.variant.w());
+        b.push(b' ');
+        push_number(b, captured[0]);
+        b.push(b' ');
+        push_number(b, captured[1]);
+        b.extend_from_slice(b"\",");
+        b.extend_from_slice(phase.as_bytes());
+        b.push(b',');
+        push_number(b, stones);
+        b.push(b',');
+        if value < 0 {
+            b.push(b'-');
+        }
+        push_number(b, value.unsigned_abs() as usize);
+        b.extend_from_slice(match value.signum() {
+            1 => b",win\n".as_slice(),
+            0 => b",draw\n",
+            _ => b",loss\n",
+        });
+        self.pending += 1;
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), CliError> {
+        if self.stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+            return Err(CliError::new("interrupted", None, "interrupted (Ctrl-C)"));
+        }
+        self.w.write_all(&self.buf)?;
+        self.buf.clear();
+        self.bar.inc(self.pending);
+        self.count += self.pending;
+        self.pending = 0;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), CliError> {
+        self.flush()?;
+        self.w.flush()?;
+        Ok(())
+    }
+}
+
+/// Decimal digits of a small number (below 1000: pit counts, stones, values).
+#[inline]
+fn push_number(b: &mut Vec<u8>, n: usize) {
+    debug_assert!(n < 1000);
+    if n >= 100 {
+        b.push(b'0' + (n / 100) as u8);
+    }
+    if n >= 10 {
+        b.push(b'0' + (n / 10 % 10) as u8);
+    }
+    b.push(b'0' + (n % 10) as u8);
+}
+
+/// RULES §3 marks: `x` set, `.` unset, in pit order.
+#[inline]
+fn push_marks(b: &mut Vec<u8>, bits: u8, w: usize) {
+    for i in 0..w {
+        b.push(if bits & (1 << i) != 0 { b'x' } else { b'.' });
+    }
+}
+
+/// Runs `write` on a temporary file next to `path`, then renames it to
+/// `path`; on any error (Ctrl-C included) the temporary file is removed.
+fn write_file_atomically<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let fail =
+        |e: std::io::Error| CliError::new("io", Some("out"), format!("{}: {e}", path.display()));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut tmp = TempFile {
+        path: path.with_extension(format!(
+            "{}.tmp",
+            path.extension().and_then(|e| e.to_str()).unwrap_or("")
+        )),
+        renamed: false,
+    };
+    let mut file = File::create(&tmp.path).map_err(fail)?;
+    let result = write(&mut file)?;
+    file.sync_all().map_err(fail)?;
+    drop(file);
+    fs::rename(&tmp.path, path).map_err(fail)?;
+    tmp.renamed = true;
+    Ok(result)
+}
+
+/// A temporary file, removed when dropped unless it was renamed.
+struct TempFile {
+    path: PathBuf,
+    renamed: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A flag set by Ctrl-C, so that an export to a file stops cleanly and
+/// removes its temporary file. Without a handler Ctrl-C ends the process,
+/// before any temporary file exists (it is installed just before).
+fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    stop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::kpe::KpePosition;
+    use crate::solve::opening::region_key;
+
+    #[test]
+    fn region_keys_unpack_to_the_position() {
+        let v = KpeVariant::STANDARD;
+        let pos: KpePosition = "kpe 1,2,3,4,5,6,7,8 N x.x. xxxx 0 12".parse().unwrap();
+        let rel = pos.relative();
+        let mut board = [0u8; 8];
+        let marks = unpack_key(v, region_key(&pos), &mut board);
+        assert_eq!(&board[..], rel.pits());
+        assert_eq!(marks, [0b1111, 0b0101]);
+    }
+
+    #[test]
+    fn selections_and_their_errors() {
+        let v = KpeVariant::new(3, 2).unwrap();
+        assert_eq!(parse_selection(v, "all").unwrap(), Selection::All);
+        assert_eq!(parse_selection(v, "12").unwrap(), Selection::Layer(12));
+        assert_eq!(parse_selection(v, "0").unwrap(), Selection::Layer(0));
+        for bad in ["13", "14", "7", "-2", "x"] {
+            let e = parse_selection(v, bad).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("positions"), "{bad}");
+            assert!(e.message.contains("0, 2, ..., 12"), "{}", e.message);
+        }
+        assert_eq!(
+            check_format("json").unwrap_err().field.as_deref(),
+            Some("format")
+        );
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        let mut b = Vec::new();
+        for n in [0, 7, 10, 48, 99, 100, 128, 255] {
+            b.clear();
+            push_number(&mut b, n);
+            assert_eq!(String::from_utf8(b.clone()).unwrap(), n.to_string());
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! `sow stats kiothi[:five] --format csv|json [--games N] [--depth D] [--seed S]`:
+//! value statistics of Kiothi, which cannot be solved, from engine self-play.
+//!
+//! Method: `N` games of the alpha-beta engine at fixed depth `D` against
+//! itself, from seeded random openings exactly as `sow match` plays them
+//! ([`OPENING_PLIES`] random plies, each opening played twice with colours
+//! swapped). Every distinct position the games reach (board, protection,
+//! side to move, phase: prisons do not change a future margin) is valued by
+//! a fresh depth-`D` search on one thread with an emptied transposition
+//! table, so that the figures depend on the seed only. The value is that
+//! estimate of the future margin for the mover (RULES §0), in stones.
+//!
+//! CSV columns, as for Kpé (`sow stats kpe`): `phase` (`opening` or `play`,
+//! RULES §3), `stones` (warriors on the board), `value` (the estimate),
+//! `positions` (distinct positions reached with that phase, stones and
+//! estimate). JSON: the method, `games`, `depth`, `seed`, `opening_plies`,
+//! the counts, and one object per phase and stone count with `positions`,
+//! `wins`, `draws`, `losses`, `exact` (estimates proven exact by the search)
+//! and `histogram` (value → positions).
+
+use std::collections::BTreeMap;
+
+use hashbrown::HashSet;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+use super::{CliError, Out};
+use crate::games::kiothi::{KiothiPosition, Phase, Setup};
+use crate::search::{
+    run_match, search, AgentSpec, Limits, MatchConfig, SearchResult, TranspositionTable,
+};
+use crate::solve::progress::Progress;
+use crate::Game;
+
+pub const DEFAULT_GAMES: usize = 20;
+pub const DEFAULT_DEPTH: u32 = 5;
+pub const DEFAULT_SEED: u64 = 1;
+/// Random plies before the engine plays (the default of `sow match`).
+pub const OPENING_PLIES: u32 = 4;
+/// Transposition table of each estimating search (emptied before each).
+const ESTIMATE_TT_MB: usize = 4;
+
+/// How the statistics are sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfPlay {
+    pub games: usize,
+    pub depth: u32,
+    pub seed: u64,
+}
+
+impl SelfPlay {
+    /// The options given, defaults for the others, checked.
+    pub fn new(
+        games: Option<usize>,
+        depth: Option<u32>,
+        seed: Option<u64>,
+    ) -> Result<Self, CliError> {
+        let plan = SelfPlay {
+            games: games.unwrap_or(DEFAULT_GAMES),
+            depth: depth.unwrap_or(DEFAULT_DEPTH),
+            seed: seed.unwrap_or(DEFAULT_SEED),
+        };
+        if plan.games == 0 {
+            return Err(CliError::usage("games", "--games must be at least 1"));
+        }
+        if plan.depth == 0 {
+            return Err(CliError::usage("depth", "--depth must be at least 1"));
+        }
+        Ok(plan)
+    }
+
+    fn agent(&self) -> AgentSpec {
+        AgentSpec::AlphaBeta {
+            limits: Limits::depth(self.depth),
+            threads: 1,
+            tt_mb: 16,
+        }
+    }
+}
+
+/// Refuses the self-play options for a game that is solved exactly.
+pub fn refuse_for_kpe(
+    games: Option<usize>,
+    depth: Option<u32>,
+    seed: Option<u64>,
+) -> Result<(), CliError> {
+    let given = [
+        ("games", games.is_some()),
+        ("depth", depth.is_some()),
+        ("seed", seed.is_some()),
+    ];
+    match given.iter().find(|(_, g)| *g) {
+        Some((field, _)) => Err(CliError::usage(
+            field,
+            format!("--{field} applies to Kiothi statistics (self-play); Kpé statistics are exact"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Parses `kiothi` or `kiothi:five` (a game, not a position).
+pub fn parse_kiothi_game(text: &str) -> Result<KiothiPosition, CliError> {
+    match text {
+        "kiothi" => Ok(KiothiPosition::start(Setup::SixPit)),
+        "kiothi:five" => Ok(KiothiPosition::start(Setup::FivePit)),
+        _ => Err(CliError::new(
+            "malformed",
+            Some("game"),
+            format!("expected `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`, found `{text}`"),
+        )),
+    }
+}
+
+/// One valued position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub phase: Phase,
+    pub stones: u32,
+    pub value: i32,
+    pub exact: bool,
+}
+
+/// Positions of one phase and stone count, by estimated value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub phase: &'static str,
+    pub stones: u32,
+    pub histogram: BTreeMap<i32, u64>,
+    pub exact: u64,
+}
+
+impl Row {
+    pub fn positions(&self) -> u64 {
+        self.histogram.values().sum()
+    }
+
+    fn count(&self, keep: impl Fn(i32) -> bool) -> u64 {
+        self.histogram
+            .iter()
+            .filter(|(v, _)| keep(**v))
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+/// Every distinct position (prisons cleared) the self-play games reach, in
+/// the order they are first reached.
+pub fn reached_positions(
+    start: &KiothiPosition,
+    plan: &SelfPlay,
+) -> Result<Vec<KiothiPosition>, CliError> {
+    let cfg = MatchConfig {
+        games: plan.games,
+        opening_plies: OPENING_PLIES,
+        seed: plan.seed,
+        ..MatchConfig::default()
+    };
+    let agent = plan.agent();
+    let report = run_match(start, &agent, &agent, &cfg);
+    let mut seen = HashSet::new();
+    let mut positions = Vec::new();
+    for record in &report.records {
+        let mut pos = *start;
+        let mut keep = |p: &KiothiPosition| {
+            let key = p.repetition_key();
+            if seen.insert(key) {
+                positions.push(key);
+            }
+        };
+        keep(&pos);
+        for mv in record.opening.iter().chain(&record.moves) {
+            pos = pos.play(mv).map_err(|e| {
+                CliError::new(
+                    "internal",
+                    None,
+                    format!("replaying game {}: {e}", record.game),
+                )
+            })?;
+            keep(&pos);
+        }
+    }
+    Ok(positions)
+}
+
+/// Values every position by a depth-`depth` search on one thread with an
+/// emptied table (parallel over positions, deterministic).
+pub fn estimate(positions: &[KiothiPosition], depth: u32, progress: Progress) -> Vec<Sample> {
+    let bar = progress.bar(positions.len() as u64, "estimate");
+    let limits = Limits::depth(depth);
+    let samples = positions
+        .par_iter()
+        .map_init(
+            || {
+                (
+                    TranspositionTable::new(ESTIMATE_TT_MB),
+                    std::sync::atomic::AtomicBool::new(false),
+                )
+            },
+            |(tt, stop), pos| {
+                tt.clear();
+                let result: SearchResult<_> = search(pos, &limits, 1, tt, stop, &mut |_| {});
+                bar.inc(1);
+                Sample {
+                    phase: pos.phase(),
+                    stones: pos.board_total(),
+                    value: result.value,
+                    exact: result.exact,
+                }
+            },
+        )
+        .collect();
+    bar.finish_and_clear();
+    samples
+}
+
+/// Rows by phase (opening first), then stones.
+pub fn rows(samples: &[Sample]) -> Vec<Row> {
+    let mut groups: BTreeMap<(Phase, u32), Row> = BTreeMap::new();
+    for s in samples {
+        let row = groups.entry((s.phase, s.stones)).or_insert_with(|| Row {
+            phase: s.phase.token(),
+            stones: s.stones,
+            histogram: BTreeMap::new(),
+            exact: 0,
+        });
+        *row.histogram.entry(s.value).or_insert(0) += 1;
+        row.exact += s.exact as u64;
+    }
+    groups.into_values().collect()
+}
+
+/// A plain description of the method, for the JSON.
+pub fn method(plan: &SelfPlay) -> String {
+    format!(
+        "self-play: {} games of ab:depth={} against itself from seeded random openings \
+         ({OPENING_PLIES} random plies, each opening played twice with colours swapped, as `sow match`); \
+         every distinct position reached (prisons ignored) valued by a fresh depth-{} \
+         alpha-beta search on one thread; value = that estimate of the mover's future margin",
+        plan.games, plan.depth, plan.depth
+    )
+}
+
+/// The `--format json` object.
+pub fn rows_json(game: &str, plan: &SelfPlay, rows: &[Row]) -> Value {
+    let list: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "phase": r.phase,
+                "stones": r.stones,
+                "positions": r.positions(),
+                "wins": r.count(|v| v > 0),
+                "draws": r.count(|v| v == 0),
+                "losses": r.count(|v| v < 0),
+                "exact": r.exact,
+                "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+            })
+        })
+        .collect();
+    json!({
+        "game": game,
+        "method": method(plan),
+        "games": plan.games,
+        "depth": plan.depth,
+        "seed": plan.seed,
+        "opening_plies": OPENING_PLIES,
+        "positions": rows.iter().map(Row::positions).sum::<u64>(),
+        "exact_positions": rows.iter().map(|r| r.exact).sum::<u64>(),
+        "rows": list,
+    })
+}
+
+/// The CSV, with the columns of the Kpé statistics.
+pub fn csv(rows: &[Row]) -> String {
+    let mut text = String::from("phase,stones,value,positions\n");
+    for r in rows {
+        for (v, n) in &r.histogram {
+            text += &format!("{},{},{},{}\n", r.phase, r.stones, v, n);
+        }
+    }
+    text
+}
+
+pub fn run(game: &str, plan: &SelfPlay, format: &str, out: &mut Out) -> Result<(), CliError> {
+    let start = parse_kiothi_game(game)?;
+    if format != "csv" && format != "json" {
+        return Err(CliError::usage(
+            "format",
+            format!("expected `csv` or `json`, found `{format}`"),
+        ));
+    }
+    let positions = reached_positions(&start, plan)?;
+    let samples = estimate(
+        &positions,
+        plan.depth,
+        Progress::auto(out.quiet || out.json),
+    );
+    let rows = rows(&samples);
+    if out.json {
+        return out.json(&rows_json(game, plan, &rows));
+    }
+    let text = if format == "json" {
+        rows_json(game, plan, &rows).to_string() + "\n"
+    } else {
+        csv(&rows)
+    };
+    out.writer().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_group_by_phase_then_stones() {
+        let s = |phase, stones, value| Sample {
+            phase,
+            stones,
+            value,
+            exact: value == 0,
+        };
+        let rows = rows(&[
+            s(Phase::Play, 40, 2),
+            s(Phase::Opening, 60, 0),
+            s(Phase::Play, 40, 2),
+            s(Phase::Play, 38, -1),
+            s(Phase::Play, 40, 0),
+        ]);
+        let keys: Vec<_> = rows.iter().map(|r| (r.phase, r.stones)).collect();
+        assert_eq!(keys, [("opening", 60), ("play", 38), ("play", 40)]);
+        assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));
+        assert_eq!((rows[2].count(|v| v > 0), rows[2].exact), (2, 1));
+        assert_eq!(
+            csv(&rows),
+            "phase,stones,value,positions\nopening,60,0,1\nplay,38,-1,1\nplay,40,0,1\nplay,40,2,2\n"
+        );
+    }
+
+    #[test]
+    fn bad_options_name_their_field() {
+        assert_eq!(
+            SelfPlay::new(Some(0), None, None)
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("games")
+        );
+        assert_eq!(
+            SelfPlay::new(None, Some(0), None)
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("depth")
+        );
+        assert_eq!(
+            refuse_for_kpe(None, None, Some(3))
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("seed")
+        );
+        assert!(refuse_for_kpe(None, None, None).is_ok());
+        assert_eq!(
+            parse_kiothi_game("kiothi:six")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("game")
+        );
+    }
+}
