@@ -190,7 +190,7 @@ enum Command {
     /// as CSV.
     ///
     /// Columns: position (RULES §3 notation, quoted, mover as South;
-    /// captures fill up the total), phase (unlocked | locked), stones (on
+    /// captures fill up the total), phase (unlocked | opening), stones (on
     /// the board), value (exact future margin for the mover, RULES §0),
     /// result (win | draw | loss for the mover). A layer holds every board
     /// of that many stones, reachable or not, in the database's order.

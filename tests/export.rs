@@ -115,7 +115,7 @@ fn rows_of(csv: &str) -> Vec<Row> {
             };
             assert_eq!(f[4], result, "{f:?}");
             let unlocked = position.is_unlocked(Side::South) && position.is_unlocked(Side::North);
-            assert_eq!(f[1], if unlocked { "unlocked" } else { "locked" }, "{f:?}");
+            assert_eq!(f[1], if unlocked { "unlocked" } else { "opening" }, "{f:?}");
             Row {
                 position,
                 text: f[0].clone(),
@@ -206,7 +206,7 @@ fn every_position_is_exported_exactly_once() {
     // Unlocked layers first, smallest first; then the locked positions.
     let phases: Vec<(&str, u32)> = rows.iter().map(|r| (r.phase.as_str(), r.stones)).collect();
     let mut sorted = phases.clone();
-    sorted.sort_by_key(|&(p, s)| (p == "locked", s));
+    sorted.sort_by_key(|&(p, s)| (p == "opening", s));
     assert_eq!(phases, sorted);
 
     // One layer alone is exactly that layer's rows of the full export.
@@ -237,7 +237,7 @@ fn values_agree_with_eval() {
     let mut rng = common::Rng(7);
     let mut sample: Vec<&Row> = (0..16).map(|_| &rows[rng.below(rows.len())]).collect();
     // Both phases, and a finished game (value from the final sweep).
-    sample.extend(rows.iter().filter(|r| r.phase == "locked").take(6));
+    sample.extend(rows.iter().filter(|r| r.phase == "opening").take(6));
     sample.extend(
         rows.iter()
             .filter(|r| r.position.is_over() && r.stones > 0)

@@ -10,7 +10,7 @@
 //!   when the pairs are odd); in a locked position only an unlocked player
 //!   can have captured, so that player holds them all.
 //! - `phase`: `unlocked` (both players unlocked: the endgame database) or
-//!   `locked` (at least one player with an unset mark: the opening phase
+//!   `opening` (at least one player with an unset mark: the opening phase
 //!   reachable from the start).
 //! - `stones`: stones on the board.
 //! - `value`: the exact future margin for the mover (RULES §0).
@@ -33,9 +33,10 @@ use serde_json::json;
 use super::kpe_db;
 use super::{CliError, Out};
 use crate::games::kpe::KpeVariant;
-use crate::solve::opening::{stones_of, unmix};
+use crate::solve::opening::{unmix, unpack};
 use crate::solve::progress::Progress;
 use crate::solve::solution::{Solution, StartRegion};
+use crate::{Game, Side};
 
 /// The CSV header line.
 pub const HEADER: &str = "position,phase,stones,value,result\n";
@@ -205,8 +206,7 @@ fn export_layer(solution: &Solution, n: usize, rows: &mut RowWriter) -> Result<(
 fn export_region(solution: &Solution, rows: &mut RowWriter) -> Result<(), CliError> {
     match solution.start_region() {
         StartRegion::Memory(region) => {
-            let (keys, values) = region.sorted_entries();
-            for (&mixed, &v) in keys.iter().zip(&values) {
+            for (mixed, v) in region.entries() {
                 region_row(rows, mixed, v)?;
             }
         }
@@ -229,10 +229,9 @@ fn export_region(solution: &Solution, rows: &mut RowWriter) -> Result<(), CliErr
 /// One locked position from its mixed region key.
 fn region_row(rows: &mut RowWriter, mixed: u64, value: i8) -> Result<(), CliError> {
     let v = rows.variant;
-    let key = unmix(mixed);
-    let mut board = [0u8; 16];
-    let marks = unpack_key(v, key, &mut board[..v.pits()]);
-    let stones = stones_of(v, key);
+    let pos = unpack(v, unmix(mixed));
+    let marks = [pos.marks(Side::South), pos.marks(Side::North)];
+    let stones = pos.board_total() as usize;
     let captured = v.total() as usize - stones;
     // Only an unlocked player captures (RULES §1.2-1.3); a locked region
     // position has at most one unlocked player.
@@ -241,24 +240,7 @@ fn region_row(rows: &mut RowWriter, mixed: u64, value: i8) -> Result<(), CliErro
     } else {
         [0, captured]
     };
-    rows.row(&board[..v.pits()], marks, split, "locked", stones, value)
-}
-
-/// Reads a region key (the layout of `crate::solve::opening::region_key`:
-/// `b` bits per pit, `b` the bit length of the total, then the mover's and
-/// the opponent's marks) into `board`; returns the marks (mover, opponent).
-fn unpack_key(v: KpeVariant, key: u64, board: &mut [u8]) -> [u8; 2] {
-    let bits = 32 - v.total().leading_zeros() as usize;
-    let mask = (1u64 << bits) - 1;
-    for (i, c) in board.iter_mut().enumerate() {
-        *c = ((key >> (bits * i)) & mask) as u8;
-    }
-    let at = bits * v.pits();
-    let marks = (1u64 << v.w()) - 1;
-    [
-        ((key >> at) & marks) as u8,
-        ((key >> (at + v.w())) & marks) as u8,
-    ]
+    rows.row(pos.pits(), marks, split, "opening", stones, value)
 }
 
 /// Formats rows into one reused buffer and hands it over in chunks.
@@ -441,19 +423,6 @@ fn stop_on_ctrl_c() -> Arc<AtomicBool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::kpe::KpePosition;
-    use crate::solve::opening::region_key;
-
-    #[test]
-    fn region_keys_unpack_to_the_position() {
-        let v = KpeVariant::STANDARD;
-        let pos: KpePosition = "kpe 1,2,3,4,5,6,7,8 N x.x. xxxx 0 12".parse().unwrap();
-        let rel = pos.relative();
-        let mut board = [0u8; 8];
-        let marks = unpack_key(v, region_key(&pos), &mut board);
-        assert_eq!(&board[..], rel.pits());
-        assert_eq!(marks, [0b1111, 0b0101]);
-    }
 
     #[test]
     fn selections_and_their_errors() {

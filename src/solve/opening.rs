@@ -49,7 +49,7 @@ pub fn region_key(pos: &KpePosition) -> RegionKey {
 }
 
 /// The position (mover as South) of a key.
-fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
+pub fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
     let bits = pit_bits(v);
     let mask = (1u64 << bits) - 1;
     let mut board = [0u8; 16];
@@ -296,6 +296,13 @@ impl LockedRegion {
                 }
             }
         });
+    }
+
+    /// Every (mixed key, value), sorted by stones then mixed key (the
+    /// on-disk order).
+    pub fn entries(&self) -> impl Iterator<Item = (u64, i8)> + '_ {
+        let keys = self.groups.iter().flat_map(|g| g.keys.iter().copied());
+        keys.zip(self.values.iter().flatten().copied())
     }
 
     /// Groups (stone counts) of the region.

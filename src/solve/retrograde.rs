@@ -169,7 +169,9 @@ impl LayerState {
         P: Fn(usize, &mut Vec<u32>) + Sync,
     {
         debug_assert!(
-            self.words.iter().all(|w| Word(w.load(Relaxed)).exit() % 2 == 0),
+            self.words
+                .iter()
+                .all(|w| Word(w.load(Relaxed)).exit() % 2 == 0),
             "odd exit value"
         );
         for t in (1..=max_value).rev().filter(|t| t % 2 == 0) {
