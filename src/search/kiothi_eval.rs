@@ -49,6 +49,258 @@ fn row_start(side: Side) -> usize {
     side.index() * ROW
 }
 
+/// The terms of the horizon evaluation, in `weights.json` order. Each is
+/// counted from the view of the player to move; "A − B" terms are the
+/// mover's count minus the opponent's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// Constant 1 (the value of having the move).
+    Bias,
+    /// Warriors on the own row − on the opponent's row.
+    Material,
+    /// Occupied own pits (possible moves) − occupied opponent pits.
+    Mobility,
+    /// Warriors in protected own pits − in protected opponent pits (rule 3).
+    Protected,
+    /// Largest capture the mover can make now with a move whose first lap
+    /// ends in an empty own pit (no relay), ending warrior included (rules
+    /// 7–9). Such a move always ends there, so the capture is exact.
+    CaptureNow,
+    /// The same for the opponent, as if it were to move on this board.
+    CaptureThreat,
+    /// Own warriors in unprotected pits facing an empty enemy pit (where a
+    /// move can end: rule 6) − the same for the opponent.
+    Exposed,
+    /// Own warriors in the three pits of the opponent's leftmost bonus when
+    /// all three are occupied and none protected (rule 8) − the same for
+    /// the opponent.
+    BonusExposed,
+    /// Unprotected enemy warriors facing an occupied own pit − the same for
+    /// the opponent (the capture targets of the hand-set evaluation).
+    Targets,
+}
+
+/// Number of features.
+pub const FEATURES: usize = 9;
+
+/// Feature names, as written in `weights.json` and `selfplay.csv`.
+pub const FEATURE_NAMES: [&str; FEATURES] = [
+    "bias",
+    "material",
+    "mobility",
+    "protected",
+    "capture_now",
+    "capture_threat",
+    "exposed",
+    "bonus_exposed",
+    "targets",
+];
+
+/// Fixed-point scale of the weights in `weights.json` (1.0 = 1024).
+pub const WEIGHT_SCALE: i32 = 1 << WEIGHT_SHIFT;
+const WEIGHT_SHIFT: u32 = 10;
+
+/// The tuned weights, read at compile time.
+pub const WEIGHTS: [i32; FEATURES] =
+    parse_weights(include_bytes!("../../data/kiothi/weights.json"));
+
+/// The evaluation's feature vector for the player to move.
+pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
+    let me = p.side_to_move();
+    let op = me.other();
+    let pits = p.pits();
+    let prot = p.protected();
+    let mine = side_terms(&pits, prot, me);
+    let theirs = side_terms(&pits, prot, op);
+    let mut f = [0; FEATURES];
+    f[Feature::Bias as usize] = 1;
+    f[Feature::Material as usize] = mine.warriors - theirs.warriors;
+    f[Feature::Mobility as usize] = mine.occupied - theirs.occupied;
+    f[Feature::Protected as usize] = mine.protected - theirs.protected;
+    f[Feature::CaptureNow as usize] = best_direct_capture(&pits, prot, me);
+    f[Feature::CaptureThreat as usize] = best_direct_capture(&pits, prot, op);
+    f[Feature::Exposed as usize] = mine.exposed - theirs.exposed;
+    f[Feature::BonusExposed as usize] = mine.bonus_exposed - theirs.bonus_exposed;
+    f[Feature::Targets as usize] = mine.targets - theirs.targets;
+    f
+}
+
+/// One side's counts for `features`.
+struct SideTerms {
+    warriors: i32,
+    occupied: i32,
+    protected: i32,
+    exposed: i32,
+    bonus_exposed: i32,
+    targets: i32,
+}
+
+fn side_terms(pits: &[u8; PITS], prot: u32, side: Side) -> SideTerms {
+    let start = row_start(side);
+    let mut t = SideTerms {
+        warriors: 0,
+        occupied: 0,
+        protected: 0,
+        exposed: 0,
+        bonus_exposed: 0,
+        targets: 0,
+    };
+    for pit in start..start + ROW {
+        let n = pits[pit] as i32;
+        let facing = PITS - 1 - pit;
+        if n == 0 {
+            continue;
+        }
+        t.warriors += n;
+        t.occupied += 1;
+        if prot & (1 << pit) != 0 {
+            t.protected += n;
+        } else if pits[facing] == 0 {
+            t.exposed += n;
+        }
+        let target = pits[facing] as i32;
+        if target > 0 && prot & (1 << facing) == 0 {
+            t.targets += target;
+        }
+    }
+    // RULES §2.8: the enemy's bonus takes the own pits opposite its second
+    // to fourth pits (South 8, 7, 6 for North's bonus; North 18, 17, 16).
+    let bonus = start + 6..start + 9;
+    if bonus.clone().all(|b| pits[b] > 0 && prot & (1 << b) == 0) {
+        t.bonus_exposed = bonus.map(|b| pits[b] as i32).sum();
+    }
+    t
+}
+
+/// Largest capture `side` would make by a move whose first lap ends in an
+/// empty own pit `e` (such a move ends there: rule 6). A hand of `c < 20`
+/// from own pit `p` lands last in `p + c`; when it wraps (`p > e`) it sows
+/// one warrior into every enemy pit, clearing their marks (rule 3), so the
+/// opposite pit and, for the leftmost pit, the three bonus pits are taken
+/// with one more warrior each (rules 7–8). With any capture the ending
+/// warrior goes to prison as well (rule 9).
+fn best_direct_capture(pits: &[u8; PITS], prot: u32, side: Side) -> i32 {
+    let start = row_start(side);
+    // Bit `j`: own pit `start + j` is the last pit of such a lap, straight
+    // along the own row or wrapping round the enemy row.
+    let (mut straight, mut wrapping, mut empty) = (0u32, 0u32, 0u32);
+    for o in 0..ROW {
+        let k = pits[start + o] as usize;
+        if k == 0 {
+            empty |= 1 << o;
+            continue;
+        }
+        let last = (o + k).min(ROW - 1);
+        straight |= offsets(o + 1, last);
+        if k + o >= PITS && o > 0 {
+            wrapping |= offsets(0, (k + o - PITS).min(o - 1));
+        }
+    }
+    let mut best = 0;
+    let mut ends = (straight | wrapping) & empty;
+    while ends != 0 {
+        let j = ends.trailing_zeros() as usize;
+        ends &= ends - 1;
+        let e = start + j;
+        let facing = PITS - 1 - e;
+        let mut gain = 0;
+        if wrapping & (1 << j) != 0 {
+            gain = pits[facing] as i32 + 1;
+            if j == 0 {
+                gain += (facing - 3..facing)
+                    .map(|b| pits[b] as i32 + 1)
+                    .sum::<i32>();
+            }
+        } else if pits[facing] > 0 && prot & (1 << facing) == 0 {
+            gain = pits[facing] as i32;
+        }
+        if gain > 0 {
+            best = best.max(gain + 1);
+        }
+    }
+    best
+}
+
+/// Bits `lo..=hi` (none when `lo > hi`).
+#[inline]
+fn offsets(lo: usize, hi: usize) -> u32 {
+    if lo > hi {
+        return 0;
+    }
+    ((1u32 << (hi + 1)) - 1) & !((1u32 << lo) - 1)
+}
+
+/// Reads `"scale": 1024` and `"weights": [w, …]` (FEATURES integers) from
+/// `weights.json` at compile time; a malformed file stops the build.
+const fn parse_weights(json: &[u8]) -> [i32; FEATURES] {
+    let scale_at = value_start(json, b"\"scale\"");
+    let (scale, _) = parse_int(json, scale_at);
+    assert!(scale == WEIGHT_SCALE, "weights.json: scale must be 1024");
+    let mut at = value_start(json, b"\"weights\"");
+    assert!(json[at] == b'[', "weights.json: `weights` must be an array");
+    at += 1;
+    let mut out = [0; FEATURES];
+    let mut i = 0;
+    while i < FEATURES {
+        let (w, next) = parse_int(json, at);
+        out[i] = w;
+        at = skip_space(json, next);
+        i += 1;
+        if i < FEATURES {
+            assert!(json[at] == b',', "weights.json: too few weights");
+            at += 1;
+        }
+    }
+    assert!(json[at] == b']', "weights.json: too many weights");
+    out
+}
+
+/// Index of the first non-space byte after `"key":`.
+const fn value_start(json: &[u8], key: &[u8]) -> usize {
+    let mut i = 0;
+    while i + key.len() <= json.len() {
+        let mut j = 0;
+        while j < key.len() && json[i + j] == key[j] {
+            j += 1;
+        }
+        if j == key.len() {
+            let at = skip_space(json, i + j);
+            if json[at] == b':' {
+                return skip_space(json, at + 1);
+            }
+        }
+        i += 1;
+    }
+    panic!("weights.json: key not found");
+}
+
+const fn skip_space(json: &[u8], mut i: usize) -> usize {
+    while i < json.len() && json[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// An optionally negative decimal integer at `i` (after spaces); returns
+/// it and the index after it.
+const fn parse_int(json: &[u8], i: usize) -> (i32, usize) {
+    let mut i = skip_space(json, i);
+    let negative = json[i] == b'-';
+    if negative {
+        i += 1;
+    }
+    assert!(
+        json[i].is_ascii_digit(),
+        "weights.json: expected an integer"
+    );
+    let mut v: i32 = 0;
+    while i < json.len() && json[i].is_ascii_digit() {
+        v = v * 10 + (json[i] - b'0') as i32;
+        i += 1;
+    }
+    (if negative { -v } else { v }, i)
+}
+
 impl Searchable for KiothiPosition {
     fn zobrist(&self) -> u64 {
         let mut h = 0;
@@ -69,28 +321,23 @@ impl Searchable for KiothiPosition {
         h ^ splitmix64(&mut s)
     }
 
-    /// Stones are scored as (mover's prospects) − (opponent's):
-    /// - each unprotected enemy warrior facing an own occupied pit is a
-    ///   capture target (rule 7), worth half a warrior;
-    /// - each own occupied pit is a possible move (mobility): half a warrior.
+    /// RULES §0 future margin estimated at the horizon: the dot product of
+    /// the tuned weights (`data/kiothi/weights.json`, fitted by `sow tune
+    /// kiothi`) with `features`, rounded to whole warriors.
     fn evaluate(&self) -> i32 {
-        let me = self.side_to_move();
-        let pits = self.pits();
-        let prot = self.protected();
-        let exposed = |attacker: Side| -> i32 {
-            let start = row_start(attacker);
-            (start..start + ROW)
-                .filter(|&e| pits[e] > 0)
-                .map(|e| PITS - 1 - e)
-                .filter(|&t| pits[t] > 0 && prot & (1 << t) == 0)
-                .map(|t| pits[t] as i32)
-                .sum()
-        };
-        let mobility = |side: Side| -> i32 {
-            let start = row_start(side);
-            pits[start..start + ROW].iter().filter(|&&c| c > 0).count() as i32
-        };
-        (exposed(me) - exposed(me.other()) + mobility(me) - mobility(me.other())) / 2
+        let f = features(self);
+        let mut sum = 0i32;
+        for (w, x) in WEIGHTS.iter().zip(f.iter()) {
+            sum += w * x;
+        }
+        (sum + WEIGHT_SCALE / 2) >> WEIGHT_SHIFT
+    }
+
+    /// The hand-set evaluation the tuned weights replaced: (capture targets
+    /// + mobility) / 2, see `features` for both terms.
+    fn evaluate_hand(&self) -> i32 {
+        let f = features(self);
+        (f[Feature::Targets as usize] + f[Feature::Mobility as usize]) / 2
     }
 
     /// In play: every legal move. In the opening: for each pair of occupied
