@@ -172,11 +172,11 @@ enum Command {
     Tune {
         /// `kiothi` or `kiothi:five` (the start of the self-play games).
         game: String,
-        /// Self-play games (each random opening is played twice, colours swapped).
-        #[arg(long, default_value_t = 200)]
+        /// Self-play games, each from its own random opening.
+        #[arg(long, default_value_t = 2000)]
         games: usize,
-        /// Fixed search depth of the self-play engines.
-        #[arg(long, default_value_t = 3)]
+        /// Fixed search depth of the self-play engine.
+        #[arg(long, default_value_t = 4)]
         depth: u32,
         /// Seed of the random openings.
         #[arg(long, default_value_t = 1)]
@@ -196,6 +196,9 @@ enum Command {
         /// Fit the --data file without playing games.
         #[arg(long)]
         fit_only: bool,
+        /// Self-play with the hand-set evaluation instead of the compiled weights.
+        #[arg(long)]
+        hand_eval: bool,
     },
 }
 
@@ -332,6 +335,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             data,
             out: file,
             fit_only,
+            hand_eval,
         } => {
             let args = cli::tune::TuneArgs {
                 games: *games,
@@ -342,6 +346,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
                 data,
                 out: file,
                 fit_only: *fit_only,
+                hand_eval: *hand_eval,
             };
             match parse(game)? {
                 cli::AnyPosition::Kiothi(p) => cli::tune::run(&p, &args, out)?,

@@ -26,6 +26,8 @@ pub struct TuneArgs<'a> {
     pub out: &'a Path,
     /// Fit the existing `data` file instead of playing games.
     pub fit_only: bool,
+    /// Self-play with the hand-set evaluation instead of the compiled weights.
+    pub hand_eval: bool,
 }
 
 fn check(args: &TuneArgs) -> Result<(), CliError> {
@@ -64,21 +66,22 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
             depth: args.depth,
             seed: args.seed,
             opening_plies: args.opening_plies,
+            hand_eval: args.hand_eval,
         };
-        let data = tune::self_play(start, &cfg)?;
-        write_atomic(args.data, to_csv(&data.samples).as_bytes())?;
+        let samples = tune::self_play(start, &cfg);
+        write_atomic(args.data, to_csv(&samples).as_bytes())?;
         let provenance = json!({
             "data": args.data.display().to_string(),
             "start": start.to_string(),
-            "games": data.games,
-            "duplicate_games_dropped": data.duplicates,
+            "games": args.games,
             "depth": args.depth,
             "seed": args.seed,
             "opening_plies": args.opening_plies,
-            "score_current_vs_hand": data.score_current,
+            "engine_eval": if args.hand_eval { "hand" } else { "compiled" },
+            "engine_weights": tune::WEIGHTS,
             "selfplay_seconds": clock.elapsed().as_secs_f64(),
         });
-        (data.samples, provenance)
+        (samples, provenance)
     };
     let fitted = fit(&samples, args.ridge)
         .map_err(|e| CliError::new("usage", Some("data"), e.to_string()))?;

@@ -14,9 +14,10 @@ use std::ops::ControlFlow;
 use super::zobrist::{splitmix64, KIOTHI_PITS, KIOTHI_PROTECTED, SIDE_KEY};
 use super::{Searchable, HISTORY_SLOTS};
 use crate::game::{Game, Side};
-use crate::games::kiothi::{KiothiMove, KiothiPosition, Phase};
+use crate::games::kiothi::{row_mask, KiothiMove, KiothiPosition, Phase};
 
 const PITS: usize = 20;
+const ALL_PITS: u32 = (1 << PITS) - 1;
 const ROW: usize = 10;
 
 /// FNV-1a: a deterministic hasher for values without a Zobrist table.
@@ -110,66 +111,86 @@ pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
     let op = me.other();
     let pits = p.pits();
     let prot = p.protected();
-    let mine = side_terms(&pits, prot, me);
-    let theirs = side_terms(&pits, prot, op);
+    let (own, theirs) = (row_mask(me), row_mask(op));
+    let board = Packed::new(&pits);
+    let occupied = board.occupied();
+    let empty = ALL_PITS & !occupied;
+    // Pit masks seen from the opposite pits (rule: `i` faces `19 - i`).
+    let facing = |m: u32| m.reverse_bits() >> (32 - PITS);
+    let open = occupied & !prot;
+    let exposed = open & facing(empty);
+    // An open pit facing an occupied pit is a target of that pit's owner.
+    let targets = open & facing(occupied);
+    let sum = |m: u32| board.sum(m);
+    let diff = |m: u32| sum(m & own) - sum(m & theirs);
     let mut f = [0; FEATURES];
     f[Feature::Bias as usize] = 1;
-    f[Feature::Material as usize] = mine.warriors - theirs.warriors;
-    f[Feature::Mobility as usize] = mine.occupied - theirs.occupied;
-    f[Feature::Protected as usize] = mine.protected - theirs.protected;
-    f[Feature::CaptureNow as usize] = best_direct_capture(&pits, prot, me);
-    f[Feature::CaptureThreat as usize] = best_direct_capture(&pits, prot, op);
-    f[Feature::Exposed as usize] = mine.exposed - theirs.exposed;
-    f[Feature::BonusExposed as usize] = mine.bonus_exposed - theirs.bonus_exposed;
-    f[Feature::Targets as usize] = mine.targets - theirs.targets;
+    f[Feature::Material as usize] = diff(ALL_PITS);
+    f[Feature::Mobility as usize] =
+        (occupied & own).count_ones() as i32 - (occupied & theirs).count_ones() as i32;
+    f[Feature::Protected as usize] = diff(prot);
+    f[Feature::CaptureNow as usize] = best_direct_capture(&pits, prot, occupied, me);
+    f[Feature::CaptureThreat as usize] = best_direct_capture(&pits, prot, occupied, op);
+    f[Feature::Exposed as usize] = diff(exposed);
+    f[Feature::BonusExposed as usize] =
+        bonus_exposed(&board, open, me) - bonus_exposed(&board, open, op);
+    f[Feature::Targets as usize] = sum(targets & theirs) - sum(targets & own);
     f
 }
 
-/// One side's counts for `features`.
-struct SideTerms {
-    warriors: i32,
-    occupied: i32,
-    protected: i32,
-    exposed: i32,
-    bonus_exposed: i32,
-    targets: i32,
+/// The board as bytes in three words (pit `i`: byte `i % 8` of word
+/// `i / 8`), for branch-free masks and sums. No sum of pits exceeds the 60
+/// warriors of the game, so bytes never carry.
+struct Packed([u64; 3]);
+
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+impl Packed {
+    #[inline]
+    fn new(pits: &[u8; PITS]) -> Self {
+        let mut b = [0u8; 24];
+        b[..PITS].copy_from_slice(pits);
+        let word = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
+        Packed([word(0), word(1), word(2)])
+    }
+
+    /// Bit `i` set when pit `i` holds warriors.
+    #[inline]
+    fn occupied(&self) -> u32 {
+        let bits = |w: u64| {
+            let high = (((w & LOW_SEVEN) + LOW_SEVEN) | w) & HIGH_BITS;
+            ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+        };
+        bits(self.0[0]) | bits(self.0[1]) << 8 | bits(self.0[2]) << 16
+    }
+
+    /// Warriors in the pits of `mask`.
+    #[inline]
+    fn sum(&self, mask: u32) -> i32 {
+        // 0xFF in byte `i` when bit `i` of the 8-bit `m` is set.
+        let bytes = |m: u32| {
+            let t = ((m & 0xFF) as u64).wrapping_mul(LOW_BITS) & 0x8040_2010_0804_0201;
+            ((t + LOW_SEVEN) & HIGH_BITS) >> 7
+        };
+        let picked = (self.0[0] & bytes(mask).wrapping_mul(0xFF))
+            + (self.0[1] & bytes(mask >> 8).wrapping_mul(0xFF))
+            + (self.0[2] & bytes(mask >> 16).wrapping_mul(0xFF));
+        (picked.wrapping_mul(LOW_BITS) >> 56) as i32
+    }
 }
 
-fn side_terms(pits: &[u8; PITS], prot: u32, side: Side) -> SideTerms {
-    let start = row_start(side);
-    let mut t = SideTerms {
-        warriors: 0,
-        occupied: 0,
-        protected: 0,
-        exposed: 0,
-        bonus_exposed: 0,
-        targets: 0,
-    };
-    for pit in start..start + ROW {
-        let n = pits[pit] as i32;
-        let facing = PITS - 1 - pit;
-        if n == 0 {
-            continue;
-        }
-        t.warriors += n;
-        t.occupied += 1;
-        if prot & (1 << pit) != 0 {
-            t.protected += n;
-        } else if pits[facing] == 0 {
-            t.exposed += n;
-        }
-        let target = pits[facing] as i32;
-        if target > 0 && prot & (1 << facing) == 0 {
-            t.targets += target;
-        }
+/// Warriors of `side` that the enemy's leftmost bonus would take (RULES
+/// §2.8: the own pits opposite the enemy's second to fourth pits, South 6–8,
+/// North 16–18), when all three are occupied and unprotected (`open`).
+fn bonus_exposed(board: &Packed, open: u32, side: Side) -> i32 {
+    let bonus = 0b111 << (row_start(side) + 6);
+    if open & bonus == bonus {
+        board.sum(bonus)
+    } else {
+        0
     }
-    // RULES §2.8: the enemy's bonus takes the own pits opposite its second
-    // to fourth pits (South 8, 7, 6 for North's bonus; North 18, 17, 16).
-    let bonus = start + 6..start + 9;
-    if bonus.clone().all(|b| pits[b] > 0 && prot & (1 << b) == 0) {
-        t.bonus_exposed = bonus.map(|b| pits[b] as i32).sum();
-    }
-    t
 }
 
 /// Largest capture `side` would make by a move whose first lap ends in an
@@ -179,17 +200,18 @@ fn side_terms(pits: &[u8; PITS], prot: u32, side: Side) -> SideTerms {
 /// opposite pit and, for the leftmost pit, the three bonus pits are taken
 /// with one more warrior each (rules 7–8). With any capture the ending
 /// warrior goes to prison as well (rule 9).
-fn best_direct_capture(pits: &[u8; PITS], prot: u32, side: Side) -> i32 {
+fn best_direct_capture(pits: &[u8; PITS], prot: u32, occupied: u32, side: Side) -> i32 {
     let start = row_start(side);
+    let row = (occupied >> start) & ((1 << ROW) - 1);
+    let empty = !row & ((1 << ROW) - 1);
     // Bit `j`: own pit `start + j` is the last pit of such a lap, straight
     // along the own row or wrapping round the enemy row.
-    let (mut straight, mut wrapping, mut empty) = (0u32, 0u32, 0u32);
-    for o in 0..ROW {
+    let (mut straight, mut wrapping) = (0u32, 0u32);
+    let mut from = row;
+    while from != 0 {
+        let o = from.trailing_zeros() as usize;
+        from &= from - 1;
         let k = pits[start + o] as usize;
-        if k == 0 {
-            empty |= 1 << o;
-            continue;
-        }
         let last = (o + k).min(ROW - 1);
         straight |= offsets(o + 1, last);
         if k + o >= PITS && o > 0 {
@@ -221,13 +243,10 @@ fn best_direct_capture(pits: &[u8; PITS], prot: u32, side: Side) -> i32 {
     best
 }
 
-/// Bits `lo..=hi` (none when `lo > hi`).
+/// Bits `lo..=hi` (none when `lo > hi`), for `hi < 31`.
 #[inline]
 fn offsets(lo: usize, hi: usize) -> u32 {
-    if lo > hi {
-        return 0;
-    }
-    ((1u32 << (hi + 1)) - 1) & !((1u32 << lo) - 1)
+    ((2u32 << hi) - 1) & !((1u32 << lo) - 1)
 }
 
 /// Reads `"scale": 1024` and `"weights": [w, …]` (FEATURES integers) from

@@ -1,7 +1,7 @@
 //! Tuning the Kiothi horizon evaluation by self-play (`sow tune kiothi`):
-//! games between the engine with its current weights and with the hand-set
-//! evaluation, the feature vector and realized future margin (RULES §0) of
-//! every position they reach, and a ridge least-squares fit of the weights.
+//! games of the engine against itself from seeded random openings, the
+//! feature vector and realized future margin (RULES §0) of every position
+//! it moved from, and a ridge least-squares fit of the weights.
 //!
 //! Also [`HandEval`], the wrapper that makes any searcher use
 //! `Searchable::evaluate_hand` (the `ab:eval=hand` agents).
@@ -9,12 +9,13 @@
 use std::fmt;
 use std::ops::ControlFlow;
 
-use hashbrown::HashSet;
+use hashbrown::HashMap;
+use rayon::prelude::*;
 use serde_json::json;
 
 use super::agents::AgentSpec;
-use super::matches::{run_match, GameRecord, MatchConfig};
 use super::negamax::Limits;
+use super::zobrist::{splitmix64, Rng};
 use super::Searchable;
 use crate::error::InputError;
 use crate::game::{Game, Side};
@@ -104,7 +105,7 @@ impl<G: Searchable> Searchable for HandEval<G> {
 /// evaluation and the margin the game then realized for its mover.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
-    /// Game number in the self-play match (games `2k` and `2k+1` share an opening).
+    /// Self-play game number (each game has its own random opening).
     pub game: usize,
     /// Plies played before the position, the opening included.
     pub ply: usize,
@@ -120,100 +121,130 @@ pub struct Sample {
 /// Self-play settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SelfPlay {
-    /// Games in all; each opening is played twice, colours swapped.
+    /// Games, each from its own random opening.
     pub games: usize,
-    /// Fixed search depth of both engines.
+    /// Fixed search depth of the engine.
     pub depth: u32,
     pub seed: u64,
-    /// Random plies before the engines take over (both redistributions included).
+    /// Random plies before the engine takes over (both redistributions included).
     pub opening_plies: u32,
+    /// Search with the hand-set evaluation instead of the compiled weights.
+    pub hand_eval: bool,
 }
 
-/// What self-play produced.
+/// Plies after which a self-play game stops, the board shared evenly.
+pub const PLY_CAP: usize = 1000;
+
+/// One self-play game: the positions the engine moved from, and the final
+/// stones of South and North.
 #[derive(Clone, Debug)]
-pub struct SelfPlayData {
-    pub samples: Vec<Sample>,
-    /// Distinct games kept (a game identical to its colour-swapped twin is dropped).
-    pub games: usize,
-    pub duplicates: usize,
-    /// Score of the engine with the current weights against the hand-set one.
-    pub score_current: f64,
+pub struct PlayedGame {
+    pub game: usize,
+    /// Plies of random opening before `positions[0]`.
+    pub opening_plies: usize,
+    pub positions: Vec<KiothiPosition>,
+    /// Captures plus sweep; half the board each when stopped by the third
+    /// occurrence of a position or the ply cap (RULES §0).
+    pub points: [f64; 2],
 }
 
-/// The two agents of self-play: current weights, and the hand-set evaluation.
-pub fn self_play_agents(depth: u32) -> (AgentSpec, AgentSpec) {
-    let ab = |hand_eval| AgentSpec::AlphaBeta {
+/// The engine of self-play: alpha-beta at a fixed depth, one thread.
+pub fn self_play_engine(depth: u32, hand_eval: bool) -> AgentSpec {
+    AgentSpec::AlphaBeta {
         limits: Limits::depth(depth),
         threads: 1,
         tt_mb: 16,
         hand_eval,
-    };
-    (ab(false), ab(true))
-}
-
-/// Plays the self-play games and samples every position the engines moved
-/// from (RULES §0 targets need the whole game, so all are kept).
-pub fn self_play(start: &KiothiPosition, cfg: &SelfPlay) -> Result<SelfPlayData, InputError> {
-    let (current, hand) = self_play_agents(cfg.depth);
-    let match_cfg = MatchConfig {
-        games: cfg.games,
-        opening_plies: cfg.opening_plies,
-        seed: cfg.seed,
-        ply_cap: 1000,
-    };
-    let report = run_match(start, &current, &hand, &match_cfg);
-    let mut seen = HashSet::new();
-    let mut samples = Vec::new();
-    let mut games = 0;
-    for record in &report.records {
-        if !seen.insert((record.opening.clone(), record.moves.clone())) {
-            continue;
-        }
-        games += 1;
-        samples.extend(samples_of_game(start, record)?);
     }
-    Ok(SelfPlayData {
-        samples,
-        games,
-        duplicates: report.records.len() - games,
-        score_current: report.score,
-    })
 }
 
-/// Replays a game record and samples each play-phase position an engine
-/// moved from.
-pub fn samples_of_game(
+/// Plays the self-play games (in parallel) and samples every play-phase
+/// position the engine moved from. The engine plays both sides: the
+/// colour-swapped twin of a game would be the same game, so each opening
+/// is played once.
+pub fn self_play(start: &KiothiPosition, cfg: &SelfPlay) -> Vec<Sample> {
+    let engine = self_play_engine(cfg.depth, cfg.hand_eval);
+    let games: Vec<PlayedGame> = (0..cfg.games)
+        .into_par_iter()
+        .map(|g| play_game(start, &engine, cfg, g))
+        .collect();
+    games.iter().flat_map(samples_of_game).collect()
+}
+
+/// Game `g`: random opening plies from a seed of (`cfg.seed`, `g`), then
+/// the engine on both sides until the game ends, a position occurs for the
+/// third time, or `PLY_CAP` plies.
+pub fn play_game(
     start: &KiothiPosition,
-    record: &GameRecord,
-) -> Result<Vec<Sample>, InputError> {
+    engine: &AgentSpec,
+    cfg: &SelfPlay,
+    g: usize,
+) -> PlayedGame {
+    let mut state = cfg.seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(splitmix64(&mut state));
     let mut pos = *start;
-    for mv in &record.opening {
-        pos = pos.play(mv)?;
+    let mut opening_plies = 0;
+    for _ in 0..cfg.opening_plies {
+        let moves = pos.search_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos = moves[rng.below(moves.len())].1;
+        opening_plies += 1;
     }
-    let mut positions = Vec::with_capacity(record.moves.len());
-    for mv in &record.moves {
+    let mut agent = engine.build::<KiothiPosition>(rng.next_u64());
+    let mut seen: HashMap<KiothiPosition, u32> = HashMap::new();
+    let mut positions = Vec::new();
+    let over = loop {
+        let count = seen.entry(pos.repetition_key()).or_insert(0);
+        *count += 1;
+        if *count >= 3 || positions.len() >= PLY_CAP {
+            break false;
+        }
+        let Some(mv) = agent.choose(&pos) else {
+            break true;
+        };
         positions.push(pos);
-        pos = pos.play(mv)?;
+        pos = pos.play_unchecked(&mv);
+    };
+    let captured = pos.captured();
+    let sweep = if over {
+        pos.final_sweep().map(|s| s as f64)
+    } else {
+        [pos.board_total() as f64 / 2.0; 2]
+    };
+    PlayedGame {
+        game: g,
+        opening_plies,
+        positions,
+        points: [
+            captured[0] as f64 + sweep[0],
+            captured[1] as f64 + sweep[1],
+        ],
     }
-    let ply0 = record.opening.len();
-    Ok(positions
+}
+
+/// The samples of a game: each play-phase position the engine moved from,
+/// with the margin the game then realized for its mover.
+pub fn samples_of_game(game: &PlayedGame) -> Vec<Sample> {
+    game.positions
         .iter()
         .enumerate()
         .filter(|(_, p)| p.phase() == Phase::Play)
         .map(|(i, p)| {
             let me = p.side_to_move().index();
             let prisons = p.captured();
-            let gained = |s: usize| record.points[s] - prisons[s] as f64;
+            let gained = |s: usize| game.points[s] - prisons[s] as f64;
             Sample {
-                game: record.game,
-                ply: ply0 + i,
+                game: game.game,
+                ply: game.opening_plies + i,
                 mover: p.side_to_move(),
                 features: features(p),
                 hand: p.evaluate_hand(),
                 target: gained(me) - gained(1 - me),
             }
         })
-        .collect())
+        .collect()
 }
 
 /// The CSV header: game, ply, mover, the features, hand, target.
@@ -359,10 +390,10 @@ pub fn ridge_regression(x: &[Vec<f64>], y: &[f64], penalty: &[f64]) -> Option<Ve
     solve_linear(a, b)
 }
 
-/// Whether a sample belongs to the validation set: one opening in five
-/// (both games of an opening fall on the same side of the split).
+/// Whether a sample belongs to the validation set: one game in five (all
+/// positions of a game fall on the same side of the split).
 pub fn is_validation(s: &Sample) -> bool {
-    (s.game / 2) % 5 == 4
+    s.game % 5 == 4
 }
 
 /// Root-mean-square and mean absolute error of a predictor.
