@@ -90,8 +90,9 @@ fn features_of_a_hand_built_position() {
     assert_eq!(gain_of(text, "1x1"), 6);
     // North: 11x2 would end in pit 13 and take pit 6 (1) and the ender.
     assert_eq!(feature(&f, Feature::CaptureThreat), 2);
-    // South pit 6 faces empty 13; North pits 17 (5) and 19 (6) face empty 2 and 0.
-    assert_eq!(feature(&f, Feature::Exposed), 1 - 11);
+    // One capturing end pit each.
+    assert_eq!(feature(&f, Feature::CaptureCount), 1);
+    assert_eq!(feature(&f, Feature::ThreatCount), 1);
     // South 6, 7, 8 (1 each) and North 16, 17, 18 (3, 5, 2) lie open to a bonus.
     assert_eq!(feature(&f, Feature::BonusExposed), 3 - 10);
     // South targets 18 (2), 16 (3), 14 (1), 11 (4); North 8, 7 (1 each),
@@ -109,8 +110,10 @@ fn a_wrapping_move_into_the_leftmost_pit_takes_the_bonus() {
     let f = features(&parse_position(text).unwrap());
     assert_eq!(feature(&f, Feature::CaptureNow), 15);
     assert_eq!(gain_of(text, "9x11"), 15);
+    assert_eq!(feature(&f, Feature::CaptureCount), 1);
     // North's moves into its empty pits 11-15 all face empty South pits.
     assert_eq!(feature(&f, Feature::CaptureThreat), 0);
+    assert_eq!(feature(&f, Feature::ThreatCount), 0);
 }
 
 #[test]
@@ -227,25 +230,52 @@ fn tune_refuses_bad_requests() {
 }
 
 /// The largest capture among the moves whose first lap ends in an empty own
-/// pit, found by playing them.
-fn best_direct_capture_by_play(p: &KiothiPosition) -> i32 {
+/// pit, and the number of such pits where one captures, found by playing
+/// every legal move.
+fn direct_captures_by_play(p: &KiothiPosition) -> (i32, i32) {
     let own = |pit: usize| (pit < 10) == (p.side_to_move() == Side::South);
-    p.legal_moves()
-        .into_iter()
-        .filter_map(|mv| match mv {
-            KiothiMove::Play { pit, count } => {
-                let last = (pit as usize + count as usize) % 20;
-                (count < 20 && own(last) && p.pits()[last] == 0)
-                    .then(|| KiothiPosition::capture_gain(p, &p.play_unchecked(&mv)))
+    let mut best = 0;
+    let mut capturing_ends = std::collections::BTreeSet::new();
+    for mv in p.legal_moves() {
+        let KiothiMove::Play { pit, count } = mv else {
+            continue;
+        };
+        let last = (pit as usize + count as usize) % 20;
+        if count < 20 && own(last) && p.pits()[last] == 0 {
+            let gain = KiothiPosition::capture_gain(p, &p.play_unchecked(&mv));
+            best = best.max(gain);
+            if gain > 0 {
+                capturing_ends.insert(last);
             }
-            KiothiMove::Opening(_) => None,
-        })
-        .max()
-        .unwrap_or(0)
+        }
+    }
+    (best, capturing_ends.len() as i32)
+}
+
+/// The masked-sum features, pit by pit.
+fn sums_by_pits(p: &KiothiPosition) -> [i32; 4] {
+    let (pits, prot) = (p.pits(), p.protected());
+    let mine = |i: usize| (i < 10) == (p.side_to_move() == Side::South);
+    let sign = |i: usize| if mine(i) { 1 } else { -1 };
+    let open = |i: usize| pits[i] > 0 && prot & (1 << i) == 0;
+    let (mut material, mut mobility, mut protected, mut targets) = (0, 0, 0, 0);
+    for i in 0..20 {
+        let n = pits[i] as i32;
+        material += sign(i) * n;
+        mobility += sign(i) * (n > 0) as i32;
+        if prot & (1 << i) != 0 {
+            protected += sign(i) * n;
+        }
+        // Pit i is a target of the owner of the opposite pit, if occupied.
+        if open(i) && pits[19 - i] > 0 {
+            targets -= sign(i) * n;
+        }
+    }
+    [material, mobility, protected, targets]
 }
 
 #[test]
-fn capture_features_match_the_moves_they_describe() {
+fn features_match_the_moves_and_pits_they_describe() {
     let mut rng = common::Rng(11);
     let mut checked = 0;
     for _ in 0..40 {
@@ -260,22 +290,18 @@ fn capture_features_match_the_moves_they_describe() {
                 continue;
             }
             let f = features(&p);
-            assert_eq!(
-                f[Feature::CaptureNow as usize],
-                best_direct_capture_by_play(&p),
-                "{p}"
-            );
+            let now = (f[Feature::CaptureNow as usize], f[Feature::CaptureCount as usize]);
+            assert_eq!(now, direct_captures_by_play(&p), "{p}");
+            let sums = [Feature::Material, Feature::Mobility, Feature::Protected, Feature::Targets];
+            assert_eq!(sums.map(|s| f[s as usize]), sums_by_pits(&p), "{p}");
             let text = p.to_string();
             let flipped = match p.side_to_move() {
                 Side::South => text.replacen(" S play", " N play", 1),
                 Side::North => text.replacen(" N play", " S play", 1),
             };
             let q = parse_position(&flipped).unwrap();
-            assert_eq!(
-                f[Feature::CaptureThreat as usize],
-                best_direct_capture_by_play(&q),
-                "{q}"
-            );
+            let threat = (f[Feature::CaptureThreat as usize], f[Feature::ThreatCount as usize]);
+            assert_eq!(threat, direct_captures_by_play(&q), "{q}");
             checked += 1;
         }
     }

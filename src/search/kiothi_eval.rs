@@ -63,26 +63,29 @@ pub enum Feature {
     Mobility,
     /// Warriors in protected own pits − in protected opponent pits (rule 3).
     Protected,
-    /// Largest capture the mover can make now with a move whose first lap
-    /// ends in an empty own pit (no relay), ending warrior included (rules
-    /// 7–9). Such a move always ends there, so the capture is exact.
+    /// Largest capture the mover can make now by a direct move: one whose
+    /// first lap ends in an empty own pit, so that it ends there without a
+    /// relay (rule 6); ending warrior included (rules 7–9). Exact for those
+    /// moves; captures after relays are not foreseen.
     CaptureNow,
     /// The same for the opponent, as if it were to move on this board.
     CaptureThreat,
-    /// Own warriors in unprotected pits facing an empty enemy pit (where a
-    /// move can end: rule 6) − the same for the opponent.
-    Exposed,
-    /// Own warriors in the three pits of the opponent's leftmost bonus when
-    /// all three are occupied and none protected (rule 8) − the same for
-    /// the opponent.
+    /// Empty own pits where a direct move of the mover would capture.
+    CaptureCount,
+    /// The same for the opponent.
+    ThreatCount,
+    /// Warriors the opponent's leftmost bonus could take from the mover
+    /// (the three own pits opposite its second to fourth pits, all occupied
+    /// and unprotected: rule 8) − the same for the opponent.
     BonusExposed,
-    /// Unprotected enemy warriors facing an occupied own pit − the same for
-    /// the opponent (the capture targets of the hand-set evaluation).
+    /// Unprotected enemy warriors facing an occupied own pit − own
+    /// unprotected warriors facing an occupied enemy pit (the capture
+    /// targets of the hand-set evaluation).
     Targets,
 }
 
 /// Number of features.
-pub const FEATURES: usize = 9;
+pub const FEATURES: usize = 10;
 
 /// Feature names, as written in `weights.json` and `selfplay.csv`.
 pub const FEATURE_NAMES: [&str; FEATURES] = [
@@ -92,7 +95,8 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "protected",
     "capture_now",
     "capture_threat",
-    "exposed",
+    "capture_count",
+    "threat_count",
     "bonus_exposed",
     "targets",
 ];
@@ -114,27 +118,26 @@ pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
     let (own, theirs) = (row_mask(me), row_mask(op));
     let board = Packed::new(&pits);
     let occupied = board.occupied();
-    let empty = ALL_PITS & !occupied;
-    // Pit masks seen from the opposite pits (rule: `i` faces `19 - i`).
-    let facing = |m: u32| m.reverse_bits() >> (32 - PITS);
     let open = occupied & !prot;
-    let exposed = open & facing(empty);
-    // An open pit facing an occupied pit is a target of that pit's owner.
-    let targets = open & facing(occupied);
-    let sum = |m: u32| board.sum(m);
-    let diff = |m: u32| sum(m & own) - sum(m & theirs);
+    // An open pit facing an occupied pit is a target of that pit's owner
+    // (pit `i` faces `19 - i`).
+    let targets = open & (occupied.reverse_bits() >> (32 - PITS));
+    let diff = |m: u32| board.sum(m & own) - board.sum(m & theirs);
+    let now = direct_captures(&pits, prot, occupied, me);
+    let threat = direct_captures(&pits, prot, occupied, op);
     let mut f = [0; FEATURES];
     f[Feature::Bias as usize] = 1;
     f[Feature::Material as usize] = diff(ALL_PITS);
     f[Feature::Mobility as usize] =
         (occupied & own).count_ones() as i32 - (occupied & theirs).count_ones() as i32;
     f[Feature::Protected as usize] = diff(prot);
-    f[Feature::CaptureNow as usize] = best_direct_capture(&pits, prot, occupied, me);
-    f[Feature::CaptureThreat as usize] = best_direct_capture(&pits, prot, occupied, op);
-    f[Feature::Exposed as usize] = diff(exposed);
+    f[Feature::CaptureNow as usize] = now.best;
+    f[Feature::CaptureThreat as usize] = threat.best;
+    f[Feature::CaptureCount as usize] = now.count;
+    f[Feature::ThreatCount as usize] = threat.count;
     f[Feature::BonusExposed as usize] =
         bonus_exposed(&board, open, me) - bonus_exposed(&board, open, op);
-    f[Feature::Targets as usize] = sum(targets & theirs) - sum(targets & own);
+    f[Feature::Targets as usize] = -diff(targets);
     f
 }
 
@@ -143,9 +146,25 @@ pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
 /// warriors of the game, so bytes never carry.
 struct Packed([u64; 3]);
 
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// `BYTE_MASKS[m]`: 0xFF in byte `i` of the word when bit `i` of `m` is set.
+static BYTE_MASKS: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if m & (1 << i) != 0 {
+                t[m] |= 0xFF << (8 * i);
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
 
 impl Packed {
     #[inline]
@@ -169,15 +188,10 @@ impl Packed {
     /// Warriors in the pits of `mask`.
     #[inline]
     fn sum(&self, mask: u32) -> i32 {
-        // 0xFF in byte `i` when bit `i` of the 8-bit `m` is set.
-        let bytes = |m: u32| {
-            let t = ((m & 0xFF) as u64).wrapping_mul(LOW_BITS) & 0x8040_2010_0804_0201;
-            ((t + LOW_SEVEN) & HIGH_BITS) >> 7
-        };
-        let picked = (self.0[0] & bytes(mask).wrapping_mul(0xFF))
-            + (self.0[1] & bytes(mask >> 8).wrapping_mul(0xFF))
-            + (self.0[2] & bytes(mask >> 16).wrapping_mul(0xFF));
-        (picked.wrapping_mul(LOW_BITS) >> 56) as i32
+        let bytes = |shift: u32| BYTE_MASKS[((mask >> shift) & 0xFF) as usize];
+        let picked =
+            (self.0[0] & bytes(0)) + (self.0[1] & bytes(8)) + (self.0[2] & bytes(16));
+        (picked.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
     }
 }
 
@@ -193,38 +207,66 @@ fn bonus_exposed(board: &Packed, open: u32, side: Side) -> i32 {
     }
 }
 
-/// Largest capture `side` would make by a move whose first lap ends in an
-/// empty own pit `e` (such a move ends there: rule 6). A hand of `c < 20`
-/// from own pit `p` lands last in `p + c`; when it wraps (`p > e`) it sows
-/// one warrior into every enemy pit, clearing their marks (rule 3), so the
-/// opposite pit and, for the leftmost pit, the three bonus pits are taken
-/// with one more warrior each (rules 7–8). With any capture the ending
-/// warrior goes to prison as well (rule 9).
-fn best_direct_capture(pits: &[u8; PITS], prot: u32, occupied: u32, side: Side) -> i32 {
+/// The captures of one side's direct moves.
+struct DirectCaptures {
+    /// The largest, ending warrior included.
+    best: i32,
+    /// Empty own pits where one captures.
+    count: i32,
+}
+
+/// `LAST_PITS[o][k]`: the own-row offsets (bits) where the first lap of a
+/// hand of `1..=k` warriors (fewer than 20) lifted from offset `o` ends:
+/// straight along the own row (low 10 bits) or round the enemy row back
+/// into the own row (high 10 bits).
+static LAST_PITS: [[u32; 61]; ROW] = {
+    let mut t = [[0u32; 61]; ROW];
+    let mut o = 0;
+    while o < ROW {
+        let mut k = 1;
+        while k <= 60 {
+            let mut c = 1;
+            while c <= k && c < PITS {
+                let end = o + c;
+                if end < ROW {
+                    t[o][k] |= 1 << end;
+                } else if end >= PITS {
+                    t[o][k] |= 1 << (ROW + end - PITS);
+                }
+                c += 1;
+            }
+            k += 1;
+        }
+        o += 1;
+    }
+    t
+};
+
+/// The captures `side` would make by direct moves. A hand of `c < 20` from
+/// own pit `p` lands last in `p + c`; when that pit `e` is empty the move
+/// ends there (rule 6). When the lap wraps (`p > e`) it sows one warrior
+/// into every enemy pit, clearing their marks (rule 3), so the opposite pit
+/// and, for the leftmost pit, the three bonus pits are taken with one more
+/// warrior each (rules 7–8). With any capture the ending warrior goes to
+/// prison as well (rule 9).
+fn direct_captures(pits: &[u8; PITS], prot: u32, occupied: u32, side: Side) -> DirectCaptures {
     let start = row_start(side);
-    let row = (occupied >> start) & ((1 << ROW) - 1);
-    let empty = !row & ((1 << ROW) - 1);
-    // Bit `j`: own pit `start + j` is the last pit of such a lap, straight
-    // along the own row or wrapping round the enemy row.
-    let (mut straight, mut wrapping) = (0u32, 0u32);
+    let row_bits = (1u32 << ROW) - 1;
+    let row = (occupied >> start) & row_bits;
+    let mut lands = 0;
     let mut from = row;
     while from != 0 {
         let o = from.trailing_zeros() as usize;
         from &= from - 1;
-        let k = pits[start + o] as usize;
-        let last = (o + k).min(ROW - 1);
-        straight |= offsets(o + 1, last);
-        if k + o >= PITS && o > 0 {
-            wrapping |= offsets(0, (k + o - PITS).min(o - 1));
-        }
+        lands |= LAST_PITS[o][(pits[start + o] as usize).min(60)];
     }
-    let mut best = 0;
-    let mut ends = (straight | wrapping) & empty;
+    let wrapping = lands >> ROW;
+    let mut ends = (lands | wrapping) & !row & row_bits;
+    let mut out = DirectCaptures { best: 0, count: 0 };
     while ends != 0 {
         let j = ends.trailing_zeros() as usize;
         ends &= ends - 1;
-        let e = start + j;
-        let facing = PITS - 1 - e;
+        let facing = PITS - 1 - (start + j);
         let mut gain = 0;
         if wrapping & (1 << j) != 0 {
             gain = pits[facing] as i32 + 1;
@@ -237,16 +279,11 @@ fn best_direct_capture(pits: &[u8; PITS], prot: u32, occupied: u32, side: Side) 
             gain = pits[facing] as i32;
         }
         if gain > 0 {
-            best = best.max(gain + 1);
+            out.count += 1;
+            out.best = out.best.max(gain + 1);
         }
     }
-    best
-}
-
-/// Bits `lo..=hi` (none when `lo > hi`), for `hi < 31`.
-#[inline]
-fn offsets(lo: usize, hi: usize) -> u32 {
-    ((2u32 << hi) - 1) & !((1u32 << lo) - 1)
+    out
 }
 
 /// Reads `"scale": 1024` and `"weights": [w, …]` (FEATURES integers) from
