@@ -290,9 +290,17 @@ fn features_match_the_moves_and_pits_they_describe() {
                 continue;
             }
             let f = features(&p);
-            let now = (f[Feature::CaptureNow as usize], f[Feature::CaptureCount as usize]);
+            let now = (
+                f[Feature::CaptureNow as usize],
+                f[Feature::CaptureCount as usize],
+            );
             assert_eq!(now, direct_captures_by_play(&p), "{p}");
-            let sums = [Feature::Material, Feature::Mobility, Feature::Protected, Feature::Targets];
+            let sums = [
+                Feature::Material,
+                Feature::Mobility,
+                Feature::Protected,
+                Feature::Targets,
+            ];
             assert_eq!(sums.map(|s| f[s as usize]), sums_by_pits(&p), "{p}");
             let text = p.to_string();
             let flipped = match p.side_to_move() {
@@ -300,7 +308,10 @@ fn features_match_the_moves_and_pits_they_describe() {
                 Side::North => text.replacen(" N play", " S play", 1),
             };
             let q = parse_position(&flipped).unwrap();
-            let threat = (f[Feature::CaptureThreat as usize], f[Feature::ThreatCount as usize]);
+            let threat = (
+                f[Feature::CaptureThreat as usize],
+                f[Feature::ThreatCount as usize],
+            );
             assert_eq!(threat, direct_captures_by_play(&q), "{q}");
             checked += 1;
         }

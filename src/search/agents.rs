@@ -127,12 +127,14 @@ impl AgentSpec {
                         _ => return Err(bad("`hand` or `tuned`")),
                     }
                 }
-                _ => return Err(InputError::malformed(
-                    "agent",
-                    format!(
+                _ => {
+                    return Err(InputError::malformed(
+                        "agent",
+                        format!(
                         "unknown ab option `{k}` (expected depth, time, nodes, threads, tt, eval)"
                     ),
-                )),
+                    ))
+                }
             }
         }
         if limits == Limits::default() {

@@ -1,12 +1,12 @@
-//! `Searchable` for Kiothi: Zobrist hashing, a horizon evaluation and the
+//! `Searchable` for Kiothi: Zobrist hashing, the horizon evaluation and the
 //! opening candidate generator (an opening position has up to 300 million
 //! legal moves: the search never enumerates them).
 //!
-//! Not yet declared in `search/mod.rs`: add `mod kiothi_eval;` there once the
-//! Kiothi engine is merged. Written against `KiothiPosition: Game` with
-//! `pits() -> &[u8; 20]`, `protected() -> u32` (bit `i`: pit `i` protected),
-//! `prisons() -> [u16; 2]` and `phase() -> Phase`, whose play phase is
-//! assumed to be the variant `Phase::Play` (see `in_opening`).
+//! The evaluation is a weighted sum of the features of `features`, with
+//! weights fitted by self-play (`sow tune kiothi`, see
+//! `results/kiothi/tuning.md`) and compiled in from
+//! `data/kiothi/weights.json`. The hand-set evaluation it replaced stays
+//! available as `evaluate_hand` (agents `ab:...,eval=hand`).
 
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
@@ -189,8 +189,7 @@ impl Packed {
     #[inline]
     fn sum(&self, mask: u32) -> i32 {
         let bytes = |shift: u32| BYTE_MASKS[((mask >> shift) & 0xFF) as usize];
-        let picked =
-            (self.0[0] & bytes(0)) + (self.0[1] & bytes(8)) + (self.0[2] & bytes(16));
+        let picked = (self.0[0] & bytes(0)) + (self.0[1] & bytes(8)) + (self.0[2] & bytes(16));
         (picked.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
     }
 }

@@ -217,10 +217,7 @@ pub fn play_game(
         game: g,
         opening_plies,
         positions,
-        points: [
-            captured[0] as f64 + sweep[0],
-            captured[1] as f64 + sweep[1],
-        ],
+        points: [captured[0] as f64 + sweep[0], captured[1] as f64 + sweep[1]],
     }
 }
 
@@ -351,8 +348,9 @@ pub fn solve_linear(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         for row in col + 1..n {
             let factor = a[row][col] / a[col][col];
             if factor != 0.0 {
-                for k in col..n {
-                    a[row][k] -= factor * a[col][k];
+                let (pivot_rows, rest) = a.split_at_mut(row);
+                for (x, p) in rest[0][col..].iter_mut().zip(&pivot_rows[col][col..]) {
+                    *x -= factor * p;
                 }
                 b[row] -= factor * b[col];
             }
