@@ -211,6 +211,38 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Tune the Kiothi evaluation: self-play data, then a least-squares fit.
+    Tune {
+        /// `kiothi` or `kiothi:five` (the start of the self-play games).
+        game: String,
+        /// Self-play games, each from its own random opening.
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        /// Fixed search depth of the self-play engine.
+        #[arg(long, default_value_t = 4)]
+        depth: u32,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random plies before the engines take over.
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
+        /// Ridge penalty on every weight but the bias.
+        #[arg(long, default_value_t = 1.0)]
+        ridge: f64,
+        /// Self-play data (CSV), written, or read with --fit-only.
+        #[arg(long, value_name = "FILE", default_value = "data/kiothi/selfplay.csv")]
+        data: PathBuf,
+        /// Fitted weights (JSON); the engine compiles in data/kiothi/weights.json.
+        #[arg(long, value_name = "FILE", default_value = "data/kiothi/weights.json")]
+        out: PathBuf,
+        /// Fit the --data file without playing games.
+        #[arg(long)]
+        fit_only: bool,
+        /// Self-play with the hand-set evaluation instead of the compiled weights.
+        #[arg(long)]
+        hand_eval: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -368,6 +400,36 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             },
             out,
         )?,
+        Command::Tune {
+            game,
+            games,
+            depth,
+            seed,
+            opening_plies,
+            ridge,
+            data,
+            out: file,
+            fit_only,
+            hand_eval,
+        } => {
+            let args = cli::tune::TuneArgs {
+                games: *games,
+                depth: *depth,
+                seed: *seed,
+                opening_plies: *opening_plies,
+                ridge: *ridge,
+                data,
+                out: file,
+                fit_only: *fit_only,
+                hand_eval: *hand_eval,
+            };
+            match parse(game)? {
+                cli::AnyPosition::Kiothi(p) => cli::tune::run(&p, &args, out)?,
+                cli::AnyPosition::Kpe(_) => {
+                    return Err(CliError::usage("game", "sow tune supports Kiothi only").into())
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -26,6 +26,7 @@ pub mod search_eval;
 pub mod show;
 pub mod solve;
 pub mod stats;
+pub mod tune;
 pub mod variants;
 
 pub use board::Board;

@@ -1,7 +1,8 @@
 //! Game-playing agents for matches, parsed from text:
 //! `random`, `greedy`, `mcts:PLAYOUTS`, `ab:depth=D`, `ab:time=S`,
-//! `ab:nodes=N` (alpha-beta options combine with commas, plus `threads=T`
-//! and `tt=MB`, e.g. `ab:time=0.5,threads=2`).
+//! `ab:nodes=N` (alpha-beta options combine with commas, plus `threads=T`,
+//! `tt=MB` and `eval=hand` for the hand-set evaluation instead of the tuned
+//! one, e.g. `ab:time=0.5,threads=2`).
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -9,6 +10,7 @@ use std::sync::atomic::AtomicBool;
 use super::negamax::Limits;
 use super::threads::search;
 use super::tt::TranspositionTable;
+use super::tune::HandEval;
 use super::zobrist::Rng;
 use super::Searchable;
 use crate::error::InputError;
@@ -27,6 +29,8 @@ pub enum AgentSpec {
         limits: Limits,
         threads: usize,
         tt_mb: usize,
+        /// Search with `Searchable::evaluate_hand` (`eval=hand`).
+        hand_eval: bool,
     },
 }
 
@@ -75,6 +79,7 @@ impl AgentSpec {
         let mut limits = Limits::default();
         let mut threads = 1;
         let mut tt_mb = 16;
+        let mut hand_eval = false;
         for part in args.split(',').filter(|p| !p.trim().is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 InputError::malformed(
@@ -115,12 +120,19 @@ impl AgentSpec {
                     }
                 }
                 "tt" => tt_mb = v.parse().map_err(|_| bad("a size in MiB"))?,
+                "eval" => {
+                    hand_eval = match v {
+                        "hand" => true,
+                        "tuned" => false,
+                        _ => return Err(bad("`hand` or `tuned`")),
+                    }
+                }
                 _ => {
                     return Err(InputError::malformed(
                         "agent",
                         format!(
-                            "unknown ab option `{k}` (expected depth, time, nodes, threads, tt)"
-                        ),
+                        "unknown ab option `{k}` (expected depth, time, nodes, threads, tt, eval)"
+                    ),
                     ))
                 }
             }
@@ -135,6 +147,7 @@ impl AgentSpec {
             limits,
             threads,
             tt_mb,
+            hand_eval,
         })
     }
 
@@ -160,10 +173,12 @@ impl AgentSpec {
                 limits,
                 threads,
                 tt_mb,
+                hand_eval,
             } => Box::new(AlphaBetaAgent {
                 limits: *limits,
                 threads: *threads,
                 tt: TranspositionTable::new(*tt_mb),
+                hand_eval: *hand_eval,
             }),
         }
     }
@@ -186,6 +201,7 @@ impl fmt::Display for AgentSpec {
                 limits,
                 threads,
                 tt_mb,
+                hand_eval,
             } => {
                 let mut parts = Vec::new();
                 if let Some(d) = limits.depth {
@@ -202,6 +218,9 @@ impl fmt::Display for AgentSpec {
                 }
                 if *tt_mb != 16 {
                     parts.push(format!("tt={tt_mb}"));
+                }
+                if *hand_eval {
+                    parts.push("eval=hand".to_string());
                 }
                 write!(f, "ab:{}", parts.join(","))
             }
@@ -249,20 +268,27 @@ struct AlphaBetaAgent {
     limits: Limits,
     threads: usize,
     tt: TranspositionTable,
+    hand_eval: bool,
 }
 
 impl<G: Searchable> Agent<G> for AlphaBetaAgent {
     fn choose(&mut self, pos: &G) -> Option<G::Move> {
         let stop = AtomicBool::new(false);
-        let r = search(
-            pos,
-            &self.limits,
-            self.threads,
-            &self.tt,
-            &stop,
-            &mut |_| {},
-        );
-        r.best.or_else(|| pos.search_moves().first().map(|m| m.0))
+        let (limits, threads, tt) = (&self.limits, self.threads, &self.tt);
+        let best = if self.hand_eval {
+            search(
+                &HandEval(pos.clone()),
+                limits,
+                threads,
+                tt,
+                &stop,
+                &mut |_| {},
+            )
+            .best
+        } else {
+            search(pos, limits, threads, tt, &stop, &mut |_| {}).best
+        };
+        best.or_else(|| pos.search_moves().first().map(|m| m.0))
     }
 }
 

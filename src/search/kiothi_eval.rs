@@ -1,12 +1,12 @@
-//! `Searchable` for Kiothi: Zobrist hashing, a horizon evaluation and the
+//! `Searchable` for Kiothi: Zobrist hashing, the horizon evaluation and the
 //! opening candidate generator (an opening position has up to 300 million
 //! legal moves: the search never enumerates them).
 //!
-//! Not yet declared in `search/mod.rs`: add `mod kiothi_eval;` there once the
-//! Kiothi engine is merged. Written against `KiothiPosition: Game` with
-//! `pits() -> &[u8; 20]`, `protected() -> u32` (bit `i`: pit `i` protected),
-//! `prisons() -> [u16; 2]` and `phase() -> Phase`, whose play phase is
-//! assumed to be the variant `Phase::Play` (see `in_opening`).
+//! The evaluation is a weighted sum of the features of `features`, with
+//! weights fitted by self-play (`sow tune kiothi`, see
+//! `results/kiothi/tuning.md`) and compiled in from
+//! `data/kiothi/weights.json`. The hand-set evaluation it replaced stays
+//! available as `evaluate_hand` (agents `ab:...,eval=hand`).
 
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
@@ -14,9 +14,10 @@ use std::ops::ControlFlow;
 use super::zobrist::{splitmix64, KIOTHI_PITS, KIOTHI_PROTECTED, SIDE_KEY};
 use super::{Searchable, HISTORY_SLOTS};
 use crate::game::{Game, Side};
-use crate::games::kiothi::{KiothiMove, KiothiPosition, Phase};
+use crate::games::kiothi::{row_mask, KiothiMove, KiothiPosition, Phase};
 
 const PITS: usize = 20;
+const ALL_PITS: u32 = (1 << PITS) - 1;
 const ROW: usize = 10;
 
 /// FNV-1a: a deterministic hasher for values without a Zobrist table.
@@ -49,6 +50,312 @@ fn row_start(side: Side) -> usize {
     side.index() * ROW
 }
 
+/// The terms of the horizon evaluation, in `weights.json` order. Each is
+/// counted from the view of the player to move; "A − B" terms are the
+/// mover's count minus the opponent's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// Constant 1 (the value of having the move).
+    Bias,
+    /// Warriors on the own row − on the opponent's row.
+    Material,
+    /// Occupied own pits (possible moves) − occupied opponent pits.
+    Mobility,
+    /// Warriors in protected own pits − in protected opponent pits (rule 3).
+    Protected,
+    /// Largest capture the mover can make now by a direct move: one whose
+    /// first lap ends in an empty own pit, so that it ends there without a
+    /// relay (rule 6); ending warrior included (rules 7–9). Exact for those
+    /// moves; captures after relays are not foreseen.
+    CaptureNow,
+    /// The same for the opponent, as if it were to move on this board.
+    CaptureThreat,
+    /// Empty own pits where a direct move of the mover would capture.
+    CaptureCount,
+    /// The same for the opponent.
+    ThreatCount,
+    /// Warriors the opponent's leftmost bonus could take from the mover
+    /// (the three own pits opposite its second to fourth pits, all occupied
+    /// and unprotected: rule 8) − the same for the opponent.
+    BonusExposed,
+    /// Unprotected enemy warriors facing an occupied own pit − own
+    /// unprotected warriors facing an occupied enemy pit (the capture
+    /// targets of the hand-set evaluation).
+    Targets,
+}
+
+/// Number of features.
+pub const FEATURES: usize = 10;
+
+/// Feature names, as written in `weights.json` and `selfplay.csv`.
+pub const FEATURE_NAMES: [&str; FEATURES] = [
+    "bias",
+    "material",
+    "mobility",
+    "protected",
+    "capture_now",
+    "capture_threat",
+    "capture_count",
+    "threat_count",
+    "bonus_exposed",
+    "targets",
+];
+
+/// Fixed-point scale of the weights in `weights.json` (1.0 = 1024).
+pub const WEIGHT_SCALE: i32 = 1 << WEIGHT_SHIFT;
+const WEIGHT_SHIFT: u32 = 10;
+
+/// The tuned weights, read at compile time.
+pub const WEIGHTS: [i32; FEATURES] =
+    parse_weights(include_bytes!("../../data/kiothi/weights.json"));
+
+/// The evaluation's feature vector for the player to move.
+pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
+    let me = p.side_to_move();
+    let op = me.other();
+    let pits = p.pits();
+    let prot = p.protected();
+    let (own, theirs) = (row_mask(me), row_mask(op));
+    let board = Packed::new(&pits);
+    let occupied = board.occupied();
+    let open = occupied & !prot;
+    // An open pit facing an occupied pit is a target of that pit's owner
+    // (pit `i` faces `19 - i`).
+    let targets = open & (occupied.reverse_bits() >> (32 - PITS));
+    let diff = |m: u32| board.sum(m & own) - board.sum(m & theirs);
+    let now = direct_captures(&pits, prot, occupied, me);
+    let threat = direct_captures(&pits, prot, occupied, op);
+    let mut f = [0; FEATURES];
+    f[Feature::Bias as usize] = 1;
+    f[Feature::Material as usize] = diff(ALL_PITS);
+    f[Feature::Mobility as usize] =
+        (occupied & own).count_ones() as i32 - (occupied & theirs).count_ones() as i32;
+    f[Feature::Protected as usize] = diff(prot);
+    f[Feature::CaptureNow as usize] = now.best;
+    f[Feature::CaptureThreat as usize] = threat.best;
+    f[Feature::CaptureCount as usize] = now.count;
+    f[Feature::ThreatCount as usize] = threat.count;
+    f[Feature::BonusExposed as usize] =
+        bonus_exposed(&board, open, me) - bonus_exposed(&board, open, op);
+    f[Feature::Targets as usize] = -diff(targets);
+    f
+}
+
+/// The board as bytes in three words (pit `i`: byte `i % 8` of word
+/// `i / 8`), for branch-free masks and sums. No sum of pits exceeds the 60
+/// warriors of the game, so bytes never carry.
+struct Packed([u64; 3]);
+
+const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// `BYTE_MASKS[m]`: 0xFF in byte `i` of the word when bit `i` of `m` is set.
+static BYTE_MASKS: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if m & (1 << i) != 0 {
+                t[m] |= 0xFF << (8 * i);
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+impl Packed {
+    #[inline]
+    fn new(pits: &[u8; PITS]) -> Self {
+        let mut b = [0u8; 24];
+        b[..PITS].copy_from_slice(pits);
+        let word = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
+        Packed([word(0), word(1), word(2)])
+    }
+
+    /// Bit `i` set when pit `i` holds warriors.
+    #[inline]
+    fn occupied(&self) -> u32 {
+        let bits = |w: u64| {
+            let high = (((w & LOW_SEVEN) + LOW_SEVEN) | w) & HIGH_BITS;
+            ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+        };
+        bits(self.0[0]) | bits(self.0[1]) << 8 | bits(self.0[2]) << 16
+    }
+
+    /// Warriors in the pits of `mask`.
+    #[inline]
+    fn sum(&self, mask: u32) -> i32 {
+        let bytes = |shift: u32| BYTE_MASKS[((mask >> shift) & 0xFF) as usize];
+        let picked = (self.0[0] & bytes(0)) + (self.0[1] & bytes(8)) + (self.0[2] & bytes(16));
+        (picked.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
+    }
+}
+
+/// Warriors of `side` that the enemy's leftmost bonus would take (RULES
+/// §2.8: the own pits opposite the enemy's second to fourth pits, South 6–8,
+/// North 16–18), when all three are occupied and unprotected (`open`).
+fn bonus_exposed(board: &Packed, open: u32, side: Side) -> i32 {
+    let bonus = 0b111 << (row_start(side) + 6);
+    if open & bonus == bonus {
+        board.sum(bonus)
+    } else {
+        0
+    }
+}
+
+/// The captures of one side's direct moves.
+struct DirectCaptures {
+    /// The largest, ending warrior included.
+    best: i32,
+    /// Empty own pits where one captures.
+    count: i32,
+}
+
+/// `LAST_PITS[o][k]`: the own-row offsets (bits) where the first lap of a
+/// hand of `1..=k` warriors (fewer than 20) lifted from offset `o` ends:
+/// straight along the own row (low 10 bits) or round the enemy row back
+/// into the own row (high 10 bits).
+static LAST_PITS: [[u32; 61]; ROW] = {
+    let mut t = [[0u32; 61]; ROW];
+    let mut o = 0;
+    while o < ROW {
+        let mut k = 1;
+        while k <= 60 {
+            let mut c = 1;
+            while c <= k && c < PITS {
+                let end = o + c;
+                if end < ROW {
+                    t[o][k] |= 1 << end;
+                } else if end >= PITS {
+                    t[o][k] |= 1 << (ROW + end - PITS);
+                }
+                c += 1;
+            }
+            k += 1;
+        }
+        o += 1;
+    }
+    t
+};
+
+/// The captures `side` would make by direct moves. A hand of `c < 20` from
+/// own pit `p` lands last in `p + c`; when that pit `e` is empty the move
+/// ends there (rule 6). When the lap wraps (`p > e`) it sows one warrior
+/// into every enemy pit, clearing their marks (rule 3), so the opposite pit
+/// and, for the leftmost pit, the three bonus pits are taken with one more
+/// warrior each (rules 7–8). With any capture the ending warrior goes to
+/// prison as well (rule 9).
+fn direct_captures(pits: &[u8; PITS], prot: u32, occupied: u32, side: Side) -> DirectCaptures {
+    let start = row_start(side);
+    let row_bits = (1u32 << ROW) - 1;
+    let row = (occupied >> start) & row_bits;
+    let mut lands = 0;
+    let mut from = row;
+    while from != 0 {
+        let o = from.trailing_zeros() as usize;
+        from &= from - 1;
+        lands |= LAST_PITS[o][(pits[start + o] as usize).min(60)];
+    }
+    let wrapping = lands >> ROW;
+    let mut ends = (lands | wrapping) & !row & row_bits;
+    let mut out = DirectCaptures { best: 0, count: 0 };
+    while ends != 0 {
+        let j = ends.trailing_zeros() as usize;
+        ends &= ends - 1;
+        let facing = PITS - 1 - (start + j);
+        let mut gain = 0;
+        if wrapping & (1 << j) != 0 {
+            gain = pits[facing] as i32 + 1;
+            if j == 0 {
+                gain += (facing - 3..facing)
+                    .map(|b| pits[b] as i32 + 1)
+                    .sum::<i32>();
+            }
+        } else if pits[facing] > 0 && prot & (1 << facing) == 0 {
+            gain = pits[facing] as i32;
+        }
+        if gain > 0 {
+            out.count += 1;
+            out.best = out.best.max(gain + 1);
+        }
+    }
+    out
+}
+
+/// Reads `"scale": 1024` and `"weights": [w, …]` (FEATURES integers) from
+/// `weights.json` at compile time; a malformed file stops the build.
+const fn parse_weights(json: &[u8]) -> [i32; FEATURES] {
+    let scale_at = value_start(json, b"\"scale\"");
+    let (scale, _) = parse_int(json, scale_at);
+    assert!(scale == WEIGHT_SCALE, "weights.json: scale must be 1024");
+    let mut at = value_start(json, b"\"weights\"");
+    assert!(json[at] == b'[', "weights.json: `weights` must be an array");
+    at += 1;
+    let mut out = [0; FEATURES];
+    let mut i = 0;
+    while i < FEATURES {
+        let (w, next) = parse_int(json, at);
+        out[i] = w;
+        at = skip_space(json, next);
+        i += 1;
+        if i < FEATURES {
+            assert!(json[at] == b',', "weights.json: too few weights");
+            at += 1;
+        }
+    }
+    assert!(json[at] == b']', "weights.json: too many weights");
+    out
+}
+
+/// Index of the first non-space byte after `"key":`.
+const fn value_start(json: &[u8], key: &[u8]) -> usize {
+    let mut i = 0;
+    while i + key.len() <= json.len() {
+        let mut j = 0;
+        while j < key.len() && json[i + j] == key[j] {
+            j += 1;
+        }
+        if j == key.len() {
+            let at = skip_space(json, i + j);
+            if json[at] == b':' {
+                return skip_space(json, at + 1);
+            }
+        }
+        i += 1;
+    }
+    panic!("weights.json: key not found");
+}
+
+const fn skip_space(json: &[u8], mut i: usize) -> usize {
+    while i < json.len() && json[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// An optionally negative decimal integer at `i` (after spaces); returns
+/// it and the index after it.
+const fn parse_int(json: &[u8], i: usize) -> (i32, usize) {
+    let mut i = skip_space(json, i);
+    let negative = json[i] == b'-';
+    if negative {
+        i += 1;
+    }
+    assert!(
+        json[i].is_ascii_digit(),
+        "weights.json: expected an integer"
+    );
+    let mut v: i32 = 0;
+    while i < json.len() && json[i].is_ascii_digit() {
+        v = v * 10 + (json[i] - b'0') as i32;
+        i += 1;
+    }
+    (if negative { -v } else { v }, i)
+}
+
 impl Searchable for KiothiPosition {
     fn zobrist(&self) -> u64 {
         let mut h = 0;
@@ -69,28 +376,23 @@ impl Searchable for KiothiPosition {
         h ^ splitmix64(&mut s)
     }
 
-    /// Stones are scored as (mover's prospects) − (opponent's):
-    /// - each unprotected enemy warrior facing an own occupied pit is a
-    ///   capture target (rule 7), worth half a warrior;
-    /// - each own occupied pit is a possible move (mobility): half a warrior.
+    /// RULES §0 future margin estimated at the horizon: the dot product of
+    /// the tuned weights (`data/kiothi/weights.json`, fitted by `sow tune
+    /// kiothi`) with `features`, rounded to whole warriors.
     fn evaluate(&self) -> i32 {
-        let me = self.side_to_move();
-        let pits = self.pits();
-        let prot = self.protected();
-        let exposed = |attacker: Side| -> i32 {
-            let start = row_start(attacker);
-            (start..start + ROW)
-                .filter(|&e| pits[e] > 0)
-                .map(|e| PITS - 1 - e)
-                .filter(|&t| pits[t] > 0 && prot & (1 << t) == 0)
-                .map(|t| pits[t] as i32)
-                .sum()
-        };
-        let mobility = |side: Side| -> i32 {
-            let start = row_start(side);
-            pits[start..start + ROW].iter().filter(|&&c| c > 0).count() as i32
-        };
-        (exposed(me) - exposed(me.other()) + mobility(me) - mobility(me.other())) / 2
+        let f = features(self);
+        let mut sum = 0i32;
+        for (w, x) in WEIGHTS.iter().zip(f.iter()) {
+            sum += w * x;
+        }
+        (sum + WEIGHT_SCALE / 2) >> WEIGHT_SHIFT
+    }
+
+    /// The hand-set evaluation the tuned weights replaced: (capture targets
+    /// + mobility) / 2, see `features` for both terms.
+    fn evaluate_hand(&self) -> i32 {
+        let f = features(self);
+        (f[Feature::Targets as usize] + f[Feature::Mobility as usize]) / 2
     }
 
     /// In play: every legal move. In the opening: for each pair of occupied

@@ -19,6 +19,7 @@ pub mod matches;
 pub mod negamax;
 pub mod threads;
 pub mod tt;
+pub mod tune;
 pub mod zobrist;
 
 use std::ops::ControlFlow;
@@ -46,6 +47,12 @@ pub trait Searchable: Game {
     /// Heuristic estimate of the future margin for the player to move, used
     /// at the search horizon (same scale as values: stones).
     fn evaluate(&self) -> i32;
+
+    /// A hand-set evaluation kept for comparison (`ab:eval=hand`); by
+    /// default the same as `evaluate`.
+    fn evaluate_hand(&self) -> i32 {
+        self.evaluate()
+    }
 
     /// Stones the mover of `parent` gained by the move leading to `child`.
     fn capture_gain(parent: &Self, child: &Self) -> i32 {

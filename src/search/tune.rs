@@ -1,0 +1,516 @@
+//! Tuning the Kiothi horizon evaluation by self-play (`sow tune kiothi`):
+//! games of the engine against itself from seeded random openings, the
+//! feature vector and realized future margin (RULES §0) of every position
+//! it moved from, and a ridge least-squares fit of the weights.
+//!
+//! Also [`HandEval`], the wrapper that makes any searcher use
+//! `Searchable::evaluate_hand` (the `ab:eval=hand` agents).
+
+use std::fmt;
+use std::ops::ControlFlow;
+
+use hashbrown::HashMap;
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::agents::AgentSpec;
+use super::negamax::Limits;
+use super::zobrist::{splitmix64, Rng};
+use super::Searchable;
+use crate::error::InputError;
+use crate::game::{Game, Side};
+use crate::games::kiothi::{KiothiPosition, Phase};
+
+pub use super::kiothi_eval::{features, Feature, FEATURES, FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE};
+
+/// A position searched with its game's hand-set evaluation
+/// (`Searchable::evaluate_hand`) instead of `evaluate`; everything else is
+/// the wrapped game's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct HandEval<G>(pub G);
+
+impl<G: fmt::Display> fmt::Display for HandEval<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<G: Game> Game for HandEval<G> {
+    type Move = G::Move;
+
+    fn side_to_move(&self) -> Side {
+        self.0.side_to_move()
+    }
+    fn for_each_move<F: FnMut(G::Move) -> ControlFlow<()>>(&self, f: F) -> ControlFlow<()> {
+        self.0.for_each_move(f)
+    }
+    fn play_unchecked(&self, mv: &G::Move) -> Self {
+        HandEval(self.0.play_unchecked(mv))
+    }
+    fn parse_move(&self, text: &str) -> Result<G::Move, InputError> {
+        self.0.parse_move(text)
+    }
+    fn captured(&self) -> [u32; 2] {
+        self.0.captured()
+    }
+    fn final_sweep(&self) -> [u32; 2] {
+        self.0.final_sweep()
+    }
+    fn board_total(&self) -> u32 {
+        self.0.board_total()
+    }
+    fn repetition_key(&self) -> Self {
+        HandEval(self.0.repetition_key())
+    }
+    fn for_each_child<F: FnMut(G::Move, Self) -> ControlFlow<()>>(
+        &self,
+        mut f: F,
+    ) -> ControlFlow<()> {
+        self.0.for_each_child(|mv, child| f(mv, HandEval(child)))
+    }
+    fn move_count(&self) -> u64 {
+        self.0.move_count()
+    }
+    fn is_over(&self) -> bool {
+        self.0.is_over()
+    }
+    fn terminal_value(&self) -> i32 {
+        self.0.terminal_value()
+    }
+}
+
+impl<G: Searchable> Searchable for HandEval<G> {
+    fn zobrist(&self) -> u64 {
+        self.0.zobrist()
+    }
+    fn evaluate(&self) -> i32 {
+        self.0.evaluate_hand()
+    }
+    fn evaluate_hand(&self) -> i32 {
+        self.0.evaluate_hand()
+    }
+    fn search_moves(&self) -> Vec<(G::Move, Self)> {
+        self.0
+            .search_moves()
+            .into_iter()
+            .map(|(mv, child)| (mv, HandEval(child)))
+            .collect()
+    }
+    fn history_slot(mv: &G::Move) -> usize {
+        G::history_slot(mv)
+    }
+}
+
+/// One sampled position: where it occurred, its features, the hand-set
+/// evaluation and the margin the game then realized for its mover.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Self-play game number (each game has its own random opening).
+    pub game: usize,
+    /// Plies played before the position, the opening included.
+    pub ply: usize,
+    pub mover: Side,
+    pub features: [i32; FEATURES],
+    pub hand: i32,
+    /// RULES §0 from the position on, as the game went: the mover's later
+    /// captures and sweep minus the opponent's (a game stopped by repetition
+    /// or the ply cap shares the board evenly, so it can end in `.5`).
+    pub target: f64,
+}
+
+/// Self-play settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlay {
+    /// Games, each from its own random opening.
+    pub games: usize,
+    /// Fixed search depth of the engine.
+    pub depth: u32,
+    pub seed: u64,
+    /// Random plies before the engine takes over (both redistributions included).
+    pub opening_plies: u32,
+    /// Search with the hand-set evaluation instead of the compiled weights.
+    pub hand_eval: bool,
+}
+
+/// Plies after which a self-play game stops, the board shared evenly.
+pub const PLY_CAP: usize = 1000;
+
+/// One self-play game: the positions the engine moved from, and the final
+/// stones of South and North.
+#[derive(Clone, Debug)]
+pub struct PlayedGame {
+    pub game: usize,
+    /// Plies of random opening before `positions[0]`.
+    pub opening_plies: usize,
+    pub positions: Vec<KiothiPosition>,
+    /// Captures plus sweep; half the board each when stopped by the third
+    /// occurrence of a position or the ply cap (RULES §0).
+    pub points: [f64; 2],
+}
+
+/// The engine of self-play: alpha-beta at a fixed depth, one thread.
+pub fn self_play_engine(depth: u32, hand_eval: bool) -> AgentSpec {
+    AgentSpec::AlphaBeta {
+        limits: Limits::depth(depth),
+        threads: 1,
+        tt_mb: 16,
+        hand_eval,
+    }
+}
+
+/// Plays the self-play games (in parallel) and samples every play-phase
+/// position the engine moved from. The engine plays both sides: the
+/// colour-swapped twin of a game would be the same game, so each opening
+/// is played once.
+pub fn self_play(start: &KiothiPosition, cfg: &SelfPlay) -> Vec<Sample> {
+    let engine = self_play_engine(cfg.depth, cfg.hand_eval);
+    let games: Vec<PlayedGame> = (0..cfg.games)
+        .into_par_iter()
+        .map(|g| play_game(start, &engine, cfg, g))
+        .collect();
+    games.iter().flat_map(samples_of_game).collect()
+}
+
+/// Game `g`: random opening plies from a seed of (`cfg.seed`, `g`), then
+/// the engine on both sides until the game ends, a position occurs for the
+/// third time, or `PLY_CAP` plies.
+pub fn play_game(
+    start: &KiothiPosition,
+    engine: &AgentSpec,
+    cfg: &SelfPlay,
+    g: usize,
+) -> PlayedGame {
+    let mut state = cfg.seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(splitmix64(&mut state));
+    let mut pos = *start;
+    let mut opening_plies = 0;
+    for _ in 0..cfg.opening_plies {
+        let moves = pos.search_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos = moves[rng.below(moves.len())].1;
+        opening_plies += 1;
+    }
+    let mut agent = engine.build::<KiothiPosition>(rng.next_u64());
+    let mut seen: HashMap<KiothiPosition, u32> = HashMap::new();
+    let mut positions = Vec::new();
+    let over = loop {
+        let count = seen.entry(pos.repetition_key()).or_insert(0);
+        *count += 1;
+        if *count >= 3 || positions.len() >= PLY_CAP {
+            break false;
+        }
+        let Some(mv) = agent.choose(&pos) else {
+            break true;
+        };
+        positions.push(pos);
+        pos = pos.play_unchecked(&mv);
+    };
+    let captured = pos.captured();
+    let sweep = if over {
+        pos.final_sweep().map(|s| s as f64)
+    } else {
+        [pos.board_total() as f64 / 2.0; 2]
+    };
+    PlayedGame {
+        game: g,
+        opening_plies,
+        positions,
+        points: [captured[0] as f64 + sweep[0], captured[1] as f64 + sweep[1]],
+    }
+}
+
+/// The samples of a game: each play-phase position the engine moved from,
+/// with the margin the game then realized for its mover.
+pub fn samples_of_game(game: &PlayedGame) -> Vec<Sample> {
+    game.positions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.phase() == Phase::Play)
+        .map(|(i, p)| {
+            let me = p.side_to_move().index();
+            let prisons = p.captured();
+            let gained = |s: usize| game.points[s] - prisons[s] as f64;
+            Sample {
+                game: game.game,
+                ply: game.opening_plies + i,
+                mover: p.side_to_move(),
+                features: features(p),
+                hand: p.evaluate_hand(),
+                target: gained(me) - gained(1 - me),
+            }
+        })
+        .collect()
+}
+
+/// The CSV header: game, ply, mover, the features, hand, target.
+pub fn csv_header() -> String {
+    let mut cols = vec!["game", "ply", "mover"];
+    cols.extend(FEATURE_NAMES);
+    cols.extend(["hand", "target"]);
+    cols.join(",")
+}
+
+/// The samples as CSV (header first, one sample a line).
+pub fn to_csv(samples: &[Sample]) -> String {
+    let mut out = csv_header();
+    out.push('\n');
+    for s in samples {
+        let feats: Vec<String> = s.features.iter().map(i32::to_string).collect();
+        out.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            s.game,
+            s.ply,
+            s.mover.letter(),
+            feats.join(","),
+            s.hand,
+            s.target
+        ));
+    }
+    out
+}
+
+/// Parses `to_csv` output; the header must match this build's features.
+pub fn from_csv(text: &str) -> Result<Vec<Sample>, InputError> {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or("");
+    if header.trim() != csv_header() {
+        return Err(InputError::malformed(
+            "data",
+            format!("header must be `{}`, found `{header}`", csv_header()),
+        ));
+    }
+    lines
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            parse_row(l).map_err(|m| InputError::malformed("data", format!("line {}: {m}", i + 2)))
+        })
+        .collect()
+}
+
+fn parse_row(line: &str) -> Result<Sample, String> {
+    let cells: Vec<&str> = line.trim().split(',').collect();
+    if cells.len() != FEATURES + 5 {
+        return Err(format!(
+            "expected {} fields, found {}",
+            FEATURES + 5,
+            cells.len()
+        ));
+    }
+    let int = |i: usize| -> Result<i64, String> {
+        cells[i]
+            .parse()
+            .map_err(|_| format!("`{}` is not an integer", cells[i]))
+    };
+    let mut features = [0; FEATURES];
+    for (k, f) in features.iter_mut().enumerate() {
+        *f = int(3 + k)? as i32;
+    }
+    let target: f64 = cells[FEATURES + 4]
+        .parse()
+        .ok()
+        .filter(|t: &f64| t.is_finite())
+        .ok_or_else(|| format!("`{}` is not a number", cells[FEATURES + 4]))?;
+    Ok(Sample {
+        game: int(0)?
+            .try_into()
+            .map_err(|_| "negative game".to_string())?,
+        ply: int(1)?.try_into().map_err(|_| "negative ply".to_string())?,
+        mover: Side::from_letter(cells[2])
+            .ok_or_else(|| format!("mover `{}` is not S or N", cells[2]))?,
+        features,
+        hand: int(FEATURES + 3)? as i32,
+        target,
+    })
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None`
+/// when `a` is singular (or not square, or sized unlike `b`).
+pub fn solve_linear(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    if a.len() != n || a.iter().any(|row| row.len() != n) {
+        return None;
+    }
+    let scale = a
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() <= 1e-12 * scale {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..n {
+            let factor = a[row][col] / a[col][col];
+            if factor != 0.0 {
+                let (pivot_rows, rest) = a.split_at_mut(row);
+                for (x, p) in rest[0][col..].iter_mut().zip(&pivot_rows[col][col..]) {
+                    *x -= factor * p;
+                }
+                b[row] -= factor * b[col];
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let tail: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - tail) / a[row][row];
+    }
+    Some(x)
+}
+
+/// Ridge regression by the normal equations: the `w` minimizing
+/// `Σ (y - w·x)² + Σ penalty[j] w[j]²`. `None` when the system is singular
+/// or the rows are not all `penalty.len()` wide.
+pub fn ridge_regression(x: &[Vec<f64>], y: &[f64], penalty: &[f64]) -> Option<Vec<f64>> {
+    let n = penalty.len();
+    if x.len() != y.len() || x.iter().any(|r| r.len() != n) {
+        return None;
+    }
+    let mut a = vec![vec![0.0; n]; n];
+    let mut b = vec![0.0; n];
+    for (row, &t) in x.iter().zip(y) {
+        for i in 0..n {
+            b[i] += row[i] * t;
+            for j in 0..n {
+                a[i][j] += row[i] * row[j];
+            }
+        }
+    }
+    for (i, p) in penalty.iter().enumerate() {
+        a[i][i] += p;
+    }
+    solve_linear(a, b)
+}
+
+/// Whether a sample belongs to the validation set: one game in five (all
+/// positions of a game fall on the same side of the split).
+pub fn is_validation(s: &Sample) -> bool {
+    s.game % 5 == 4
+}
+
+/// Root-mean-square and mean absolute error of a predictor.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Errors {
+    pub rmse: f64,
+    pub mae: f64,
+}
+
+fn errors(samples: &[&Sample], predict: impl Fn(&Sample) -> f64) -> Errors {
+    let n = samples.len().max(1) as f64;
+    let (sq, abs) = samples.iter().fold((0.0, 0.0), |(sq, abs), s| {
+        let e = predict(s) - s.target;
+        (sq + e * e, abs + e.abs())
+    });
+    Errors {
+        rmse: (sq / n).sqrt(),
+        mae: abs / n,
+    }
+}
+
+/// The engine's integer evaluation from features and fixed-point weights.
+pub fn evaluate_with(weights: &[i32; FEATURES], f: &[i32; FEATURES]) -> i32 {
+    let sum: i32 = weights.iter().zip(f).map(|(w, x)| w * x).sum();
+    (sum + WEIGHT_SCALE / 2) >> WEIGHT_SCALE.trailing_zeros()
+}
+
+/// Errors of the evaluations compared on one set of positions.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Comparison {
+    pub positions: usize,
+    /// The fitted weights, rounded to the engine's fixed point.
+    pub tuned: Errors,
+    /// The weights compiled into this build.
+    pub current: Errors,
+    /// The hand-set evaluation.
+    pub hand: Errors,
+    /// Always 0 (the spread of the targets).
+    pub zero: Errors,
+}
+
+/// A fit and how it compares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    pub ridge: f64,
+    /// Fitted weights in warriors per feature unit.
+    pub real: [f64; FEATURES],
+    /// The same in the fixed point of `weights.json` (`WEIGHT_SCALE` = 1).
+    pub fixed: [i32; FEATURES],
+    pub train: Comparison,
+    pub validation: Comparison,
+}
+
+/// Why a fit failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FitError {
+    #[error("{0} training positions are too few to fit {FEATURES} weights")]
+    TooFewRows(usize),
+    #[error("the normal equations are singular (a feature is constant or collinear); use a larger --ridge")]
+    Singular,
+}
+
+/// Fits the weights on the training samples (ridge `ridge` on every weight
+/// but the bias) and compares the evaluations on both sets.
+pub fn fit(samples: &[Sample], ridge: f64) -> Result<Fit, FitError> {
+    let (validation, train): (Vec<&Sample>, Vec<&Sample>) =
+        samples.iter().partition(|s| is_validation(s));
+    if train.len() < FEATURES {
+        return Err(FitError::TooFewRows(train.len()));
+    }
+    let x: Vec<Vec<f64>> = train
+        .iter()
+        .map(|s| s.features.iter().map(|&f| f as f64).collect())
+        .collect();
+    let y: Vec<f64> = train.iter().map(|s| s.target).collect();
+    let mut penalty = [ridge; FEATURES];
+    penalty[Feature::Bias as usize] = 0.0;
+    let w = ridge_regression(&x, &y, &penalty).ok_or(FitError::Singular)?;
+    let mut real = [0.0; FEATURES];
+    real.copy_from_slice(&w);
+    let fixed = real.map(|v| (v * WEIGHT_SCALE as f64).round() as i32);
+    let compare = |set: &[&Sample]| Comparison {
+        positions: set.len(),
+        tuned: errors(set, |s| evaluate_with(&fixed, &s.features) as f64),
+        current: errors(set, |s| evaluate_with(&WEIGHTS, &s.features) as f64),
+        hand: errors(set, |s| s.hand as f64),
+        zero: errors(set, |_| 0.0),
+    };
+    Ok(Fit {
+        ridge,
+        train: compare(&train),
+        validation: compare(&validation),
+        real,
+        fixed,
+    })
+}
+
+/// `weights.json`: the fixed-point weights the engine compiles in
+/// (`scale` and `weights` are read by `kiothi_eval`), the real ones, and
+/// how they were obtained (`provenance`, free-form).
+pub fn weights_json(fit: &Fit, provenance: serde_json::Value) -> String {
+    let names = FEATURE_NAMES.map(|n| format!("\"{n}\"")).join(", ");
+    let fixed = fit.fixed.map(|w| w.to_string()).join(", ");
+    let real: serde_json::Map<String, serde_json::Value> = FEATURE_NAMES
+        .iter()
+        .zip(fit.real)
+        .map(|(n, w)| (n.to_string(), json!((w * 1e4).round() / 1e4)))
+        .collect();
+    let fitted = json!({
+        "weights_real": real,
+        "ridge": fit.ridge,
+        "train": fit.train,
+        "validation": fit.validation,
+        "provenance": provenance,
+    });
+    format!(
+        "{{\n  \"game\": \"kiothi\",\n  \"scale\": {WEIGHT_SCALE},\n  \"features\": [{names}],\n  \"weights\": [{fixed}],\n  \"fit\": {}\n}}\n",
+        serde_json::to_string_pretty(&fitted)
+            .expect("plain JSON")
+            .replace('\n', "\n  ")
+    )
+}
