@@ -74,6 +74,7 @@ impl SelfPlay {
             limits: Limits::depth(self.depth),
             threads: 1,
             tt_mb: 16,
+            hand_eval: false,
         }
     }
 }

@@ -21,6 +21,11 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
     r["layers_reused"] = json!(stats.layers_reused);
     r["db"] = json!(dir.display().to_string());
     r["seconds"] = json!(t0.elapsed().as_secs_f64());
+    r["phase_seconds"] = json!({
+        "layers": stats.layers_seconds,
+        "opening_explore": stats.explore_seconds,
+        "opening_solve": stats.region_seconds,
+    });
     r["peak_rss_mib"] = json!(peak_rss_mib());
     if out.json {
         return out.json(&r);
@@ -60,8 +65,11 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         stats.layers_reused.len()
     ))?;
     out.line(format!(
-        "time {:.1} s, peak memory {} MiB",
+        "time {:.1} s (endgame layers {:.1} s, opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
         t0.elapsed().as_secs_f64(),
+        stats.layers_seconds,
+        stats.explore_seconds,
+        stats.region_seconds,
         peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
     ))
 }

@@ -5,6 +5,7 @@
 //! count (captures only lower it), with moves into the unlocked database
 //! as exits and un-moves, checked for membership, as predecessors.
 
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
 use hashbrown::HashSet;
@@ -152,30 +153,88 @@ pub struct LockedRegion {
     by_stones: Vec<Option<usize>>,
 }
 
+/// Hashes a mixed key (already uniform) by a rotation: the table's bucket
+/// index (low bits) and tag (top bits) then come from key bits that vary
+/// inside a shard (the shard is the key's top bits).
+#[derive(Clone, Copy, Default)]
+struct MixedKeyHasher(u64);
+
+impl Hasher for MixedKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(32)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+type KeySet = HashSet<u64, BuildHasherDefault<MixedKeyHasher>>;
+
+const SHARDS: usize = 64;
+
+fn shard_of(mixed: u64) -> usize {
+    (mixed >> 58) as usize
+}
+
 /// Visited positions of one stone count during exploration, sharded so
 /// that both threads insert with little contention.
 struct ShardedSet {
-    shards: Vec<Mutex<HashSet<u64>>>,
+    shards: Vec<Mutex<KeySet>>,
+}
+
+/// Keys waiting to be inserted, by shard, so that a shard is locked once
+/// per batch rather than once per key.
+struct Batch(Vec<Vec<u64>>);
+
+impl Batch {
+    fn new() -> Self {
+        Batch(vec![Vec::new(); SHARDS])
+    }
+
+    fn push(&mut self, mixed: u64) {
+        self.0[shard_of(mixed)].push(mixed);
+    }
 }
 
 impl ShardedSet {
-    const SHARDS: usize = 64;
-
     fn new() -> Self {
         ShardedSet {
-            shards: (0..Self::SHARDS)
-                .map(|_| Mutex::new(HashSet::new()))
-                .collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(KeySet::default())).collect(),
         }
     }
 
-    /// Inserts a mixed key; true if it was new.
-    fn insert(&self, mixed: u64) -> bool {
-        let shard = (mixed >> 58) as usize % Self::SHARDS;
-        self.shards[shard]
-            .lock()
-            .expect("no panics while locked")
-            .insert(mixed)
+    /// Inserts (and empties) a batch; calls `new` with each key not seen before.
+    fn insert_batch(&self, batch: &mut Batch, mut new: impl FnMut(u64)) {
+        for (shard, keys) in self.shards.iter().zip(&mut batch.0) {
+            if keys.is_empty() {
+                continue;
+            }
+            let mut set = shard.lock().expect("no panics while locked");
+            for &k in keys.iter() {
+                if set.insert(k) {
+                    new(k);
+                }
+            }
+            keys.clear();
+        }
+    }
+
+    fn keys(&self) -> Vec<u64> {
+        self.shards
+            .iter()
+            .flat_map(|s| {
+                s.lock()
+                    .expect("no panics while locked")
+                    .iter()
+                    .copied()
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     fn into_keys(self) -> Vec<u64> {
@@ -340,35 +399,31 @@ impl LockedRegion {
 
     /// Breadth-first closure of the root, one stone count at a time from
     /// the most stones down, both threads expanding each level.
-    fn explore(root: &KpePosition, progress: Progress) -> Self {
+    pub(super) fn explore(root: &KpePosition, progress: Progress) -> Self {
         let v = root.variant();
         let total = v.total() as usize;
-        let sets: Vec<Mutex<Option<ShardedSet>>> = (0..=total).map(|_| Mutex::new(None)).collect();
-        let insert = |stones: usize, mixed: u64| -> bool {
-            let mut slot = sets[stones].lock().expect("no panics while locked");
-            slot.get_or_insert_with(ShardedSet::new).insert(mixed)
-        };
+        let mut sets: Vec<ShardedSet> = (0..=total).map(|_| ShardedSet::new()).collect();
         let bar = progress.bar(0, "locked");
         bar.set_message("exploring");
         let root = root.relative();
         if is_locked(&root) {
-            insert(root.board_total() as usize, mix(region_key(&root)));
+            let mut batch = Batch::new();
+            batch.push(mix(region_key(&root)));
+            sets[root.board_total() as usize].insert_batch(&mut batch, |_| {});
         }
         let mut groups = Vec::new();
         for n in (0..=total).rev() {
-            let Some(set) = sets[n].lock().expect("no panics while locked").take() else {
+            let set = std::mem::replace(&mut sets[n], ShardedSet::new());
+            let mut frontier = set.keys();
+            if frontier.is_empty() {
                 continue;
-            };
-            let mut frontier = set.into_keys();
-            let set = ShardedSet::new();
-            for &k in &frontier {
-                set.insert(k);
             }
+            let lower_sets = &sets[..n];
             while !frontier.is_empty() {
                 frontier = frontier
                     .par_chunks(4096)
                     .flat_map_iter(|chunk| {
-                        let mut next = Vec::new();
+                        let mut same = Batch::new();
                         let mut lower: Vec<(usize, u64)> = Vec::new();
                         for &mixed in chunk {
                             let pos = unpack(v, unmix(mixed));
@@ -377,9 +432,7 @@ impl LockedRegion {
                                 if is_locked(&child) {
                                     let m = mix(region_key(&child));
                                     if gained == 0 {
-                                        if set.insert(m) {
-                                            next.push(m);
-                                        }
+                                        same.push(m);
                                     } else {
                                         lower.push((n - gained as usize, m));
                                     }
@@ -387,10 +440,14 @@ impl LockedRegion {
                                 std::ops::ControlFlow::Continue(())
                             });
                         }
+                        let mut next = Vec::new();
+                        set.insert_batch(&mut same, |k| next.push(k));
                         lower.sort_unstable();
                         lower.dedup();
-                        for (stones, m) in lower {
-                            insert(stones, m);
+                        for run in lower.chunk_by(|a, b| a.0 == b.0) {
+                            let mut batch = Batch::new();
+                            run.iter().for_each(|&(_, m)| batch.push(m));
+                            lower_sets[run[0].0].insert_batch(&mut batch, |_| {});
                         }
                         next
                     })
@@ -407,7 +464,12 @@ impl LockedRegion {
 
     /// Solves the groups by ascending stone count: captures always lead
     /// to a smaller, already solved count.
-    fn solve_groups(&mut self, eg: &Endgame, layers: &impl LayerValues, progress: Progress) {
+    pub(super) fn solve_groups(
+        &mut self,
+        eg: &Endgame,
+        layers: &impl LayerValues,
+        progress: Progress,
+    ) {
         let v = self.variant;
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");

@@ -57,6 +57,19 @@ impl Word {
     }
 }
 
+/// Asks the CPU to bring `word`'s cache line in ahead of its use.
+#[inline]
+fn prefetch(word: &AtomicU32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; any address is allowed.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(word as *const AtomicU32 as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
+}
+
 /// The working state of one layer.
 pub struct LayerState {
     words: Vec<AtomicU32>,
@@ -181,16 +194,24 @@ impl LayerState {
                 frontier = frontier
                     .par_chunks(1024)
                     .flat_map_iter(|chunk| {
+                        // All predecessors of the chunk first, each word
+                        // prefetched, then the news: the cache misses of
+                        // the scattered predecessors overlap.
                         let mut preds = Vec::new();
-                        let mut next = Vec::new();
+                        let mut news = Vec::new();
                         for &i in chunk {
                             let v = self.load(i as usize).value();
-                            preds.clear();
+                            let start = preds.len();
                             predecessors(i as usize, &mut preds);
-                            for &p in &preds {
-                                if self.inform(p as usize, v, t) {
-                                    next.push(p);
-                                }
+                            for &p in &preds[start..] {
+                                prefetch(&self.words[p as usize]);
+                                news.push(v);
+                            }
+                        }
+                        let mut next = Vec::new();
+                        for (&p, &v) in preds.iter().zip(&news) {
+                            if self.inform(p as usize, v, t) {
+                                next.push(p);
                             }
                         }
                         next

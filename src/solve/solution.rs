@@ -104,6 +104,11 @@ pub struct SolveStats {
     pub unlocked_positions: u64,
     pub region_positions: u64,
     pub seconds: f64,
+    /// Wall seconds of the phases computed by this run: the endgame
+    /// layers, the locked region's forward exploration and its solution.
+    pub layers_seconds: f64,
+    pub explore_seconds: f64,
+    pub region_seconds: f64,
 }
 
 fn layer_id(variant: KpeVariant, n: usize) -> FileId {
@@ -170,14 +175,19 @@ impl Solution {
             stats.layers_computed.push(n);
         }
         stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
+        stats.layers_seconds = start.elapsed().as_secs_f64();
         let layers = Layers::Mapped(files);
         let path = db::region_path(db_dir, variant);
         let start_region = match reuse(&path, region_id(variant), None)? {
             Some(file) => StartRegion::Mapped(file),
             None => {
-                let region =
-                    LockedRegion::solve(&KpePosition::start(variant), &eg, &layers, progress);
+                let t = Instant::now();
+                let mut region = LockedRegion::explore(&KpePosition::start(variant), progress);
+                stats.explore_seconds = t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                region.solve_groups(&eg, &layers, progress);
                 write_region(&path, variant, &region)?;
+                stats.region_seconds = t.elapsed().as_secs_f64();
                 StartRegion::Memory(region)
             }
         };
