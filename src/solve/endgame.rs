@@ -133,12 +133,14 @@ impl Endgame {
         bar.set_message("thresholds");
         state.solve(
             n as i8,
-            |i, out| {
+            |chunk, out| {
                 let mut board = [0u8; 16];
-                self.index.unrank(n, i as u64, &mut board[..pits]);
-                for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
-                    out.push(self.index.rank(pred) as u32)
-                });
+                for &i in chunk {
+                    self.index.unrank(n, i as u64, &mut board[..pits]);
+                    for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
+                        out.push((self.index.rank(pred) as u32, i))
+                    });
+                }
             },
             |_, _| bar.inc(1),
         );

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::endgame::{Endgame, LayerValues};
 use super::progress::Progress;
-use super::retrograde::{LayerState, NO_EXIT};
+use super::retrograde::{prefetch, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::{Game, Side};
@@ -133,10 +133,16 @@ impl Group {
         }
     }
 
+    /// Directory bucket of a mixed key.
+    #[inline]
+    fn bucket(&self, mixed: u64) -> usize {
+        (mixed >> self.shift) as usize
+    }
+
     /// Index of a mixed key.
     #[inline]
     fn find(&self, mixed: u64) -> Option<usize> {
-        let b = (mixed >> self.shift) as usize;
+        let b = self.bucket(mixed);
         let (lo, hi) = (self.dir[b] as usize, self.dir[b + 1] as usize);
         self.keys[lo..hi].binary_search(&mixed).ok().map(|i| lo + i)
     }
@@ -336,13 +342,13 @@ impl LockedRegion {
             .map_or(&[], |g| &self.values[g])
     }
 
-    /// Calls `f` with the index (in group `g`) of the parent of every
-    /// non-capturing move that leads to position `i` of group `g` and
-    /// keeps a player locked.
-    pub(super) fn for_each_predecessor(&self, g: usize, i: usize, mut f: impl FnMut(usize)) {
+    /// Calls `f` with the mixed key of the parent of every non-capturing
+    /// move that leads to position `i` of group `g` and keeps a player
+    /// locked, if such a parent is a locked position (it may be outside
+    /// the region).
+    fn for_each_candidate_parent(&self, g: usize, i: usize, mut f: impl FnMut(u64)) {
         let v = self.variant;
-        let group = &self.groups[g];
-        let pos = unpack(v, unmix(group.keys[i]));
+        let pos = unpack(v, unmix(self.groups[g].keys[i]));
         let (x_marks, y_marks) = (pos.marks(Side::South), pos.marks(Side::North));
         for_each_unmove(v, pos.pits(), y_marks == v.all_marks(), |before, q| {
             let bit = 1u8 << q;
@@ -350,11 +356,52 @@ impl LockedRegion {
                 return; // Y's move from q would have set this mark
             }
             for y_before in [y_marks, y_marks & !bit] {
-                if let Some(j) = group.find(mix(pack(v, before, y_before, x_marks))) {
-                    f(j);
-                }
+                f(mix(pack(v, before, y_before, x_marks)));
             }
         });
+    }
+
+    /// Calls `f` with the index (in group `g`) of the parent of every
+    /// non-capturing move that leads to position `i` of group `g` and
+    /// keeps a player locked.
+    pub(super) fn for_each_predecessor(&self, g: usize, i: usize, mut f: impl FnMut(usize)) {
+        let group = &self.groups[g];
+        self.for_each_candidate_parent(g, i, |mixed| {
+            if let Some(j) = group.find(mixed) {
+                f(j);
+            }
+        });
+    }
+
+    /// `(parent, child)` for every move of [`Self::for_each_predecessor`]
+    /// into each child of `chunk`, looked up in three passes (candidate
+    /// keys, their directory ranges, the searches) with prefetching, so
+    /// that the cache misses of the lookups overlap.
+    fn predecessors_of(&self, g: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
+        let group = &self.groups[g];
+        let mut candidates = Vec::with_capacity(4 * chunk.len());
+        for &child in chunk {
+            self.for_each_candidate_parent(g, child as usize, |mixed| {
+                prefetch(&group.dir[group.bucket(mixed)]);
+                candidates.push((mixed, child));
+            });
+        }
+        let ranges: Vec<(usize, usize)> = candidates
+            .iter()
+            .map(|&(mixed, _)| {
+                let b = group.bucket(mixed);
+                let (lo, hi) = (group.dir[b] as usize, group.dir[b + 1] as usize);
+                if lo < hi {
+                    prefetch(&group.keys[lo]);
+                }
+                (lo, hi)
+            })
+            .collect();
+        for (&(mixed, child), (lo, hi)) in candidates.iter().zip(ranges) {
+            if let Ok(k) = group.keys[lo..hi].binary_search(&mixed) {
+                out.push(((lo + k) as u32, child));
+            }
+        }
     }
 
     /// Every (mixed key, value), sorted by stones then mixed key (the
@@ -506,7 +553,7 @@ impl LockedRegion {
             let state = LayerState::new(exit, internal);
             state.solve(
                 n as i8,
-                |i, out| self.for_each_predecessor(g, i, |j| out.push(j as u32)),
+                |chunk, out| self.predecessors_of(g, chunk, out),
                 |_, _| {},
             );
             bar.inc(group.keys.len() as u64);

@@ -57,17 +57,17 @@ impl Word {
     }
 }
 
-/// Asks the CPU to bring `word`'s cache line in ahead of its use.
+/// Asks the CPU to bring `x`'s cache line in ahead of its use.
 #[inline]
-fn prefetch(word: &AtomicU32) {
+pub(super) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint; any address is allowed.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(word as *const AtomicU32 as *const i8);
+        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = word;
+    let _ = x;
 }
 
 /// The working state of one layer.
@@ -175,11 +175,12 @@ impl LayerState {
     /// every exit even, `W_t = W_{t+1}` and `L_t = L_{t+1}` for odd `t`, so
     /// odd thresholds would admit nothing.
     ///
-    /// `predecessors(i, out)` must append the index of the parent of every
-    /// internal move that leads to `i` (a parent twice if two of its moves do).
+    /// `predecessors(chunk, out)` must append `(parent, child)` for every
+    /// internal move into each `child` of `chunk` (a parent twice if two of
+    /// its moves lead to the child).
     pub fn solve<P>(&self, max_value: i8, predecessors: P, mut on_threshold: impl FnMut(i8, u64))
     where
-        P: Fn(usize, &mut Vec<u32>) + Sync,
+        P: Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
     {
         debug_assert!(
             self.words
@@ -194,22 +195,17 @@ impl LayerState {
                 frontier = frontier
                     .par_chunks(1024)
                     .flat_map_iter(|chunk| {
-                        // All predecessors of the chunk first, each word
-                        // prefetched, then the news: the cache misses of
-                        // the scattered predecessors overlap.
-                        let mut preds = Vec::new();
-                        let mut news = Vec::new();
-                        for &i in chunk {
-                            let v = self.load(i as usize).value();
-                            let start = preds.len();
-                            predecessors(i as usize, &mut preds);
-                            for &p in &preds[start..] {
-                                prefetch(&self.words[p as usize]);
-                                news.push(v);
-                            }
+                        // All moves into the chunk first, each parent's word
+                        // prefetched, then the news: the cache misses of the
+                        // scattered parents overlap.
+                        let mut edges = Vec::new();
+                        predecessors(chunk, &mut edges);
+                        for &(p, _) in &edges {
+                            prefetch(&self.words[p as usize]);
                         }
                         let mut next = Vec::new();
-                        for (&p, &v) in preds.iter().zip(&news) {
+                        for &(p, child) in &edges {
+                            let v = self.load(child as usize).value();
                             if self.inform(p as usize, v, t) {
                                 next.push(p);
                             }
