@@ -1,22 +1,24 @@
-//! Lazy SMP: the main thread and its helpers search the same root, sharing
-//! only the transposition table; helpers start at staggered depths so that
-//! they fill the table with entries the main thread will want.
+//! Parallel search: the main thread and its helpers all run iterative
+//! deepening on the same root, sharing the transposition table and a table
+//! of the positions being searched (simplified ABDADA, see
+//! `negamax::BusyTable`), so that threads on the same iteration split its
+//! tree between them. The search ends as soon as any thread completes the
+//! last iteration.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::negamax::{Limits, SearchResult, Shared, Worker};
 use super::tt::TranspositionTable;
 use super::Searchable;
 
 /// Searches `root` within `limits` on `threads` threads (at least one) and
-/// returns the last iteration the main thread completed.
+/// returns the deepest iteration completed by any thread.
 ///
 /// `stop` may be set from anywhere (Ctrl-C) to end the search early; the
 /// result is then the last completed iteration (depth 0 with the evaluation
 /// and no move if not even depth 1 completed). `on_iter` is called by the
-/// main thread after each completed iteration. With one thread the result is
-/// deterministic (for depth and node limits).
+/// main thread with each completed iteration deeper than the previous ones.
+/// With one thread the result is deterministic (for depth and node limits).
 pub fn search<G: Searchable>(
     root: &G,
     limits: &Limits,
@@ -25,14 +27,8 @@ pub fn search<G: Searchable>(
     stop: &AtomicBool,
     on_iter: &mut dyn FnMut(&SearchResult<G::Move>),
 ) -> SearchResult<G::Move> {
-    let shared = Shared {
-        tt,
-        stop,
-        helpers_stop: AtomicBool::new(false),
-        nodes: AtomicU64::new(0),
-        start: Instant::now(),
-        limits: *limits,
-    };
+    let threads = threads.max(1);
+    let shared = Shared::new(tt, stop, *limits, threads);
     if root.is_over() {
         return SearchResult {
             value: root.terminal_value(),
@@ -46,20 +42,16 @@ pub fn search<G: Searchable>(
         };
     }
     tt.new_search();
-    let result = std::thread::scope(|scope| {
-        for i in 1..threads.max(1) {
+    std::thread::scope(|scope| {
+        for thread in 1..threads {
             let shared = &shared;
-            scope.spawn(move || {
-                let mut worker = Worker::<G>::new(shared, false);
-                worker.iterate(root, 1 + (i as u32 % 2), &mut |_| {});
-            });
+            let thread = thread.min(u8::MAX as usize) as u8;
+            scope.spawn(move || Worker::<G>::new(shared, thread).iterate(root, &mut |_| {}));
         }
-        let mut worker = Worker::<G>::new(&shared, true);
-        let result = worker.iterate(root, 1, on_iter);
-        shared.helpers_stop.store(true, Relaxed);
-        result
+        Worker::<G>::new(&shared, 0).iterate(root, on_iter);
+        shared.finished.store(true, Relaxed);
     });
-    result.unwrap_or_else(|| {
+    shared.best().unwrap_or_else(|| {
         let seconds = shared.start.elapsed().as_secs_f64();
         let nodes = shared.nodes.load(Relaxed);
         SearchResult {
