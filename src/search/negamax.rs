@@ -89,7 +89,7 @@ pub(crate) struct Shared<'a, M> {
     /// Set when the search is over for every thread: the last iteration was
     /// completed by some thread, or the main thread hit a limit.
     pub finished: AtomicBool,
-    pub nodes: AtomicU64,
+    pub nodes: Padded<AtomicU64>,
     pub start: Instant,
     pub limits: Limits,
     /// Children being searched right now, when several threads search.
@@ -110,7 +110,7 @@ impl<'a, M: Clone> Shared<'a, M> {
             tt,
             stop,
             finished: AtomicBool::new(false),
-            nodes: AtomicU64::new(0),
+            nodes: Padded(AtomicU64::new(0)),
             start: Instant::now(),
             limits,
             busy: (threads > 1).then(BusyTable::new),
@@ -132,6 +132,18 @@ impl<'a, M: Clone> Shared<'a, M> {
     }
 }
 
+/// A value alone on its cache lines: threads updating it do not slow down
+/// the reads of its neighbours.
+#[repr(align(128))]
+pub(crate) struct Padded<T>(pub T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// Simplified ABDADA (Kerrigan): the hashes of the positions some thread is
 /// searching right now. A thread that meets a busy child among the later
 /// moves of a node defers it and searches its other moves first; when it
@@ -146,7 +158,7 @@ const BUSY_SLOTS: usize = 1 << 12;
 
 /// Nodes with at least this draft defer busy children (below it the
 /// children are too cheap to be worth sharing).
-const DEFER_DEPTH: usize = 2;
+const DEFER_DEPTH: usize = 3;
 
 impl BusyTable {
     fn new() -> Self {
@@ -194,9 +206,12 @@ struct Outcome {
 }
 
 const NONE_REP: usize = usize::MAX;
-/// Nodes between two updates of the shared node count and stop checks: a
-/// thread stops at most this many nodes after another one finished.
-const FLUSH: u64 = 64;
+/// Nodes between two stop checks: a thread stops at most this many nodes
+/// after another one completed the last iteration (or Ctrl-C).
+const CHECK: u64 = 64;
+/// Nodes between two updates of the shared node count (a multiple of
+/// `CHECK`; the count is a cache line all threads write to).
+const FLUSH: u64 = 1024;
 
 /// One search thread's private state.
 pub(crate) struct Worker<'a, 's, G: Searchable> {
@@ -236,7 +251,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         }
         if self.main {
             if let Some(n) = s.limits.nodes {
-                if s.nodes.load(Relaxed) >= n {
+                if s.nodes.load(Relaxed) + self.local_nodes >= n {
                     return true;
                 }
             }
@@ -250,7 +265,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
     }
 
     fn flush_nodes(&mut self) {
-        self.shared.nodes.fetch_add(self.local_nodes, Relaxed);
+        self.shared.nodes.0.fetch_add(self.local_nodes, Relaxed);
         self.local_nodes = 0;
     }
 
@@ -269,7 +284,8 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             .clamp(1, MAX_PLY as u32);
         let root_key = root.zobrist();
         let mut reported = 0;
-        let mut depth = 1;
+        // A helper starting late joins the iteration in progress.
+        let mut depth = self.shared.best().map_or(1, |r| r.depth + 1).min(max_depth);
         loop {
             if self.should_stop() {
                 break;
@@ -427,8 +443,10 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
     ) -> Outcome {
         self.pv[ply].clear();
         self.local_nodes += 1;
-        if self.local_nodes >= FLUSH {
-            self.flush_nodes();
+        if self.local_nodes.is_multiple_of(CHECK) {
+            if self.local_nodes >= FLUSH {
+                self.flush_nodes();
+            }
             if self.should_stop() {
                 self.aborted = true;
             }
