@@ -516,6 +516,8 @@ fn several_threads_stop_on_the_flag_and_on_limits() {
     let start = std::time::Instant::now();
     let r = search(&p, &Limits::nodes(100_000), 3, &tt, &stop, &mut |_| {});
     assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
-    assert!(r.nodes <= 100_000, "{}", r.nodes);
+    // Helpers add their nodes to the count every 1024 nodes: the limit is
+    // noticed at most that late per helper.
+    assert!(r.nodes <= 100_000 + 2 * 1024, "{}", r.nodes);
     assert_legal_pv(&p, &r);
 }
