@@ -3,11 +3,13 @@
 
 use std::sync::atomic::AtomicBool;
 
+use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
 use sow::search::matches::elo_from_score;
 use sow::search::zobrist::Rng;
 use sow::search::{
-    run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, Searchable, TranspositionTable,
+    run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, SearchResult, Searchable,
+    TranspositionTable,
 };
 use sow::{Game, InputError};
 
@@ -364,4 +366,158 @@ fn strength_report() {
             r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high, r.average_plies, r.one_warrior_share
         );
     }
+}
+
+/// The 20 Kiothi middle-game positions of the time-to-depth benchmark.
+fn kiothi_middlegames() -> Vec<KiothiPosition> {
+    include_str!("../benches/kiothi_middlegames.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| sow::games::kiothi::parse_position(l).unwrap())
+        .collect()
+}
+
+/// Checks that the principal variation starts with the best move and is a
+/// sequence of legal moves from `p`.
+fn assert_legal_pv<G: Searchable>(p: &G, r: &SearchResult<G::Move>)
+where
+    G::Move: std::fmt::Display,
+{
+    assert!(r.best.is_some(), "{p}: no best move");
+    assert_eq!(r.pv.first().copied(), r.best, "{p}");
+    let mut q = p.clone();
+    for mv in &r.pv {
+        q = q
+            .play(&mv.to_string())
+            .unwrap_or_else(|e| panic!("{p}: pv move {mv} illegal: {e}"));
+    }
+}
+
+fn search_threads<G: Searchable>(p: &G, limits: Limits, threads: usize) -> SearchResult<G::Move> {
+    let stop = AtomicBool::new(false);
+    search(
+        p,
+        &limits,
+        threads,
+        &TranspositionTable::new(4),
+        &stop,
+        &mut |_| {},
+    )
+}
+
+#[test]
+fn several_threads_find_legal_moves_at_fixed_depth() {
+    for (i, p) in kiothi_middlegames().into_iter().enumerate().step_by(2) {
+        let threads = 2 + i % 3;
+        let r = search_threads(&p, Limits::depth(6), threads);
+        assert!(r.depth == 6 || r.exact, "{p}: depth {}", r.depth);
+        assert_legal_pv(&p, &r);
+    }
+    let kpe = [
+        KpePosition::start(KpeVariant::STANDARD),
+        pos("kpe 3,7,1,0,9,2,5,1 S xxxx xxxx 12 8"),
+        pos("kpe 0,0,0,1,1,0,0,4 S xxxx xxxx 22 20"),
+    ];
+    for p in kpe {
+        for threads in [2, 3] {
+            let r = search_threads(&p, Limits::depth(10), threads);
+            assert!(r.depth == 10 || r.exact, "{p}: depth {}", r.depth);
+            assert_legal_pv(&p, &r);
+        }
+    }
+}
+
+/// Positions with at most `stones` on the board reached by random play from
+/// `starts` (at most `count` of them).
+fn random_endings<G: Searchable>(starts: &[G], stones: u32, count: usize, seed: u64) -> Vec<G> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..50 * count {
+        if out.len() == count {
+            break;
+        }
+        let mut p = starts[rng.below(starts.len())].clone();
+        while !p.is_over() && p.board_total() > stones {
+            let moves = p.legal_moves();
+            p = p.play_unchecked(&moves[rng.below(moves.len())]);
+        }
+        if !p.is_over() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Where a fixed-depth search reaches the end of every line (the result is
+/// exact), several threads must find the same value as one; searched to the
+/// end, they must always agree. Returns how many positions had exact
+/// fixed-depth searches with one and with several threads.
+fn assert_threads_agree_when_exhaustive<G: Searchable>(positions: &[G], depth: u32) -> usize
+where
+    G::Move: std::fmt::Display,
+{
+    let mut both_exact = 0;
+    for p in positions {
+        let one = search_threads(p, Limits::depth(depth), 1);
+        for threads in [2, 3] {
+            let many = search_threads(p, Limits::depth(depth), threads);
+            assert_legal_pv(p, &many);
+            // Which lines a search proves depends on its move order, so
+            // only a value proven by both searches is compared.
+            if one.exact && many.exact {
+                assert_eq!(many.value, one.value, "{p}: {threads} threads");
+                both_exact += 1;
+            }
+            let to_end = search_threads(p, Limits::default(), threads);
+            assert!(to_end.exact, "{p}: {threads} threads to the end");
+            if one.exact {
+                assert_eq!(to_end.value, one.value, "{p}: {threads} threads to the end");
+            }
+        }
+    }
+    both_exact
+}
+
+#[test]
+fn several_threads_agree_with_one_when_the_fixed_depth_search_is_exhaustive() {
+    let kiothi = random_endings(&kiothi_middlegames(), 7, 12, 11);
+    let exact = assert_threads_agree_when_exhaustive(&kiothi, 30);
+    assert!(exact >= 20, "only {exact} exact Kiothi searches");
+    let kpe: Vec<KpePosition> = small_positions()
+        .into_iter()
+        .filter(|p| !p.is_over())
+        .collect();
+    let exact = assert_threads_agree_when_exhaustive(&kpe, 30);
+    assert!(exact >= 20, "only {exact} exact Kpé searches");
+}
+
+#[test]
+fn several_threads_stop_on_the_flag_and_on_limits() {
+    let p = kiothi_middlegames()[6];
+    let tt = TranspositionTable::new(16);
+    // Ctrl-C: the flag set from another thread ends an endless search.
+    let stop = AtomicBool::new(false);
+    let start = std::time::Instant::now();
+    let r = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        search(&p, &Limits::default(), 2, &tt, &stop, &mut |_| {})
+    });
+    assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
+    assert_legal_pv(&p, &r);
+    // Time and node limits (checked by the main thread) stop the helpers too.
+    let stop = AtomicBool::new(false);
+    let start = std::time::Instant::now();
+    let r = search(&p, &Limits::seconds(0.2), 2, &tt, &stop, &mut |_| {});
+    assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
+    assert_legal_pv(&p, &r);
+    let start = std::time::Instant::now();
+    let r = search(&p, &Limits::nodes(100_000), 3, &tt, &stop, &mut |_| {});
+    assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
+    // Helpers add their nodes to the count every 1024 nodes: the limit is
+    // noticed at most that late per helper.
+    assert!(r.nodes <= 100_000 + 2 * 1024, "{}", r.nodes);
+    assert_legal_pv(&p, &r);
 }

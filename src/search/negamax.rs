@@ -4,6 +4,7 @@
 //! whether the value is proven (no horizon evaluation took part).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use super::tt::{Bound, TranspositionTable, TtEntry, SOLVED_DEPTH};
@@ -81,15 +82,116 @@ impl<M: std::fmt::Display> SearchResult<M> {
 }
 
 /// State shared by all threads of one search.
-pub(crate) struct Shared<'a> {
+pub(crate) struct Shared<'a, M> {
     pub tt: &'a TranspositionTable,
-    /// Set by the caller (Ctrl-C) or by the main thread's limits.
+    /// Set by the caller (Ctrl-C).
     pub stop: &'a AtomicBool,
-    /// Set by the main thread when it is done: helpers stop.
-    pub helpers_stop: AtomicBool,
-    pub nodes: AtomicU64,
+    /// Set when the search is over for every thread: the last iteration was
+    /// completed by some thread, or the main thread hit a limit.
+    pub finished: AtomicBool,
+    pub nodes: Padded<AtomicU64>,
     pub start: Instant,
     pub limits: Limits,
+    /// Children being searched right now, when several threads search.
+    pub busy: Option<BusyTable>,
+    /// The deepest iteration completed by any thread (the first one to
+    /// complete a depth keeps it).
+    pub best: Mutex<Option<SearchResult<M>>>,
+}
+
+impl<'a, M: Clone> Shared<'a, M> {
+    pub fn new(
+        tt: &'a TranspositionTable,
+        stop: &'a AtomicBool,
+        limits: Limits,
+        threads: usize,
+    ) -> Self {
+        Shared {
+            tt,
+            stop,
+            finished: AtomicBool::new(false),
+            nodes: Padded(AtomicU64::new(0)),
+            start: Instant::now(),
+            limits,
+            busy: (threads > 1).then(BusyTable::new),
+            best: Mutex::new(None),
+        }
+    }
+
+    /// Keeps `result` if it is deeper than every iteration completed so far.
+    fn publish(&self, result: &SearchResult<M>) {
+        let mut best = self.best.lock().unwrap_or_else(|e| e.into_inner());
+        if best.as_ref().is_none_or(|b| b.depth < result.depth) {
+            *best = Some(result.clone());
+        }
+    }
+
+    /// The deepest iteration completed so far by any thread.
+    pub fn best(&self) -> Option<SearchResult<M>> {
+        self.best.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// A value alone on its cache lines: threads updating it do not slow down
+/// the reads of its neighbours.
+#[repr(align(128))]
+pub(crate) struct Padded<T>(pub T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// Simplified ABDADA (Kerrigan): the hashes of the positions some thread is
+/// searching right now. A thread that meets a busy child among the later
+/// moves of a node defers it and searches its other moves first; when it
+/// comes back to it, the other thread's result is usually in the table. So
+/// two threads searching the same iteration split its tree instead of both
+/// searching all of it in the same order.
+pub(crate) struct BusyTable {
+    slots: Box<[AtomicU64]>,
+}
+
+const BUSY_SLOTS: usize = 1 << 12;
+
+/// Nodes with at least this draft defer busy children (below it the
+/// children are too cheap to be worth sharing).
+const DEFER_DEPTH: usize = 3;
+
+impl BusyTable {
+    fn new() -> Self {
+        BusyTable {
+            slots: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn slot(&self, key: u64) -> &AtomicU64 {
+        &self.slots[key as usize & (BUSY_SLOTS - 1)]
+    }
+
+    /// A slot holds the key with its low byte replaced by the searching
+    /// thread's number plus one.
+    fn tag(key: u64, thread: u8) -> u64 {
+        key & !0xFF | (thread as u64 + 1)
+    }
+
+    /// True when another thread than `thread` is searching `key`.
+    fn busy_elsewhere(&self, key: u64, thread: u8) -> bool {
+        let seen = self.slot(key).load(Relaxed);
+        seen & !0xFF == key & !0xFF && seen != Self::tag(key, thread) && seen != 0
+    }
+
+    fn enter(&self, key: u64, thread: u8) {
+        self.slot(key).store(Self::tag(key, thread), Relaxed);
+    }
+
+    fn leave(&self, key: u64, thread: u8) {
+        // Another search may have taken the slot meanwhile: leave it be.
+        let tag = Self::tag(key, thread);
+        let _ = self.slot(key).compare_exchange(tag, 0, Relaxed, Relaxed);
+    }
 }
 
 /// A value and what it rests on.
@@ -104,11 +206,19 @@ struct Outcome {
 }
 
 const NONE_REP: usize = usize::MAX;
+/// Nodes between two stop checks: a thread stops at most this many nodes
+/// after another one completed the last iteration (or Ctrl-C).
+const CHECK: u64 = 64;
+/// Nodes between two updates of the shared node count (a multiple of
+/// `CHECK`; the count is a cache line all threads write to).
 const FLUSH: u64 = 1024;
 
 /// One search thread's private state.
 pub(crate) struct Worker<'a, 's, G: Searchable> {
-    shared: &'a Shared<'s>,
+    shared: &'a Shared<'s, G::Move>,
+    /// Thread number; 0 is the main thread, which checks the limits and
+    /// reports progress.
+    thread: u8,
     main: bool,
     /// Positions on the current line above the node: (hash, position).
     path: Vec<(u64, G)>,
@@ -120,10 +230,11 @@ pub(crate) struct Worker<'a, 's, G: Searchable> {
 }
 
 impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
-    pub fn new(shared: &'a Shared<'s>, main: bool) -> Self {
+    pub fn new(shared: &'a Shared<'s, G::Move>, thread: u8) -> Self {
         Worker {
             shared,
-            main,
+            thread,
+            main: thread == 0,
             path: Vec::with_capacity(MAX_PLY + 1),
             killers: vec![[None, None]; MAX_PLY + 1],
             history: vec![0; 2 * HISTORY_SLOTS],
@@ -135,12 +246,12 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
 
     fn should_stop(&self) -> bool {
         let s = self.shared;
-        if s.stop.load(Relaxed) || (!self.main && s.helpers_stop.load(Relaxed)) {
+        if s.stop.load(Relaxed) || s.finished.load(Relaxed) {
             return true;
         }
         if self.main {
             if let Some(n) = s.limits.nodes {
-                if s.nodes.load(Relaxed) >= n {
+                if s.nodes.load(Relaxed) + self.local_nodes >= n {
                     return true;
                 }
             }
@@ -154,19 +265,17 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
     }
 
     fn flush_nodes(&mut self) {
-        self.shared.nodes.fetch_add(self.local_nodes, Relaxed);
+        self.shared.nodes.0.fetch_add(self.local_nodes, Relaxed);
         self.local_nodes = 0;
     }
 
-    /// Iterative deepening from `root`, starting at `first_depth`. Returns
-    /// the last completed iteration (`None` if none completed); `on_iter`
-    /// sees every completed iteration.
-    pub fn iterate(
-        &mut self,
-        root: &G,
-        first_depth: u32,
-        on_iter: &mut dyn FnMut(&SearchResult<G::Move>),
-    ) -> Option<SearchResult<G::Move>> {
+    /// Iterative deepening from `root` until some thread completes the last
+    /// iteration (depth limit or proven value), a limit is hit (main thread)
+    /// or the stop flag is set. Every completed iteration is published in
+    /// `Shared::best`; a thread goes on with the depth after the deepest one
+    /// completed by any thread. The main thread passes `on_iter` each
+    /// iteration deeper than the ones passed before, whoever completed it.
+    pub fn iterate(&mut self, root: &G, on_iter: &mut dyn FnMut(&SearchResult<G::Move>)) {
         let max_depth = self
             .shared
             .limits
@@ -174,14 +283,15 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             .unwrap_or(MAX_PLY as u32)
             .clamp(1, MAX_PLY as u32);
         let root_key = root.zobrist();
-        let mut last: Option<SearchResult<G::Move>> = None;
-        let mut depth = first_depth.clamp(1, max_depth);
+        let mut reported = 0;
+        // A helper starting late joins the iteration in progress.
+        let mut depth = self.shared.best().map_or(1, |r| r.depth + 1).min(max_depth);
         loop {
             if self.should_stop() {
                 break;
             }
             let mut delta = 2;
-            let (mut alpha, mut beta) = match &last {
+            let (mut alpha, mut beta) = match self.shared.best() {
                 Some(r) if depth >= 4 => (r.value - delta, r.value + delta),
                 _ => (-INFINITY, INFINITY),
             };
@@ -214,13 +324,13 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                 exact: o.solved,
                 seconds,
             };
-            on_iter(&result);
-            let solved = result.exact;
-            last = Some(result);
-            if solved || depth >= max_depth {
+            self.shared.publish(&result);
+            if result.exact || depth >= max_depth {
+                self.shared.finished.store(true, Relaxed);
                 break;
             }
             if self.main {
+                reported = self.report(reported, on_iter);
                 if let Some(t) = self.shared.limits.seconds {
                     // The next iteration would likely not finish in time.
                     if seconds > 0.5 * t {
@@ -228,9 +338,24 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                     }
                 }
             }
-            depth += 1;
+            let deepest = self.shared.best().map_or(0, |r| r.depth);
+            depth = (depth + 1).max(deepest + 1).min(max_depth);
         }
-        last
+        if self.main {
+            self.report(reported, on_iter);
+        }
+    }
+
+    /// Passes `on_iter` the deepest completed iteration if it is deeper than
+    /// `reported`; returns the depth reported so far.
+    fn report(&self, reported: u32, on_iter: &mut dyn FnMut(&SearchResult<G::Move>)) -> u32 {
+        match self.shared.best() {
+            Some(r) if r.depth > reported => {
+                on_iter(&r);
+                r.depth
+            }
+            _ => reported,
+        }
     }
 
     /// Completes a principal variation cut short by table cutoffs by
@@ -261,6 +386,52 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         pv
     }
 
+    /// Principal variation search of one child: full window for the first
+    /// move, else a null window and a re-search if the move may be better.
+    #[allow(clippy::too_many_arguments)]
+    fn search_child(
+        &mut self,
+        child: &G,
+        child_key: u64,
+        depth: usize,
+        ply: usize,
+        gain: i32,
+        alpha: i32,
+        beta: i32,
+        first: bool,
+    ) -> Outcome {
+        if first {
+            return self.negamax(
+                child,
+                child_key,
+                depth - 1,
+                ply + 1,
+                gain - beta,
+                gain - alpha,
+            );
+        }
+        let o = self.negamax(
+            child,
+            child_key,
+            depth - 1,
+            ply + 1,
+            gain - alpha - 1,
+            gain - alpha,
+        );
+        let v = gain - o.value;
+        if !self.aborted && v > alpha && v < beta {
+            return self.negamax(
+                child,
+                child_key,
+                depth - 1,
+                ply + 1,
+                gain - beta,
+                gain - alpha,
+            );
+        }
+        o
+    }
+
     fn negamax(
         &mut self,
         pos: &G,
@@ -272,8 +443,10 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
     ) -> Outcome {
         self.pv[ply].clear();
         self.local_nodes += 1;
-        if self.local_nodes >= FLUSH {
-            self.flush_nodes();
+        if self.local_nodes.is_multiple_of(CHECK) {
+            if self.local_nodes >= FLUSH {
+                self.flush_nodes();
+            }
             if self.should_stop() {
                 self.aborted = true;
             }
@@ -364,39 +537,32 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         let mut solved = true;
         let mut rep = NONE_REP;
         self.path.push((key, pos.clone()));
-        for (n, &(i, gain, _)) in order.iter().enumerate() {
+        // With several threads, busy children met in the first pass over the
+        // moves are searched after the others (never the first move: every
+        // thread searches it, the young brothers wait for it).
+        let busy = self.shared.busy.as_ref().filter(|_| depth >= DEFER_DEPTH);
+        let mut deferred: Vec<(usize, i32)> = Vec::new();
+        let mut n = 0;
+        while n < order.len() + deferred.len() {
+            let first_pass = n < order.len();
+            let (i, gain) = if first_pass {
+                (order[n].0, order[n].1)
+            } else {
+                deferred[n - order.len()]
+            };
+            n += 1;
             let child = &moves[i].1;
             let child_key = child.zobrist();
-            let mut o;
-            if n == 0 {
-                o = self.negamax(
-                    child,
-                    child_key,
-                    depth - 1,
-                    ply + 1,
-                    gain - beta,
-                    gain - alpha,
-                );
-            } else {
-                o = self.negamax(
-                    child,
-                    child_key,
-                    depth - 1,
-                    ply + 1,
-                    gain - alpha - 1,
-                    gain - alpha,
-                );
-                let v = gain - o.value;
-                if !self.aborted && v > alpha && v < beta {
-                    o = self.negamax(
-                        child,
-                        child_key,
-                        depth - 1,
-                        ply + 1,
-                        gain - beta,
-                        gain - alpha,
-                    );
+            if let Some(busy) = busy {
+                if first_pass && n > 1 && busy.busy_elsewhere(child_key, self.thread) {
+                    deferred.push((i, gain));
+                    continue;
                 }
+                busy.enter(child_key, self.thread);
+            }
+            let o = self.search_child(child, child_key, depth, ply, gain, alpha, beta, n == 1);
+            if let Some(busy) = busy {
+                busy.leave(child_key, self.thread);
             }
             if self.aborted {
                 self.path.pop();

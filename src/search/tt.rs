@@ -98,11 +98,8 @@ impl TranspositionTable {
     /// A table with exactly `buckets` buckets of four entries (tests use 1).
     pub fn with_buckets(buckets: usize) -> Self {
         let buckets = buckets.max(1);
-        let slots = (0..buckets * BUCKET)
-            .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-            .collect();
         TranspositionTable {
-            slots,
+            slots: zeroed_slots(buckets * BUCKET),
             buckets,
             generation: AtomicU8::new(0),
         }
@@ -206,6 +203,23 @@ impl TranspositionTable {
             })
             .count();
         (used * 1000 / n.max(1)) as u32
+    }
+}
+
+/// `n` empty slots from zeroed memory: the allocator hands out fresh pages
+/// that the kernel zeroes lazily, on first touch, so a large table costs
+/// nothing until the search uses it (writing 64 MiB of zeros took ~50 ms).
+fn zeroed_slots(n: usize) -> Box<[[AtomicU64; 2]]> {
+    let layout = std::alloc::Layout::array::<[AtomicU64; 2]>(n).expect("table size overflows");
+    // SAFETY: the layout has a non-zero size (n >= BUCKET), all-zero bytes
+    // are a valid `AtomicU64` (0), and the pointer comes from the global
+    // allocator with exactly the layout `Box<[_]>` frees it with.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut [AtomicU64; 2];
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
     }
 }
 
