@@ -40,7 +40,7 @@ pub struct Plan {
     pub openings_seconds: f64,
 }
 
-/// `sow report`: estimated at 2105 s on 2 cores (the estimate is printed
+/// `sow report`: estimated at 1522 s on 2 cores (the estimate is printed
 /// before the run and written in the report). The ladder ends at the
 /// headline's 1 s so that its last doubling and reference points are
 /// measured at the headline time too; its reference is its shortest time.
@@ -50,12 +50,12 @@ pub const FULL: Plan = Plan {
         Pairing {
             a: "ab:time=1",
             b: "mcts:10000",
-            games: 60,
+            games: 40,
         },
         Pairing {
             a: "ab:time=1",
             b: "greedy",
-            games: 60,
+            games: 40,
         },
         Pairing {
             a: "ab:time=1",
@@ -65,26 +65,26 @@ pub const FULL: Plan = Plan {
         Pairing {
             a: "mcts:10000",
             b: "greedy",
-            games: 60,
+            games: 30,
         },
         Pairing {
             a: "mcts:10000",
             b: "mcts:1000",
-            games: 60,
+            games: 30,
         },
         Pairing {
             a: "mcts:1000",
             b: "greedy",
-            games: 100,
+            games: 50,
         },
         Pairing {
             a: "greedy",
             b: "random",
-            games: 100,
+            games: 50,
         },
     ],
     ladder_seconds: &[0.0625, 0.125, 0.25, 0.5, 1.0],
-    ladder_games: 40,
+    ladder_games: 30,
     reference: "ab:time=0.0625",
     openings_seconds: 1.0,
 };
