@@ -137,9 +137,9 @@ impl Endings {
                 let v = values[i];
                 let ends = pos.legal_mask() == 0
                     || any_move(&pos, |child, gained| {
-                        let keeps = gained as i8 - value_of(eg, layers, region, &child) == v;
-                        let leaves = gained > 0 || is_unlocked(&child);
-                        keeps && leaves && self.child_can_end(eg, region, &child)
+                        let keeps = gained as i8 - value_of(eg, layers, region, child) == v;
+                        let leaves = gained > 0 || is_unlocked(child);
+                        keeps && leaves && self.child_can_end(eg, region, child)
                     });
                 ends && bits.insert(i as u64)
             })
