@@ -24,6 +24,7 @@ use hashbrown::HashSet;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
+use super::stats::outcome_fields;
 use super::{CliError, Out};
 use crate::games::kiothi::{KiothiPosition, Phase, Setup};
 use crate::search::{
@@ -134,14 +135,6 @@ impl Row {
     pub fn positions(&self) -> u64 {
         self.histogram.values().sum()
     }
-
-    fn count(&self, keep: impl Fn(i32) -> bool) -> u64 {
-        self.histogram
-            .iter()
-            .filter(|(v, _)| keep(**v))
-            .map(|(_, n)| n)
-            .sum()
-    }
 }
 
 /// Every distinct position (prisons cleared) the self-play games reach, in
@@ -246,16 +239,11 @@ pub fn rows_json(game: &str, plan: &SelfPlay, rows: &[Row]) -> Value {
     let list: Vec<Value> = rows
         .iter()
         .map(|r| {
-            json!({
-                "phase": r.phase,
-                "stones": r.stones,
-                "positions": r.positions(),
-                "wins": r.count(|v| v > 0),
-                "draws": r.count(|v| v == 0),
-                "losses": r.count(|v| v < 0),
-                "exact": r.exact,
-                "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-            })
+            let mut row = outcome_fields(&r.histogram);
+            row.insert("phase".into(), json!(r.phase));
+            row.insert("stones".into(), json!(r.stones));
+            row.insert("exact".into(), json!(r.exact));
+            Value::Object(row)
         })
         .collect();
     json!({
@@ -331,7 +319,8 @@ mod tests {
         let keys: Vec<_> = rows.iter().map(|r| (r.phase, r.stones)).collect();
         assert_eq!(keys, [("opening", 60), ("play", 38), ("play", 40)]);
         assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));
-        assert_eq!((rows[2].count(|v| v > 0), rows[2].exact), (2, 1));
+        let wins = outcome_fields(&rows[2].histogram)["wins"].as_u64();
+        assert_eq!((wins, rows[2].exact), (Some(2), 1));
         assert_eq!(
             csv(&rows),
             "phase,stones,value,positions\nopening,60,0,1\nplay,38,-1,1\nplay,40,0,1\nplay,40,2,2\n"

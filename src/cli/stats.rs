@@ -55,14 +55,6 @@ impl Row {
     pub fn positions(&self) -> u64 {
         self.histogram.values().sum()
     }
-
-    fn count(&self, keep: impl Fn(i8) -> bool) -> u64 {
-        self.histogram
-            .iter()
-            .filter(|(v, _)| keep(**v))
-            .map(|(_, n)| n)
-            .sum()
-    }
 }
 
 /// Every row of a solved variant.
@@ -96,22 +88,50 @@ pub fn rows(
     Ok(rows)
 }
 
+/// A value histogram as a JSON object (value → positions).
+fn by_value_json<V: std::fmt::Display>(histogram: &BTreeMap<V, u64>) -> serde_json::Value {
+    histogram
+        .iter()
+        .map(|(v, n)| (v.to_string(), json!(n)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// The fields both games' statistics give for a value histogram:
+/// `positions`, `wins`, `draws`, `losses` and `histogram`.
+pub fn outcome_fields<V: Copy + Into<i32> + std::fmt::Display>(
+    histogram: &BTreeMap<V, u64>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let count = |keep: fn(i32) -> bool| -> u64 {
+        histogram
+            .iter()
+            .filter(|(v, _)| keep((**v).into()))
+            .map(|(_, n)| n)
+            .sum()
+    };
+    let mut fields = serde_json::Map::new();
+    fields.insert("positions".into(), json!(histogram.values().sum::<u64>()));
+    fields.insert("wins".into(), json!(count(|v| v > 0)));
+    fields.insert("draws".into(), json!(count(|v| v == 0)));
+    fields.insert("losses".into(), json!(count(|v| v < 0)));
+    fields.insert("histogram".into(), by_value_json(histogram));
+    fields
+}
+
 /// The rows as the `--format json` object.
 pub fn rows_json(variant: KpeVariant, rows: &[Row]) -> serde_json::Value {
     let list: Vec<_> = rows
         .iter()
         .map(|r| {
-            json!({
-                "phase": r.phase,
-                "stones": r.stones,
-                "positions": r.positions(),
-                "wins": r.count(|v| v > 0),
-                "draws": r.count(|v| v == 0),
-                "losses": r.count(|v| v < 0),
-                "never_ends": r.never_ends.values().sum::<u64>(),
-                "histogram": r.histogram.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-                "never_ends_histogram": r.never_ends.iter().map(|(v, n)| (v.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-            })
+            let mut row = outcome_fields(&r.histogram);
+            row.insert("phase".into(), json!(r.phase));
+            row.insert("stones".into(), json!(r.stones));
+            row.insert(
+                "never_ends".into(),
+                json!(r.never_ends.values().sum::<u64>()),
+            );
+            row.insert("never_ends_histogram".into(), by_value_json(&r.never_ends));
+            serde_json::Value::Object(row)
         })
         .collect();
     json!({"game": "kpe", "variant": variant.to_string(), "rows": list})

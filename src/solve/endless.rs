@@ -45,14 +45,6 @@ impl Bits {
         let bit = 1 << (i % 64);
         self.0[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
-
-    /// Indices set among `0..len`.
-    pub fn count(&self) -> u64 {
-        self.0
-            .iter()
-            .map(|w| w.load(Relaxed).count_ones() as u64)
-            .sum()
-    }
 }
 
 /// For every position of a solved variant: can perfect play from it end?
