@@ -129,6 +129,14 @@ enum Command {
         /// redistributions count as plies).
         #[arg(long, default_value_t = 4)]
         opening_plies: u32,
+        /// Play only balanced openings: random openings whose value, by a
+        /// one-thread search to --balance-depth, is within MARGIN stones of
+        /// even (0: judged a draw).
+        #[arg(long, value_name = "MARGIN")]
+        balance: Option<i32>,
+        /// Depth of the search that judges an opening's balance.
+        #[arg(long, value_name = "PLIES", default_value_t = 8)]
+        balance_depth: u32,
         /// Write the game records as JSON lines to this file.
         #[arg(long, value_name = "FILE")]
         records: Option<PathBuf>,
@@ -319,6 +327,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             time,
             seed,
             opening_plies,
+            balance,
+            balance_depth,
             records,
         } => {
             let args = cli::matches::MatchArgs {
@@ -328,6 +338,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
                 seconds: *time,
                 seed: *seed,
                 opening_plies: *opening_plies,
+                balance: *balance,
+                balance_depth: *balance_depth,
                 records: records.as_deref(),
             };
             match parse(game)? {

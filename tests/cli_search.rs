@@ -101,6 +101,32 @@ fn match_reports_score_elo_and_writes_records() {
 }
 
 #[test]
+fn balanced_match_plays_openings_judged_even() {
+    let records = std::env::temp_dir().join(format!("sow-balanced-{}.jsonl", std::process::id()));
+    let v = json_of(&sow(&[
+        "--json",
+        "match",
+        "greedy",
+        "random",
+        "--games",
+        "4",
+        "--balance",
+        "0",
+        "--balance-depth",
+        "4",
+        "--records",
+        records.to_str().unwrap(),
+    ]));
+    assert_eq!(v["balance"], serde_json::json!({"margin": 0, "depth": 4}));
+    let lines = std::fs::read_to_string(&records).unwrap();
+    for line in lines.lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(r["opening_value"], 0, "{line}");
+    }
+    std::fs::remove_file(records).unwrap();
+}
+
+#[test]
 fn openings_kiothi_writes_its_report() {
     let dir = std::env::temp_dir().join(format!("sow-kopen-{}", std::process::id()));
     let v = json_of(&sow(&[
@@ -130,6 +156,23 @@ fn bad_search_requests_are_refused_with_the_field() {
         (
             &["--json", "match", "greedy", "random", "--games", "0"][..],
             "games",
+        ),
+        (
+            &["--json", "match", "greedy", "random", "--balance=-2"][..],
+            "balance",
+        ),
+        (
+            &[
+                "--json",
+                "match",
+                "greedy",
+                "random",
+                "--balance",
+                "0",
+                "--balance-depth",
+                "0",
+            ][..],
+            "balance-depth",
         ),
     ] {
         let out = sow(args);

@@ -276,6 +276,7 @@ fn match_between_search_and_random() {
         opening_plies: 2,
         seed: 3,
         ply_cap: 300,
+        balance: None,
     };
     let ab = AgentSpec::parse("ab:depth=4").unwrap();
     let random = AgentSpec::parse("random").unwrap();
@@ -306,6 +307,7 @@ fn mcts_and_greedy_play_legal_games() {
         opening_plies: 1,
         seed: 9,
         ply_cap: 200,
+        balance: None,
     };
     let report = run_match(
         &start,
@@ -348,6 +350,7 @@ fn strength_report() {
         opening_plies: 4,
         seed: 11,
         ply_cap: 1000,
+        balance: None,
     };
     for (a, b) in [
         ("ab:depth=6", "greedy"),

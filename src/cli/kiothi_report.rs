@@ -14,7 +14,8 @@ use super::{kiothi_openings, CliError, Out};
 use crate::game::Game;
 use crate::games::kiothi::{KiothiMove, KiothiPosition, Setup};
 use crate::report::kiothi as pictures;
-use crate::search::{run_match, AgentSpec, MatchConfig, MatchReport};
+use crate::search::matches::{make_openings, play_match, Balance};
+use crate::search::{AgentSpec, MatchConfig, MatchReport};
 use crate::solve::progress::Progress;
 
 /// One pairing of the score table: `a` plays `b` over `games` games.
@@ -40,7 +41,7 @@ pub struct Plan {
     pub openings_seconds: f64,
 }
 
-/// `sow report`: estimated at 1522 s on 2 cores (the estimate is printed
+/// `sow report`: estimated at 2273 s on 2 cores (the estimate is printed
 /// before the run and written in the report). The ladder ends at the
 /// headline's 1 s so that its last doubling and reference points are
 /// measured at the headline time too; its reference is its shortest time.
@@ -55,7 +56,7 @@ pub const FULL: Plan = Plan {
         Pairing {
             a: "ab:time=1",
             b: "greedy",
-            games: 40,
+            games: 100,
         },
         Pairing {
             a: "ab:time=1",
@@ -83,9 +84,9 @@ pub const FULL: Plan = Plan {
             games: 50,
         },
     ],
-    ladder_seconds: &[0.0625, 0.125, 0.25, 0.5, 1.0],
-    ladder_games: 30,
-    reference: "ab:time=0.0625",
+    ladder_seconds: &[0.015625, 0.03125, 0.0625, 0.125, 0.25, 0.5, 1.0],
+    ladder_games: 40,
+    reference: "ab:time=0.015625",
     openings_seconds: 1.0,
 };
 
@@ -131,6 +132,10 @@ const MATCH: MatchConfig = MatchConfig {
     opening_plies: 4,
     seed: 1,
     ply_cap: 1000,
+    balance: Some(Balance {
+        depth: 8,
+        margin: 0,
+    }),
 };
 
 /// Moves each agent makes in a game, for the estimate: games last 35 to
@@ -142,6 +147,9 @@ const MOVES_PER_AGENT: f64 = 18.0;
 /// 8 games of `ab:time=0.25` against `ab:time=0.125` took 17.4 s, estimated
 /// 18.9 s).
 const AB_TIME_USED: f64 = 0.7;
+/// CPU seconds to draw one balanced opening (`sow match random random
+/// --games 100 --balance 0` took 37 CPU-s for 50 openings).
+const BALANCED_OPENING_SECONDS: f64 = 0.75;
 /// Measured: `mcts:10000` spends about 36 ms per move.
 const MCTS_SECONDS_PER_PLAYOUT: f64 = 4e-6;
 /// Seconds per move assumed for an alpha-beta agent without a time limit.
@@ -209,10 +217,14 @@ fn openings_estimate(plan: &Plan) -> f64 {
 
 /// Estimated duration of the whole plan on `cores` cores.
 fn plan_estimate(plan: &Plan, cores: usize) -> f64 {
-    pairings(plan)
+    let planned = pairings(plan);
+    let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
+    let balancing = most_games.div_ceil(2) as f64 * BALANCED_OPENING_SECONDS / cores.max(1) as f64;
+    planned
         .iter()
         .map(|p| p.estimated_seconds(cores))
         .sum::<f64>()
+        + balancing
         + openings_estimate(plan)
 }
 
@@ -469,6 +481,8 @@ pub fn run(
     ))?;
     out.flush()?;
 
+    let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
+    let openings = make_openings(&start, &MATCH, most_games.div_ceil(2));
     let bar = progress.bar(planned.len() as u64, "kiothi");
     let mut matches = Vec::new();
     let mut reports = Vec::new();
@@ -479,7 +493,7 @@ pub fn run(
             games: p.games,
             ..MATCH
         };
-        let r = run_match(&start, &p.a, &p.b, &cfg);
+        let r = play_match(&openings, &p.a, &p.b, &cfg);
         let mut records = Vec::new();
         r.write_records(&mut records).map_err(CliError::from)?;
         write_atomic(&dir.join(p.records_name()), &records)?;
@@ -511,6 +525,7 @@ pub fn run(
         "seed": MATCH.seed,
         "opening_plies": MATCH.opening_plies,
         "ply_cap": MATCH.ply_cap,
+        "balance": MATCH.balance.map(|b| json!({"depth": b.depth, "margin": b.margin})),
         "parallel_games": threads,
         "confidence_percent": 95,
         "matches": matches,

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::files::write_atomic;
 use super::{CliError, Out};
-use crate::search::matches::{run_match, MatchConfig};
+use crate::search::matches::{run_match, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};
 
 /// Match settings from the command line.
@@ -20,6 +20,9 @@ pub struct MatchArgs<'a> {
     pub seconds: Option<f64>,
     pub seed: u64,
     pub opening_plies: u32,
+    /// Margin of balanced openings, if asked.
+    pub balance: Option<i32>,
+    pub balance_depth: u32,
     pub records: Option<&'a Path>,
 }
 
@@ -30,6 +33,34 @@ fn agent(text: &str, seconds: Option<f64>) -> Result<AgentSpec, CliError> {
         _ => text.to_string(),
     };
     Ok(AgentSpec::parse(&text)?)
+}
+
+/// Deepest balance search accepted (deeper ones take minutes per opening).
+const MAX_BALANCE_DEPTH: u32 = 16;
+
+fn balance(args: &MatchArgs) -> Result<Option<Balance>, CliError> {
+    let Some(margin) = args.balance else {
+        return Ok(None);
+    };
+    if margin < 0 {
+        return Err(CliError::usage(
+            "balance",
+            format!("--balance must be a margin of 0 stones or more, found {margin}"),
+        ));
+    }
+    if !(1..=MAX_BALANCE_DEPTH).contains(&args.balance_depth) {
+        return Err(CliError::usage(
+            "balance-depth",
+            format!(
+                "--balance-depth must be 1 to {MAX_BALANCE_DEPTH} plies, found {}",
+                args.balance_depth
+            ),
+        ));
+    }
+    Ok(Some(Balance {
+        depth: args.balance_depth,
+        margin,
+    }))
 }
 
 pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<(), CliError> {
@@ -51,6 +82,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         opening_plies: args.opening_plies,
         seed: args.seed,
         ply_cap: 1000,
+        balance: balance(args)?,
     };
     let report = run_match(start, &a, &b, &cfg);
     if let Some(path) = args.records {
@@ -73,12 +105,19 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
             "one_warrior_share": report.one_warrior_share,
             "start": start.to_string(),
             "seed": args.seed,
+            "balance": args.balance.map(|m| json!({"margin": m, "depth": args.balance_depth})),
         }));
     }
     out.line(format!(
         "{} vs {} from {}",
         report.agent_a, report.agent_b, start
     ))?;
+    if let Some(b) = cfg.balance {
+        out.line(format!(
+            "openings balanced: value within {} stones of even by a depth-{} search",
+            b.margin, b.depth
+        ))?;
+    }
     out.line(format!(
         "games {}: +{} ={} -{} for {}, score {:.1}%",
         report.games,

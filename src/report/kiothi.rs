@@ -358,12 +358,24 @@ pub fn provenance(summary: &Value) -> String {
     )
 }
 
+/// How openings were balanced (`sow match --balance`), if they were.
+fn balance_text(balance: &Value) -> String {
+    if balance.is_null() {
+        return String::new();
+    }
+    format!(
+        ", kept only when balanced: a random opening is played when a one-thread search to depth {} values it within {} stones of even (else another is drawn), since an opening lost for one colour gives both games of its pair to that colour whoever plays it",
+        balance["depth"], balance["margin"]
+    )
+}
+
 fn method(summary: &Value) -> String {
     format!(
-        "Each pairing A vs B plays from `{}`: seeded random openings ({} random plies, the two redistributions included; seed {}), each played twice with colours swapped, {} games in parallel, a game stopped after {} plies. Score and Elo are for A; intervals are {}%. Game records (JSON lines) are in `games/`.",
+        "Each pairing A vs B plays from `{}`: seeded random openings ({} random plies, the two redistributions included; seed {}){}, each played twice with colours swapped, {} games in parallel, a game stopped after {} plies. Every pairing plays the same openings, in the same order. Score and Elo are for A; intervals are {}%. Game records (JSON lines) are in `games/`.",
         text(&summary["start"]),
         summary["opening_plies"],
         summary["seed"],
+        balance_text(&summary["balance"]),
         summary["parallel_games"],
         summary["ply_cap"],
         summary["confidence_percent"]

@@ -8,9 +8,11 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use std::sync::atomic::AtomicBool;
+
 use super::agents::AgentSpec;
 use super::zobrist::{splitmix64, Rng};
-use super::Searchable;
+use super::{search, Limits, Searchable, TranspositionTable};
 use crate::game::Side;
 
 /// How a match is played.
@@ -24,7 +26,24 @@ pub struct MatchConfig {
     pub seed: u64,
     /// Plies (after the opening) after which a game stops, the board shared evenly.
     pub ply_cap: u32,
+    /// Keep only balanced openings (`None`: every random opening).
+    pub balance: Option<Balance>,
 }
+
+/// Random openings can be lost for one side whoever plays it: then each of
+/// a pair of games goes to the same colour and tells nothing about the
+/// agents. A balanced opening is one whose value, by a search to `depth`
+/// plies on one thread, is within `margin` stones of even. Random openings
+/// are drawn until one is balanced (at most `BALANCE_TRIES`; after that the
+/// most balanced one drawn is kept).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Balance {
+    pub depth: u32,
+    pub margin: i32,
+}
+
+/// Random openings drawn at most for one balanced opening.
+pub const BALANCE_TRIES: usize = 1000;
 
 impl Default for MatchConfig {
     fn default() -> Self {
@@ -33,6 +52,7 @@ impl Default for MatchConfig {
             opening_plies: 4,
             seed: 1,
             ply_cap: 1000,
+            balance: None,
         }
     }
 }
@@ -46,6 +66,9 @@ pub struct GameRecord {
     pub north: String,
     /// The random opening plies, then the agents' moves (RULES §3 notation).
     pub opening: Vec<String>,
+    /// With balanced openings: the opening's value for the player to move
+    /// at its end, by the balance search (`null` otherwise).
+    pub opening_value: Option<i32>,
     pub moves: Vec<String>,
     /// Why it ended: `over` (no legal move), `repetition` (third occurrence)
     /// or `ply_cap`.
@@ -128,7 +151,32 @@ pub fn run_match<G: Searchable>(
     b: &AgentSpec,
     cfg: &MatchConfig,
 ) -> MatchReport {
-    let play = |g: usize| play_game(start, a, b, cfg, g);
+    let openings = make_openings(start, cfg, cfg.games.div_ceil(2));
+    play_match(&openings, a, b, cfg)
+}
+
+/// The first `count` openings of matches played with `cfg` (in parallel).
+pub fn make_openings<G: Searchable>(start: &G, cfg: &MatchConfig, count: usize) -> Vec<Opening<G>> {
+    (0..count as u64)
+        .into_par_iter()
+        .map(|id| make_opening(start, cfg, id))
+        .collect()
+}
+
+/// `run_match` from openings made beforehand by `make_openings` with the
+/// same `cfg` (several matches can share them): game `g` is played from
+/// `openings[g / 2]`.
+pub fn play_match<G: Searchable>(
+    openings: &[Opening<G>],
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+) -> MatchReport {
+    assert!(
+        openings.len() >= cfg.games.div_ceil(2),
+        "fewer openings than the games need"
+    );
+    let play = |g: usize| play_game(&openings[g / 2], a, b, cfg, g);
     let records: Vec<GameRecord> = if a.threads() == 1 && b.threads() == 1 {
         (0..cfg.games).into_par_iter().map(play).collect()
     } else {
@@ -171,27 +219,80 @@ fn seed_for(base: u64, a: u64, b: u64) -> u64 {
     splitmix64(&mut s)
 }
 
+/// The plies of an opening (notation), the position they reach and, when
+/// balanced, its value for the player to move.
+#[derive(Clone, Debug)]
+pub struct Opening<G> {
+    pub plies: Vec<String>,
+    pub position: G,
+    pub value: Option<i32>,
+}
+
+/// Opening number `id` of a match: `plies` random plies from `start`.
+fn random_opening<G: Searchable>(start: &G, plies: u32, rng: &mut Rng) -> Opening<G> {
+    let mut position = start.clone();
+    let mut played = Vec::new();
+    for _ in 0..plies {
+        let moves = position.search_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let (mv, child) = &moves[rng.below(moves.len())];
+        played.push(mv.to_string());
+        position = child.clone();
+    }
+    Opening {
+        plies: played,
+        position,
+        value: None,
+    }
+}
+
+/// Opening number `id` of a match played with `cfg` (balanced if asked; the
+/// first random opening drawn is the one an unbalanced match plays).
+pub fn make_opening<G: Searchable>(start: &G, cfg: &MatchConfig, id: u64) -> Opening<G> {
+    let mut rng = Rng::new(seed_for(cfg.seed, id, 0));
+    let Some(balance) = cfg.balance else {
+        return random_opening(start, cfg.opening_plies, &mut rng);
+    };
+    let tt = TranspositionTable::new(4);
+    let stop = AtomicBool::new(false);
+    let mut best: Option<Opening<G>> = None;
+    for _ in 0..BALANCE_TRIES {
+        let mut opening = random_opening(start, cfg.opening_plies, &mut rng);
+        tt.clear();
+        let value = search(
+            &opening.position,
+            &Limits::depth(balance.depth),
+            1,
+            &tt,
+            &stop,
+            &mut |_| {},
+        )
+        .value;
+        opening.value = Some(value);
+        let better = best
+            .as_ref()
+            .is_none_or(|b| value.abs() < b.value.map_or(i32::MAX, i32::abs));
+        if better {
+            best = Some(opening);
+        }
+        if value.abs() <= balance.margin {
+            break;
+        }
+    }
+    best.expect("BALANCE_TRIES is positive")
+}
+
 /// Game `g`: opening `g / 2`, with `a` playing South in even games.
 fn play_game<G: Searchable>(
-    start: &G,
+    opening: &Opening<G>,
     a: &AgentSpec,
     b: &AgentSpec,
     cfg: &MatchConfig,
     g: usize,
 ) -> GameRecord {
-    let opening_id = (g / 2) as u64;
-    let mut rng = Rng::new(seed_for(cfg.seed, opening_id, 0));
-    let mut pos = start.clone();
-    let mut opening = Vec::new();
-    for _ in 0..cfg.opening_plies {
-        let moves = pos.search_moves();
-        if moves.is_empty() {
-            break;
-        }
-        let (mv, child) = &moves[rng.below(moves.len())];
-        opening.push(mv.to_string());
-        pos = child.clone();
-    }
+    let mut pos = opening.position.clone();
     let a_is_south = g.is_multiple_of(2);
     let (south, north) = if a_is_south { (a, b) } else { (b, a) };
     let mut agents = [
@@ -253,8 +354,9 @@ fn play_game<G: Searchable>(
         game: g,
         south: south.to_string(),
         north: north.to_string(),
-        plies: opening.len() + moves.len(),
-        opening,
+        plies: opening.plies.len() + moves.len(),
+        opening: opening.plies.clone(),
+        opening_value: opening.value,
         moves,
         end: end.to_string(),
         points,
@@ -266,6 +368,36 @@ fn play_game<G: Searchable>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::kiothi::{KiothiPosition, Setup};
+    use crate::search::search_fresh;
+
+    #[test]
+    fn balanced_openings_are_searched_and_within_the_margin() {
+        let start = KiothiPosition::start(Setup::SixPit);
+        let plain = MatchConfig::default();
+        let with = |margin| MatchConfig {
+            balance: Some(Balance { depth: 4, margin }),
+            ..MatchConfig::default()
+        };
+        let random = make_openings(&start, &plain, 6);
+        let anything = make_openings(&start, &with(1000), 6);
+        let even = make_openings(&start, &with(0), 6);
+        let mut redrawn = 0;
+        for ((r, a), e) in random.iter().zip(&anything).zip(&even) {
+            assert_eq!(r.value, None);
+            // A margin accepting everything keeps the first draw: the
+            // opening an unbalanced match plays.
+            assert_eq!(a.plies, r.plies);
+            let v = search_fresh(&e.position, &Limits::depth(4), 4).value;
+            assert_eq!(e.value, Some(v));
+            assert_eq!(v, 0, "{:?}", e.plies);
+            redrawn += (e.plies != r.plies) as usize;
+        }
+        assert!(
+            redrawn > 0,
+            "some random opening should have been unbalanced"
+        );
+    }
 
     #[test]
     fn elo_of_known_scores() {
