@@ -129,8 +129,9 @@ enum Command {
         /// redistributions count as plies).
         #[arg(long, default_value_t = 4)]
         opening_plies: u32,
-        /// Play only balanced openings: random openings whose value, by a
-        /// one-thread search to --balance-depth, is within MARGIN stones of
+        /// Play only balanced openings: random openings whose expected final
+        /// margin (stones captured in the opening plus the value of a
+        /// one-thread search to --balance-depth) is within MARGIN stones of
         /// even (0: judged a draw).
         #[arg(long, value_name = "MARGIN")]
         balance: Option<i32>,

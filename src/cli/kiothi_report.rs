@@ -41,7 +41,7 @@ pub struct Plan {
     pub openings_seconds: f64,
 }
 
-/// `sow report`: estimated at 2273 s on 2 cores (the estimate is printed
+/// `sow report`: estimated at 2781 s on 2 cores (the estimate is printed
 /// before the run and written in the report). The ladder ends at the
 /// headline's 1 s so that its last doubling and reference points are
 /// measured at the headline time too; its reference is its shortest time.
@@ -85,7 +85,7 @@ pub const FULL: Plan = Plan {
         },
     ],
     ladder_seconds: &[0.015625, 0.03125, 0.0625, 0.125, 0.25, 0.5, 1.0],
-    ladder_games: 40,
+    ladder_games: 60,
     reference: "ab:time=0.015625",
     openings_seconds: 1.0,
 };
@@ -451,6 +451,23 @@ fn openings_json(start: &KiothiPosition, r: &Value) -> Value {
     })
 }
 
+/// Removes the game records under `<dir>/games` of pairings this plan did
+/// not play (left by a former plan): the directory then holds this run's
+/// games only.
+fn remove_other_records(dir: &Path, planned: &[Planned]) -> Result<(), CliError> {
+    let games = dir.join("games");
+    let keep: Vec<std::path::PathBuf> =
+        planned.iter().map(|p| dir.join(p.records_name())).collect();
+    for entry in std::fs::read_dir(&games).map_err(CliError::from)? {
+        let path = entry.map_err(CliError::from)?.path();
+        let is_record = path.extension().is_some_and(|e| e == "jsonl");
+        if is_record && !keep.contains(&path) {
+            std::fs::remove_file(&path).map_err(CliError::from)?;
+        }
+    }
+    Ok(())
+}
+
 fn write(dir: &Path, name: &str, contents: &str) -> Result<(), CliError> {
     write_atomic(&dir.join(name), contents.as_bytes())
 }
@@ -502,6 +519,7 @@ pub fn run(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    remove_other_records(&dir, &planned)?;
 
     let mut opening =
         kiothi_openings::report(&start, plan.openings_seconds, threads, OPENINGS_HASH_MB);

@@ -114,7 +114,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     ))?;
     if let Some(b) = cfg.balance {
         out.line(format!(
-            "openings balanced: value within {} stones of even by a depth-{} search",
+            "openings balanced: expected final margin (captures plus a depth-{1} search) within {0} stones of even",
             b.margin, b.depth
         ))?;
     }

@@ -364,7 +364,7 @@ fn balance_text(balance: &Value) -> String {
         return String::new();
     }
     format!(
-        ", kept only when balanced: a random opening is played when a one-thread search to depth {} values it within {} stones of even (else another is drawn), since an opening lost for one colour gives both games of its pair to that colour whoever plays it",
+        ", kept only when balanced: a random opening is played when its expected final margin (the stones captured in the opening plus the value of a one-thread search to depth {}) is within {} stones of even, else another is drawn, since an opening lost for one colour gives both games of its pair to that colour whoever plays it",
         balance["depth"], balance["margin"]
     )
 }

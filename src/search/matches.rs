@@ -32,8 +32,9 @@ pub struct MatchConfig {
 
 /// Random openings can be lost for one side whoever plays it: then each of
 /// a pair of games goes to the same colour and tells nothing about the
-/// agents. A balanced opening is one whose value, by a search to `depth`
-/// plies on one thread, is within `margin` stones of even. Random openings
+/// agents. A balanced opening is one whose expected final margin (the
+/// stones captured in the opening plus its value by a search to `depth`
+/// plies on one thread) is within `margin` stones of even. Random openings
 /// are drawn until one is balanced (at most `BALANCE_TRIES`; after that the
 /// most balanced one drawn is kept).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,8 +67,9 @@ pub struct GameRecord {
     pub north: String,
     /// The random opening plies, then the agents' moves (RULES §3 notation).
     pub opening: Vec<String>,
-    /// With balanced openings: the opening's value for the player to move
-    /// at its end, by the balance search (`null` otherwise).
+    /// With balanced openings: the expected final margin for the player to
+    /// move at the opening's end (stones captured in the opening plus the
+    /// balance search's value; `null` otherwise).
     pub opening_value: Option<i32>,
     pub moves: Vec<String>,
     /// Why it ended: `over` (no legal move), `repetition` (third occurrence)
@@ -220,7 +222,7 @@ fn seed_for(base: u64, a: u64, b: u64) -> u64 {
 }
 
 /// The plies of an opening (notation), the position they reach and, when
-/// balanced, its value for the player to move.
+/// balanced, its expected final margin for the player to move.
 #[derive(Clone, Debug)]
 pub struct Opening<G> {
     pub plies: Vec<String>,
@@ -228,7 +230,7 @@ pub struct Opening<G> {
     pub value: Option<i32>,
 }
 
-/// Opening number `id` of a match: `plies` random plies from `start`.
+/// `plies` random plies from `start` (fewer if the game ends).
 fn random_opening<G: Searchable>(start: &G, plies: u32, rng: &mut Rng) -> Opening<G> {
     let mut position = start.clone();
     let mut played = Vec::new();
@@ -248,6 +250,14 @@ fn random_opening<G: Searchable>(start: &G, plies: u32, rng: &mut Rng) -> Openin
     }
 }
 
+/// Stones the player to move has captured more than the other (a random
+/// opening can capture: a search value, the future margin, leaves it out).
+fn captured_lead<G: Searchable>(position: &G) -> i32 {
+    let captured = position.captured();
+    let me = position.side_to_move().index();
+    captured[me] as i32 - captured[1 - me] as i32
+}
+
 /// Opening number `id` of a match played with `cfg` (balanced if asked; the
 /// first random opening drawn is the one an unbalanced match plays).
 pub fn make_opening<G: Searchable>(start: &G, cfg: &MatchConfig, id: u64) -> Opening<G> {
@@ -261,7 +271,7 @@ pub fn make_opening<G: Searchable>(start: &G, cfg: &MatchConfig, id: u64) -> Ope
     for _ in 0..BALANCE_TRIES {
         let mut opening = random_opening(start, cfg.opening_plies, &mut rng);
         tt.clear();
-        let value = search(
+        let future = search(
             &opening.position,
             &Limits::depth(balance.depth),
             1,
@@ -270,6 +280,7 @@ pub fn make_opening<G: Searchable>(start: &G, cfg: &MatchConfig, id: u64) -> Ope
             &mut |_| {},
         )
         .value;
+        let value = future + captured_lead(&opening.position);
         opening.value = Some(value);
         let better = best
             .as_ref()
@@ -372,6 +383,15 @@ mod tests {
     use crate::search::search_fresh;
 
     #[test]
+    fn captured_lead_is_for_the_player_to_move() {
+        let p = crate::games::kiothi::parse_position(
+            "kiothi 2,3,2,3,0,9,0,0,0,0,0,2,1,1,1*,7*,5*,5*,0,0 S play 0 19",
+        )
+        .unwrap();
+        assert_eq!(captured_lead(&p), -19);
+    }
+
+    #[test]
     fn balanced_openings_are_searched_and_within_the_margin() {
         let start = KiothiPosition::start(Setup::SixPit);
         let plain = MatchConfig::default();
@@ -388,7 +408,8 @@ mod tests {
             // A margin accepting everything keeps the first draw: the
             // opening an unbalanced match plays.
             assert_eq!(a.plies, r.plies);
-            let v = search_fresh(&e.position, &Limits::depth(4), 4).value;
+            let v =
+                search_fresh(&e.position, &Limits::depth(4), 4).value + captured_lead(&e.position);
             assert_eq!(e.value, Some(v));
             assert_eq!(v, 0, "{:?}", e.plies);
             redrawn += (e.plies != r.plies) as usize;
