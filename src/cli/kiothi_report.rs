@@ -41,7 +41,7 @@ pub struct Plan {
     pub openings_seconds: f64,
 }
 
-/// `sow report`: estimated at 2781 s on 2 cores (the estimate is printed
+/// `sow report`: estimated at 2899 s on 2 cores (the estimate is printed
 /// before the run and written in the report). The ladder ends at the
 /// headline's 1 s so that its last doubling and reference points are
 /// measured at the headline time too; its reference is its shortest time.
