@@ -64,8 +64,10 @@ fn kiothi_middlegames() -> Vec<sow::games::kiothi::KiothiPosition> {
 /// be 95% of the measured time (20 times 64 MiB written for ~1.5 ms of
 /// search per position). Depth 7 takes ~1.3 ms per position on one thread,
 /// so waking the helper thread and ending the search weigh on its speedup;
-/// depth 9 (~8 ms) is closer to the searches of a game.
-#[divan::bench(consts = [7, 9], args = [1, 2], sample_count = 10, sample_size = 1)]
+/// depth 9 (~8 ms) is closer to the searches of a game. 30 samples: on
+/// this VM a second of disturbance (a vCPU descheduled) can slow a third
+/// of 10 samples with 2 threads.
+#[divan::bench(consts = [7, 9], args = [1, 2], sample_count = 30, sample_size = 1)]
 fn kiothi_time_to_depth<const DEPTH: u32>(bencher: Bencher, threads: usize) {
     let positions = kiothi_middlegames();
     let tables: Vec<TranspositionTable> = positions
