@@ -41,7 +41,7 @@ pub struct Plan {
     pub openings_seconds: f64,
 }
 
-/// `sow report`: estimated at 2899 s on 2 cores (the estimate is printed
+/// `sow report`: estimated at 2088 s on 2 cores (the estimate is printed
 /// before the run and written in the report). The ladder ends at the
 /// headline's 1 s so that its last doubling and reference points are
 /// measured at the headline time too; its reference is its shortest time.
@@ -142,11 +142,11 @@ const MATCH: MatchConfig = MatchConfig {
 /// 41 plies on average (results/kiothi/strength.md), 4 of them random.
 const MOVES_PER_AGENT: f64 = 18.0;
 /// Share of its time budget a timed alpha-beta move uses: it starts no new
-/// iteration after half the budget (4 games of `ab:time=1` against
-/// `mcts:10000` took 22.7 s on 2 cores where the full budget predicts 37 s;
-/// 8 games of `ab:time=0.25` against `ab:time=0.125` took 17.4 s, estimated
-/// 18.9 s).
-const AB_TIME_USED: f64 = 0.7;
+/// iteration after half the budget and stops once the value is proven. In
+/// the full report of 2026-11-29 (1823 s), 60 games of `ab:time=1` against
+/// `ab:time=0.5` took 392 s and of `ab:time=0.5` against `ab:time=0.25`
+/// 191 s, that is 48% and 47% of the budgets.
+const AB_TIME_USED: f64 = 0.5;
 /// CPU seconds to draw one balanced opening (`sow match random random
 /// --games 100 --balance 0` took 37 CPU-s for 50 openings).
 const BALANCED_OPENING_SECONDS: f64 = 0.75;
