@@ -32,7 +32,8 @@ fn elo_value(v: &Value) -> f64 {
 /// `-inf`; `n/a` when absent.
 pub fn signed(v: &Value) -> String {
     match v {
-        Value::Number(n) => format!("{:+.0}", n.as_f64().unwrap_or(0.0)),
+        // Rounded first, and -0 made +0: -0.4 is written +0, not -0.
+        Value::Number(n) => format!("{:+.0}", n.as_f64().unwrap_or(0.0).round() + 0.0),
         Value::String(s) => s.clone(),
         _ => "n/a".into(),
     }
@@ -503,4 +504,18 @@ pub fn index_line(summary: &Value) -> String {
         "- **Kiothi engine** — {}. [Report with pictures](kiothi/report.md) (Elo against thinking time, game lengths, one-warrior victories), [strength table](kiothi/strength.md), [opening estimates](kiothi/openings.md).\n",
         heads.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn signed_elo_rounds_before_its_sign() {
+        assert_eq!(signed(&json!(-0.4)), "+0");
+        assert_eq!(signed(&json!(-0.6)), "-1");
+        assert_eq!(signed(&json!(76.2)), "+76");
+        assert_eq!(signed(&json!("+inf")), "+inf");
+    }
 }

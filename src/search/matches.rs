@@ -162,7 +162,19 @@ fn wilson(p: f64, n: f64, z: f64) -> (f64, f64) {
     let centre = p + z2 / (2.0 * n);
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     let scale = 1.0 + z2 / n;
-    ((centre - half) / scale, (centre + half) / scale)
+    // At p = 0 or 1 the bound on that side is exact (rounding would put a
+    // finite Elo on it).
+    let low = if p <= 0.0 {
+        0.0
+    } else {
+        (centre - half) / scale
+    };
+    let high = if p >= 1.0 {
+        1.0
+    } else {
+        (centre + half) / scale
+    };
+    (low, high)
 }
 
 /// Plays `cfg.games` games between agents `a` and `b` from `start` and
@@ -461,6 +473,12 @@ mod tests {
         let (e, lo, hi) = elo_interval(&[1.0; 40]);
         assert_eq!((e, hi), (f64::INFINITY, f64::INFINITY));
         assert_eq!(lo.round(), 407.0);
+        for n in [10, 100, 1000] {
+            let (_, _, hi) = elo_interval(&vec![1.0; n]);
+            assert_eq!(hi, f64::INFINITY, "{n} wins");
+            let (_, lo, _) = elo_interval(&vec![0.0; n]);
+            assert_eq!(lo, f64::NEG_INFINITY, "{n} losses");
+        }
         let (e, lo, hi) = elo_interval(&[0.0; 40]);
         assert_eq!((e, lo), (f64::NEG_INFINITY, f64::NEG_INFINITY));
         assert_eq!(hi.round(), -407.0);
