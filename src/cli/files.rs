@@ -7,6 +7,11 @@ use std::path::Path;
 
 use super::CliError;
 
+/// `contents` written atomically as `dir/name`.
+pub fn write_in(dir: &Path, name: &str, contents: &str) -> Result<(), CliError> {
+    write_atomic(&dir.join(name), contents.as_bytes())
+}
+
 /// Writes `contents` to `path` atomically, creating its directory.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), CliError> {
     let fail =

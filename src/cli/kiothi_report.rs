@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::{write_atomic, write_report};
+use super::files::{write_atomic, write_in, write_report};
 use super::{kiothi_openings, CliError, Out};
 use crate::game::Game;
 use crate::games::kiothi::{KiothiMove, KiothiPosition, Setup};
@@ -468,10 +468,6 @@ fn remove_other_records(dir: &Path, planned: &[Planned]) -> Result<(), CliError>
     Ok(())
 }
 
-fn write(dir: &Path, name: &str, contents: &str) -> Result<(), CliError> {
-    write_atomic(&dir.join(name), contents.as_bytes())
-}
-
 /// Runs the Kiothi part and writes its files under `<out_dir>/kiothi`;
 /// returns the summary written to `report.json`.
 pub fn run(
@@ -543,7 +539,7 @@ pub fn run(
         "seed": MATCH.seed,
         "opening_plies": MATCH.opening_plies,
         "ply_cap": MATCH.ply_cap,
-        "balance": MATCH.balance.map(|b| json!({"depth": b.depth, "margin": b.margin})),
+        "balance": MATCH.balance,
         "parallel_games": threads,
         "confidence_percent": 95,
         "matches": matches,
@@ -555,23 +551,23 @@ pub fn run(
         "openings_estimated_seconds": openings_estimate(plan),
         "seconds": t0.elapsed().as_secs_f64(),
     });
-    write(&dir, "elo-time.svg", &pictures::elo_time_chart(&summary))?;
-    write(&dir, "scores.svg", &pictures::scores_chart(&summary))?;
-    write(&dir, "game-lengths.svg", &pictures::lengths_chart(&summary))?;
-    write(
+    write_in(&dir, "elo-time.svg", &pictures::elo_time_chart(&summary))?;
+    write_in(&dir, "scores.svg", &pictures::scores_chart(&summary))?;
+    write_in(&dir, "game-lengths.svg", &pictures::lengths_chart(&summary))?;
+    write_in(
         &dir,
         "one-warrior.svg",
         &pictures::one_warrior_chart(&summary),
     )?;
-    write(&dir, "openings.svg", &pictures::openings_chart(&summary))?;
-    write(&dir, "start-board.svg", &pictures::board_diagram(&summary))?;
-    write(
+    write_in(&dir, "openings.svg", &pictures::openings_chart(&summary))?;
+    write_in(&dir, "start-board.svg", &pictures::board_diagram(&summary))?;
+    write_in(
         &dir,
         "report.json",
         &serde_json::to_string_pretty(&summary).expect("JSON"),
     )?;
-    write(&dir, "report.md", &pictures::page(&summary))?;
-    write(&dir, "strength.md", &pictures::strength_page(&summary))?;
+    write_in(&dir, "report.md", &pictures::page(&summary))?;
+    write_in(&dir, "strength.md", &pictures::strength_page(&summary))?;
     Ok(summary)
 }
 

@@ -105,7 +105,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
             "one_warrior_share": report.one_warrior_share,
             "start": start.to_string(),
             "seed": args.seed,
-            "balance": args.balance.map(|m| json!({"margin": m, "depth": args.balance_depth})),
+            "balance": cfg.balance,
         }));
     }
     out.line(format!(

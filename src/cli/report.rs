@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_atomic;
+use super::files::write_in;
 use super::{kiothi_report, kpe_db, openings, stats, variants, CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::report::kiothi as kiothi_pictures;
@@ -52,10 +52,6 @@ pub fn machine() -> String {
     format!("{cores} cores, {mem} memory")
 }
 
-fn write(dir: &Path, name: &str, contents: &str) -> Result<(), CliError> {
-    write_atomic(&dir.join(name), contents.as_bytes())
-}
-
 pub fn run(
     db: Option<&Path>,
     out_dir: &Path,
@@ -87,7 +83,7 @@ pub fn run(
         machine(),
         t0.elapsed().as_secs_f64()
     );
-    write(
+    write_in(
         out_dir,
         "README.md",
         &index(kpe.as_ref(), kiothi.as_ref(), &provenance),
@@ -134,17 +130,17 @@ fn kpe_part(
     let kpe_dir = out_dir.join("kpe");
 
     let opening = openings::report(variant, Some(&db_dir), progress)?;
-    write(
+    write_in(
         &kpe_dir,
         "openings.json",
         &serde_json::to_string_pretty(&opening).expect("JSON"),
     )?;
-    write(&kpe_dir, "openings.md", &openings::markdown(&opening))?;
+    write_in(&kpe_dir, "openings.md", &openings::markdown(&opening))?;
 
     let rows = stats::rows(variant, Some(&db_dir), progress)?;
     let stats_json = stats::rows_json(variant, &rows);
-    write(&kpe_dir, "stats.csv", &stats::csv(&rows))?;
-    write(
+    write_in(&kpe_dir, "stats.csv", &stats::csv(&rows))?;
+    write_in(
         &kpe_dir,
         "stats.json",
         &serde_json::to_string_pretty(&stats_json).expect("JSON"),
@@ -173,7 +169,7 @@ fn kpe_part(
         .as_str()
         .and_then(|m| m.parse().ok());
     let pits: Vec<u64> = start.pits().iter().map(|&c| c as u64).collect();
-    write(
+    write_in(
         &kpe_dir,
         "start-board.svg",
         &pictures::board_diagram(
@@ -187,14 +183,14 @@ fn kpe_part(
             ),
         ),
     )?;
-    write(&kpe_dir, "values.svg", &pictures::values_chart(&stats_json))?;
-    write(&kpe_dir, "layers.svg", &pictures::layers_chart(&stats_json))?;
-    write(
+    write_in(&kpe_dir, "values.svg", &pictures::values_chart(&stats_json))?;
+    write_in(&kpe_dir, "layers.svg", &pictures::layers_chart(&stats_json))?;
+    write_in(
         &kpe_dir,
         "first-moves.svg",
         &pictures::first_moves_chart(&opening),
     )?;
-    write(&kpe_dir, "variants.svg", &pictures::variants_chart(&table))?;
+    write_in(&kpe_dir, "variants.svg", &pictures::variants_chart(&table))?;
 
     let summary = pictures::summary(&opening, &table);
     let provenance = format!(
@@ -204,12 +200,12 @@ fn kpe_part(
         machine(),
         t0.elapsed().as_secs_f64()
     );
-    write(
+    write_in(
         &kpe_dir,
         "report.json",
         &serde_json::to_string_pretty(&summary).expect("JSON"),
     )?;
-    write(
+    write_in(
         &kpe_dir,
         "report.md",
         &pictures::page(&summary, &provenance),

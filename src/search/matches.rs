@@ -37,7 +37,7 @@ pub struct MatchConfig {
 /// plies on one thread) is within `margin` stones of even. Random openings
 /// are drawn until one is balanced (at most `BALANCE_TRIES`; after that the
 /// most balanced one drawn is kept).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Balance {
     pub depth: u32,
     pub margin: i32,
