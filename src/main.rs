@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use sow::cli::{self, CliError, Out};
 
 /// Rules engines, perft and analysis for the mancala games Kpé and Kiothi.
@@ -56,15 +56,7 @@ enum Command {
         moves: Vec<String>,
     },
     /// Count the move sequences of exactly DEPTH moves (RULES §4).
-    Perft {
-        /// Position (quoted notation or a shortcut).
-        position: String,
-        /// Number of moves.
-        depth: u32,
-        /// List the count under each root move.
-        #[arg(long)]
-        divide: bool,
-    },
+    Perft(cli::perft::PerftArgs),
     /// Solve a Kpé variant completely: endgame database and opening phase.
     Solve {
         /// `kpe` or `kpe:WxK`.
@@ -252,6 +244,10 @@ enum Command {
         #[arg(long)]
         hand_eval: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(cli::completions::CompletionsArgs),
+    /// Print the man page (roff), every subcommand included.
+    Man(cli::man::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -288,11 +284,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Show { position } => cli::show::run(&parse(position)?, out)?,
         Command::Moves { position, all } => cli::moves::run(&parse(position)?, *all, out)?,
         Command::Apply { position, moves } => cli::apply::run(&parse(position)?, moves, out)?,
-        Command::Perft {
-            position,
-            depth,
-            divide,
-        } => cli::perft::run(&parse(position)?, *depth, *divide, out)?,
+        Command::Perft(args) => cli::perft::run(args, &parse(&args.position)?, out)?,
         Command::Solve { game, db } => {
             cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?
         }
@@ -443,6 +435,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
                 }
             }
         }
+        Command::Completions(args) => cli::completions::run(args, &mut Cli::command(), out)?,
+        Command::Man(args) => cli::man::run(args, &Cli::command(), out)?,
     }
     Ok(())
 }

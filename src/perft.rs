@@ -62,7 +62,10 @@ pub struct Count {
 pub struct Stopped;
 
 /// Above this many root moves the children are generated in chunks rather
-/// than all at once (a Kiothi opening root has hundreds of millions).
+/// than all at once (a Kiothi opening root has hundreds of millions); more
+/// than `--divide` lists (`cli::DIVIDE_LIMIT`).
+const HUGE_ROOT: u64 = 1 << 20;
+/// Root moves per chunk.
 const ROOT_CHUNK: usize = 1 << 16;
 
 /// Perft on the current rayon pool, split by root move (or group, see
@@ -91,7 +94,7 @@ pub fn perft_count<G: Game>(
         });
     }
     let roots = pos.move_count();
-    let per_root = if roots as usize > ROOT_CHUNK {
+    let per_root = if roots > HUGE_ROOT {
         chunked(pos, depth, roots, bar, stop)?
     } else {
         breadth_first(pos, depth, bar, stop)?
@@ -219,7 +222,11 @@ pub fn perft_divide<G: Game>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
     let moves = pos.legal_moves();
     let split = breadth_first(pos, depth, &ProgressBar::hidden(), &AtomicBool::new(false))
         .expect("never stopped");
-    moves.into_iter().zip(split).map(|(m, (_, n))| (m, n)).collect()
+    moves
+        .into_iter()
+        .zip(split)
+        .map(|(m, (_, n))| (m, n))
+        .collect()
 }
 
 /// Parallel perft on the current rayon pool.

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::kpe_db::{self, line_json, line_text, moves_json, played_line};
 use super::{CliError, Out};
 use crate::games::kpe::KpePosition;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::Game;
 
 pub fn run_kpe(pos: &KpePosition, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {

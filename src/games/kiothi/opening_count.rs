@@ -56,10 +56,7 @@ fn replies_after_drops(base: &[u8], max: u32) -> Vec<u128> {
         }
         // Exactly one occupied pit (the lead's Choice): pit i holds all.
         for i in 0..n {
-            let alone = base
-                .iter()
-                .enumerate()
-                .all(|(j, &b)| j == i || b == 0);
+            let alone = base.iter().enumerate().all(|(j, &b)| j == i || b == 0);
             let w = base[i] as u64 + k;
             if alone && w > 0 {
                 *total += placements(w as u32) as u128;
