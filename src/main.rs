@@ -493,3 +493,46 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
     let mut out = Out::stdout(json, false);
     ExitCode::from(out.fail(&err))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// Every subcommand, as clap knows it (a new command is covered as soon
+    /// as it is added to `Command`).
+    fn subcommands() -> Vec<String> {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        assert!(names.len() >= 17, "{names:?}");
+        names
+    }
+
+    #[test]
+    fn completions_name_every_subcommand_in_every_shell() {
+        for shell in clap_complete::Shell::value_variants() {
+            let text = String::from_utf8(cli::completions::script(*shell, &mut Cli::command()))
+                .expect("UTF-8");
+            for name in subcommands() {
+                assert!(text.contains(&name), "{shell:?} completions lack `{name}`");
+            }
+        }
+    }
+
+    #[test]
+    fn man_page_has_a_section_for_every_subcommand() {
+        let page = String::from_utf8(cli::man::page(&Cli::command()).unwrap()).unwrap();
+        assert!(
+            page.starts_with(".ie") || page.contains(".TH sow 1"),
+            "{}",
+            &page[..200]
+        );
+        for name in subcommands() {
+            let heading = format!(".SH \"SOW {}\"", name.to_uppercase());
+            assert!(page.contains(&heading), "man page lacks {heading}");
+        }
+        assert!(page.contains("max\\-nodes") || page.contains("max-nodes"));
+    }
+}

@@ -11,9 +11,16 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+/// The completion script of `cmd` for `shell`.
+pub fn script(shell: clap_complete::Shell, cmd: &mut clap::Command) -> Vec<u8> {
+    let name = cmd.get_name().to_string();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, cmd, name, &mut buf);
+    buf
+}
+
 /// Writes the script for `args.shell` to stdout (never JSON: a script).
 pub fn run(args: &CompletionsArgs, cmd: &mut clap::Command, out: &mut Out) -> Result<(), CliError> {
-    let name = cmd.get_name().to_string();
-    clap_complete::generate(args.shell, cmd, name, out.writer());
+    out.writer().write_all(&script(args.shell, cmd))?;
     Ok(())
 }

@@ -26,12 +26,17 @@ pub fn page(cmd: &clap::Command) -> Result<Vec<u8>, CliError> {
             .get_arguments()
             .filter(|a| !a.is_hide_set() && !a.is_global_set())
         {
-            let name = match (arg.get_long(), arg.get_short()) {
-                (Some(l), Some(s)) => format!("\\fB-{s}\\fR, \\fB--{l}\\fR"),
-                (Some(l), None) => format!("\\fB--{l}\\fR"),
-                (None, Some(s)) => format!("\\fB-{s}\\fR"),
+            let mut name = match (arg.get_long(), arg.get_short()) {
+                (Some(l), Some(s)) => format!("\\fB\\-{s}\\fR, \\fB\\-\\-{l}\\fR"),
+                (Some(l), None) => format!("\\fB\\-\\-{l}\\fR"),
+                (None, Some(s)) => format!("\\fB\\-{s}\\fR"),
                 (None, None) => format!("<{}>", arg.get_id().as_str().to_uppercase()),
             };
+            if arg.get_long().is_some() || arg.get_short().is_some() {
+                for v in arg.get_value_names().into_iter().flatten() {
+                    name += &format!(" \\fI<{v}>\\fR");
+                }
+            }
             let help = arg
                 .get_long_help()
                 .or(arg.get_help())

@@ -135,19 +135,7 @@ impl Game for KiothiPosition {
     fn nth_child(&self, index: u64) -> Option<KiothiPosition> {
         match self.phase {
             Phase::Opening => Some(self.play_opening(&self.nth_opening_move(index)?)),
-            Phase::Play => {
-                let mut i = 0u64;
-                let mut found = None;
-                let _ = self.for_each_play_child(|_, child| {
-                    if i == index {
-                        found = Some(child);
-                        return ControlFlow::Break(());
-                    }
-                    i += 1;
-                    ControlFlow::Continue(())
-                });
-                found
-            }
+            Phase::Play => crate::game::nth_child_by_enumeration(self, index),
         }
     }
 
