@@ -276,10 +276,10 @@ fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut rng = common::Rng(5);
     let mut turns = 0;
-    while let Some(line) = lines.next() {
+    for line in lines {
         let line = line.unwrap();
         if let Some(legal) = line.strip_prefix("your move (South), legal: ") {
             // A scripted human: a random legal move, a hint now and then.
