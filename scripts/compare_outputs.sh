@@ -148,7 +148,7 @@ run() {
         find . -type f | sort | while read -r f; do
             echo "== $f"
             case "$name:$f" in
-            report-quick:./kiothi/*) shape "$f" ;;
+            report-quick:./kiothi/* | report-quick:./README.md) shape "$f" ;;
             *) mask <"$f" ;;
             esac
         done
