@@ -119,7 +119,7 @@ shape() {
     *.json) jq -S '.' "$1" >/dev/null 2>&1 || { mask <"$1" | sed -E -e 's/[+-]?([0-9]+(\.[0-9]+)?|inf)/N/g' | sort -u; return; }
         jq -S '[paths | map(if type == "number" then "#" else . end) | join(".")] | unique' "$1" ;;
     *.jsonl) head -1 "$1" | jq -S '[paths | map(if type == "number" then "#" else . end) | join(".")] | unique' ;;
-    *.svg) grep -oE '<[a-z]+' "$1" | sort -u ;;
+    *.svg) grep -oE '<(svg|text)[^>]*>[^<]*' "$1" | head -3 | sed -E 's/[0-9.]+/N/g' ;;
     *) mask <"$1" | sed -E -e 's/[+-]?([0-9]+(\.[0-9]+)?|inf)/N/g' | sort -u ;;
     esac
 }
