@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
 use sow::search::matches::elo_from_score;
-use sow::search::zobrist::Rng;
+use sow::rng::Rng;
 use sow::search::{
     run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, SearchResult, Searchable,
     TranspositionTable,

@@ -26,7 +26,6 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use serde_json::json;
 
@@ -125,7 +124,7 @@ pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
     let rows = match args.out {
         None => export(&solution, selection, progress, out.writer(), None)?,
         Some(path) => {
-            let stop = stop_on_ctrl_c();
+            let stop = crate::interrupt::ctrl_c_flag();
             write_file_atomically(path, |file| {
                 export(&solution, selection, progress, file, Some(&stop))
             })?
@@ -408,16 +407,6 @@ impl Drop for TempFile {
             let _ = fs::remove_file(&self.path);
         }
     }
-}
-
-/// A flag set by Ctrl-C, so that an export to a file stops cleanly and
-/// removes its temporary file. Without a handler Ctrl-C ends the process,
-/// before any temporary file exists (it is installed just before).
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    stop
 }
 
 #[cfg(test)]

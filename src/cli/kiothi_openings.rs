@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_report;
+use crate::files::write_report;
 use super::kpe_db::value_table;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::{write_atomic, write_in, write_report};
+use crate::files::{write_atomic, write_in, write_report};
 use super::{kiothi_openings, CliError, Out};
 use crate::game::Game;
 use crate::games::kiothi::{KiothiMove, KiothiPosition, Setup};

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::files::write_atomic;
+use crate::files::write_atomic;
 use super::{CliError, Out};
 use crate::search::matches::{run_match, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};

@@ -9,7 +9,6 @@ pub mod apply;
 pub mod board;
 pub mod eval;
 pub mod export;
-pub mod files;
 mod kiothi_board;
 pub mod kiothi_openings;
 pub mod kiothi_report;

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_report;
+use crate::files::write_report;
 use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line, strings, value_table};
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};

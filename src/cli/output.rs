@@ -72,6 +72,13 @@ impl From<InputError> for CliError {
     }
 }
 
+/// A report or data file that could not be written: kind `io`, field `out`.
+impl From<crate::files::WriteError> for CliError {
+    fn from(e: crate::files::WriteError) -> Self {
+        CliError::new("io", Some("out"), e.to_string())
+    }
+}
+
 impl From<io::Error> for CliError {
     fn from(e: io::Error) -> Self {
         let mut err = CliError::new("io", None, format!("writing output: {e}"));

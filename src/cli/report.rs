@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_in;
+use crate::files::write_in;
 use super::{kiothi_report, kpe_db, openings, stats, variants, CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::report::kiothi as kiothi_pictures;

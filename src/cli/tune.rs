@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::files::write_atomic;
+use crate::files::write_atomic;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
 use crate::search::tune::{

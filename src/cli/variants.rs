@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::files::write_atomic;
+use crate::files::write_atomic;
 use super::kpe_db::{self, result_word};
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};

@@ -10,8 +10,8 @@ use std::sync::atomic::AtomicBool;
 use super::negamax::Limits;
 use super::threads::search;
 use super::tt::TranspositionTable;
-use super::tune::HandEval;
-use super::zobrist::Rng;
+use super::hand_eval::HandEval;
+use crate::rng::Rng;
 use super::Searchable;
 use crate::error::InputError;
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 
 use super::agents::AgentSpec;
-use super::zobrist::{splitmix64, Rng};
+use crate::rng::{splitmix64, Rng};
 use super::{search, Limits, Searchable, TranspositionTable};
 use crate::game::Side;
 

@@ -8,6 +8,7 @@
 //! scores 0 (endless play).
 
 pub mod agents;
+pub mod hand_eval;
 mod kiothi_eval;
 
 /// Random placements per pair of lifted pits among Kiothi opening candidates.
