@@ -294,7 +294,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             divide,
         } => cli::perft::run(&parse(position)?, *depth, *divide, out)?,
         Command::Solve { game, db } => {
-            cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?
+            cli::solve::run(cli::game_arg::parse_kpe_game(game)?, db.as_deref(), out)?
         }
         Command::Eval {
             position,
@@ -357,13 +357,18 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             Some("kiothi") => match parse(game)? {
                 cli::AnyPosition::Kiothi(p) => {
                     let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
-                    cli::kiothi_openings::run(&p, *time, threads, dir, out)?
+                    cli::openings::run_kiothi(&p, *time, threads, dir, out)?
                 }
                 cli::AnyPosition::Kpe(_) => {
                     return Err(CliError::usage("game", "expected a Kiothi game").into())
                 }
             },
-            _ => cli::openings::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), dir, out)?,
+            _ => cli::openings::run_kpe(
+                cli::game_arg::parse_kpe_game(game)?,
+                db.as_deref(),
+                dir,
+                out,
+            )?,
         },
         Command::Report {
             out: dir,
@@ -385,12 +390,12 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             seed,
         } => {
             if game.starts_with("kiothi") {
-                let plan = cli::kiothi_stats::SelfPlay::new(*games, *depth, *seed)?;
-                cli::kiothi_stats::run(game, &plan, format, out)?
+                let plan = sow::analysis::kiothi_stats::SelfPlay::new(*games, *depth, *seed)?;
+                cli::stats::run_kiothi(game, &plan, format, out)?
             } else {
-                cli::kiothi_stats::refuse_for_kpe(*games, *depth, *seed)?;
-                cli::stats::run(
-                    cli::kpe_db::parse_kpe_game(game)?,
+                cli::stats::refuse_for_kpe(*games, *depth, *seed)?;
+                cli::stats::run_kpe(
+                    cli::game_arg::parse_kpe_game(game)?,
                     db.as_deref(),
                     format,
                     out,
@@ -405,7 +410,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             out: file,
         } => cli::export::run(
             &cli::export::ExportArgs {
-                variant: cli::kpe_db::parse_kpe_game(game)?,
+                variant: cli::game_arg::parse_kpe_game(game)?,
                 positions,
                 format,
                 db: db.as_deref(),

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::kpe_db::{self, line_json, line_text, moves_json, played_line};
 use super::{CliError, Out};
+use crate::analysis::kpe_db::{self, line_json, line_text, moves_json, played_line};
 use crate::games::kpe::KpePosition;
 use crate::solve::progress::Progress;
 use crate::Game;

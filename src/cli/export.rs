@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::json;
 
-use super::kpe_db;
 use super::{CliError, Out};
+use crate::analysis::kpe_db;
 use crate::games::kpe::KpeVariant;
 use crate::solve::opening::{unmix, unpack};
 use crate::solve::progress::Progress;

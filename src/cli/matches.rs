@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::files::write_atomic;
 use super::{CliError, Out};
-use crate::search::matches::{run_match, Balance, MatchConfig};
+use crate::analysis::matches::{run_match, Balance, MatchConfig};
+use crate::files::write_atomic;
 use crate::search::{AgentSpec, Searchable};
 
 /// Match settings from the command line.

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::kpe_db::{self, peak_rss_mib};
 use super::{CliError, Out};
+use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::solve::progress::Progress;
 use crate::solve::solution::Solution;
@@ -47,7 +47,7 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             m["value"].as_i64().unwrap_or(0)
         ))?;
     }
-    let pv = kpe_db::strings(&r["pv"]);
+    let pv = crate::report::markdown::strings(&r["pv"]);
     out.line(format!(
         "principal variation ({} moves, ends by {}): {}",
         pv.len(),

@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use crate::files::write_atomic;
 use super::{CliError, Out};
-use crate::games::kiothi::KiothiPosition;
-use crate::search::tune::{
+use crate::analysis::tune::{
     self, fit, from_csv, to_csv, Comparison, Errors, SelfPlay, FEATURE_NAMES,
 };
+use crate::files::write_atomic;
+use crate::games::kiothi::KiothiPosition;
 
 /// Tuning settings from the command line.
 pub struct TuneArgs<'a> {

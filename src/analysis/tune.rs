@@ -3,20 +3,21 @@
 //! feature vector and realized future margin (RULES §0) of every position
 //! it moved from, and a ridge least-squares fit of the weights.
 
-
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::agents::AgentSpec;
-use super::negamax::Limits;
-use crate::rng::{splitmix64, Rng};
-use super::Searchable;
 use crate::error::InputError;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase};
+use crate::rng::{splitmix64, Rng};
+use crate::search::AgentSpec;
+use crate::search::Limits;
+use crate::search::Searchable;
 
-pub use super::kiothi_eval::{features, Feature, FEATURES, FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE};
+pub use crate::search::kiothi_eval::{
+    features, Feature, FEATURES, FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE,
+};
 
 /// One sampled position: where it occurred, its features, the hand-set
 /// evaluation and the margin the game then realized for its mover.
