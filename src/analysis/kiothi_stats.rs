@@ -249,9 +249,5 @@ mod tests {
         assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));
         let wins = outcome_fields(&rows[2].histogram)["wins"].as_u64();
         assert_eq!((wins, rows[2].exact), (Some(2), 1));
-        assert_eq!(
-            crate::report::stats::kiothi_csv(&rows),
-            "phase,stones,value,positions\nopening,60,0,1\nplay,38,-1,1\nplay,40,0,1\nplay,40,2,2\n"
-        );
     }
 }

@@ -55,13 +55,31 @@ pub enum Selection {
     All,
 }
 
-/// What `sow export` was asked for.
-pub struct ExportArgs<'a> {
-    pub variant: KpeVariant,
-    pub positions: &'a str,
-    pub format: &'a str,
-    pub db: Option<&'a Path>,
-    pub out: Option<&'a Path>,
+/// `--format` of `sow export`: CSV only for now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Csv,
+}
+
+/// `sow export`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// `kpe` or `kpe:WxK`.
+    #[arg(value_parser = super::game_arg::parse_kpe_game)]
+    pub game: KpeVariant,
+    /// An unlocked layer (stones on the board: even, 0 to the total) or
+    /// `all` (every layer, then the locked positions of the start).
+    #[arg(long, value_name = "LAYER|all", allow_hyphen_values = true)]
+    pub positions: String,
+    /// Output format: `csv`.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: ExportFormat,
+    /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Write to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Parses `--positions`: an even stone count of the variant, or `all`.
@@ -97,22 +115,9 @@ pub fn parse_selection(variant: KpeVariant, text: &str) -> Result<Selection, Cli
     Ok(Selection::Layer(n))
 }
 
-/// Checks `--format` (only `csv` for now).
-pub fn check_format(format: &str) -> Result<(), CliError> {
-    if format == "csv" {
-        Ok(())
-    } else {
-        Err(CliError::usage(
-            "format",
-            format!("--format `{format}` is not supported; expected `csv`"),
-        ))
-    }
-}
-
 /// Runs the command.
 pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
-    let selection = parse_selection(args.variant, args.positions)?;
-    check_format(args.format)?;
+    let selection = parse_selection(args.game, &args.positions)?;
     if out.json && args.out.is_none() {
         return Err(CliError::usage(
             "json",
@@ -120,8 +125,8 @@ pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
         ));
     }
     let progress = Progress::auto(out.quiet || out.json);
-    let solution = kpe_db::open_solution(args.variant, &kpe_db::db_dir(args.db), progress)?;
-    let rows = match args.out {
+    let solution = kpe_db::open_solution(args.game, &kpe_db::db_dir(args.db.as_deref()), progress)?;
+    let rows = match &args.out {
         None => export(&solution, selection, progress, out.writer(), None)?,
         Some(path) => {
             let stop = crate::interrupt::ctrl_c_flag();
@@ -130,15 +135,15 @@ pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
             })?
         }
     };
-    let Some(path) = args.out else {
+    let Some(path) = &args.out else {
         return Ok(());
     };
     if out.json {
         return out.json(&json!({
             "game": "kpe",
-            "variant": args.variant.to_string(),
+            "variant": args.game.to_string(),
             "positions": args.positions,
-            "format": args.format,
+            "format": "csv",
             "out": path.display().to_string(),
             "rows": rows,
         }));
@@ -424,10 +429,6 @@ mod tests {
             assert_eq!(e.field.as_deref(), Some("positions"), "{bad}");
             assert!(e.message.contains("0, 2, ..., 12"), "{}", e.message);
         }
-        assert_eq!(
-            check_format("json").unwrap_err().field.as_deref(),
-            Some("format")
-        );
     }
 
     #[test]

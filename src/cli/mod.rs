@@ -6,6 +6,7 @@
 //! JSON object; errors are [`CliError`]s, printed by [`Out::fail`].
 
 pub mod apply;
+pub mod args;
 pub mod board;
 pub mod eval;
 pub mod export;
@@ -28,6 +29,11 @@ pub mod variants;
 pub use board::Board;
 pub use output::{CliError, Out};
 pub use position::{parse_any, AnyPosition};
+
+/// A position argument, its refusal by the error contract.
+pub fn parse_position(text: &str) -> Result<AnyPosition, CliError> {
+    parse_any(text).map_err(CliError::from)
+}
 
 /// Above this many legal moves, `show` and `moves` print the count only
 /// (`moves --all` enumerates them anyway).

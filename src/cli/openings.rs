@@ -2,17 +2,50 @@
 //! and JSON under `--out` (Kpé: exact, from the solved database; Kiothi:
 //! estimated by search).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::{CliError, Out};
+use super::game_arg::{parse_game, GameArg};
+use super::{args, CliError, Out};
 use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::files::write_report;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
 use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
 use crate::solve::progress::Progress;
+
+/// `sow openings`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct OpeningsArgs {
+    /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
+    #[arg(value_parser = parse_game)]
+    pub game: GameArg,
+    /// Kpé database directory.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Directory of the reports.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+    /// Kiothi: search time per candidate, in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
+    pub time: Option<f64>,
+}
+
+impl OpeningsArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        match self.game {
+            GameArg::Kiothi(setup) => run_kiothi(
+                &KiothiPosition::start(setup),
+                self.time,
+                rayon::current_num_threads(),
+                &self.out,
+                out,
+            ),
+            GameArg::Kpe(v) => run_kpe(v, self.db.as_deref(), &self.out, out),
+        }
+    }
+}
 
 pub fn run_kpe(
     variant: KpeVariant,

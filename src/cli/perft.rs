@@ -7,6 +7,29 @@ use serde_json::json;
 use super::{AnyPosition, CliError, Out, DIVIDE_LIMIT};
 use crate::game::Game;
 
+/// `sow perft`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    /// Position (quoted notation or a shortcut).
+    pub position: String,
+    /// Number of moves.
+    pub depth: u32,
+    /// List the count under each root move.
+    #[arg(long)]
+    pub divide: bool,
+}
+
+impl PerftArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(
+            &super::parse_position(&self.position)?,
+            self.depth,
+            self.divide,
+            out,
+        )
+    }
+}
+
 pub fn run(pos: &AnyPosition, depth: u32, divide: bool, out: &mut Out) -> Result<(), CliError> {
     crate::with_position!(pos, p => perft(p, depth, divide, out))
 }

@@ -5,7 +5,7 @@
 //! variant, a small variants table and tiny match budgets so that CI runs
 //! it end to end.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -25,6 +25,40 @@ use crate::report::stats::kpe_csv;
 use crate::report::{kiothi_openings as kiothi_openings_page, kpe_openings as kpe_openings_page};
 use crate::solve::progress::Progress;
 use crate::solve::solution::Solution;
+
+/// `--only` of `sow report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    Kpe,
+    Kiothi,
+}
+
+/// `sow report`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// Directory of the reports.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+    /// Small variant and table, for a quick end-to-end run (CI).
+    #[arg(long)]
+    pub quick: bool,
+    /// Database directory.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Regenerate one part only (the index keeps the other part's last report).
+    #[arg(long, value_enum)]
+    pub only: Option<Part>,
+}
+
+impl ReportArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        let only = self.only.map(|p| match p {
+            Part::Kpe => "kpe",
+            Part::Kiothi => "kiothi",
+        });
+        run(self.db.as_deref(), &self.out, self.quick, only, out)
+    }
+}
 
 pub fn run(
     db: Option<&Path>,

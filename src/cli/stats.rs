@@ -2,55 +2,83 @@
 //! on the board, exact for a solved Kpé variant (`analysis::kpe_stats`),
 //! estimated by engine self-play for Kiothi (`analysis::kiothi_stats`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::args::{self, TableFormat};
+use super::game_arg::{parse_game, GameArg};
 use super::{CliError, Out};
 use crate::analysis::kiothi_stats::{self, SelfPlay};
 use crate::analysis::kpe_stats;
-use crate::games::kiothi::{KiothiPosition, Setup};
+use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
 use crate::report::stats::{kiothi_csv, kpe_csv};
 use crate::solve::progress::Progress;
 
+/// `sow stats`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct StatsArgs {
+    /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
+    #[arg(value_parser = parse_game)]
+    pub game: GameArg,
+    /// `csv` or `json`.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: TableFormat,
+    /// Database directory.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Kiothi: self-play games (default 20).
+    #[arg(long, value_name = "N", value_parser = args::games)]
+    pub games: Option<usize>,
+    /// Kiothi: depth of the engine and of each estimate (default 5).
+    #[arg(long, value_name = "D", value_parser = args::depth)]
+    pub depth: Option<u32>,
+    /// Kiothi: seed of the random openings (default 1).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+}
+
+impl StatsArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        match self.game {
+            GameArg::Kiothi(setup) => {
+                let plan = SelfPlay::new(self.games, self.depth, self.seed)?;
+                let start = KiothiPosition::start(setup);
+                run_kiothi(&start, &self.game.to_string(), &plan, self.format, out)
+            }
+            GameArg::Kpe(variant) => {
+                refuse_for_kpe(self.games, self.depth, self.seed)?;
+                run_kpe(variant, self.db.as_deref(), self.format, out)
+            }
+        }
+    }
+}
+
 pub fn run_kpe(
     variant: KpeVariant,
     db: Option<&Path>,
-    format: &str,
+    format: TableFormat,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    if format != "csv" && format != "json" {
-        return Err(CliError::usage(
-            "format",
-            format!("expected `csv` or `json`, found `{format}`"),
-        ));
-    }
     let rows = kpe_stats::rows(variant, db, Progress::auto(out.quiet || out.json))?;
     if out.json {
         return out.json(&kpe_stats::rows_json(variant, &rows));
     }
-    let text = if format == "json" {
-        kpe_stats::rows_json(variant, &rows).to_string() + "\n"
-    } else {
-        kpe_csv(&rows)
+    let text = match format {
+        TableFormat::Json => kpe_stats::rows_json(variant, &rows).to_string() + "\n",
+        TableFormat::Csv => kpe_csv(&rows),
     };
     out.writer().write_all(text.as_bytes())?;
     Ok(())
 }
 
 pub fn run_kiothi(
+    start: &KiothiPosition,
     game: &str,
     plan: &SelfPlay,
-    format: &str,
+    format: TableFormat,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    let start = parse_kiothi_game(game)?;
-    if format != "csv" && format != "json" {
-        return Err(CliError::usage(
-            "format",
-            format!("expected `csv` or `json`, found `{format}`"),
-        ));
-    }
-    let positions = kiothi_stats::reached_positions(&start, plan)?;
+    let positions = kiothi_stats::reached_positions(start, plan)?;
     let samples = kiothi_stats::estimate(
         &positions,
         plan.depth,
@@ -60,10 +88,9 @@ pub fn run_kiothi(
     if out.json {
         return out.json(&kiothi_stats::rows_json(game, plan, &rows));
     }
-    let text = if format == "json" {
-        kiothi_stats::rows_json(game, plan, &rows).to_string() + "\n"
-    } else {
-        kiothi_csv(&rows)
+    let text = match format {
+        TableFormat::Json => kiothi_stats::rows_json(game, plan, &rows).to_string() + "\n",
+        TableFormat::Csv => kiothi_csv(&rows),
     };
     out.writer().write_all(text.as_bytes())?;
     Ok(())
@@ -86,19 +113,6 @@ pub fn refuse_for_kpe(
             format!("--{field} applies to Kiothi statistics (self-play); Kpé statistics are exact"),
         )),
         None => Ok(()),
-    }
-}
-
-/// Parses `kiothi` or `kiothi:five` (a game, not a position).
-pub fn parse_kiothi_game(text: &str) -> Result<KiothiPosition, CliError> {
-    match text {
-        "kiothi" => Ok(KiothiPosition::start(Setup::SixPit)),
-        "kiothi:five" => Ok(KiothiPosition::start(Setup::FivePit)),
-        _ => Err(CliError::new(
-            "malformed",
-            Some("game"),
-            format!("expected `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`, found `{text}`"),
-        )),
     }
 }
 
@@ -130,12 +144,5 @@ mod tests {
             Some("seed")
         );
         assert!(refuse_for_kpe(None, None, None).is_ok());
-        assert_eq!(
-            parse_kiothi_game("kiothi:six")
-                .unwrap_err()
-                .field
-                .as_deref(),
-            Some("game")
-        );
     }
 }

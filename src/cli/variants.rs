@@ -1,7 +1,7 @@
 //! `sow variants`: solves every small Kpé variant up to a size and writes
 //! the table of start values as Markdown and JSON under `--out`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -46,6 +46,26 @@ pub fn table(
         markdown(&rows, &command).as_bytes(),
     )?;
     Ok(report)
+}
+
+/// `sow variants`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct VariantsArgs {
+    /// Database directory.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Directory of the reports.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+    /// Largest variant to solve, in unlocked positions.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000_000)]
+    pub max_positions: u64,
+}
+
+impl VariantsArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(self.db.as_deref(), &self.out, self.max_positions, out)
+    }
 }
 
 pub fn run(
