@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::elo::Elo;
 use super::matches::{Balance, MatchConfig, MatchReport};
 use crate::game::Game;
 use crate::games::kiothi::{KiothiMove, KiothiPosition};
@@ -260,18 +261,9 @@ pub fn pairings(plan: &Plan) -> Vec<Planned> {
     list
 }
 
-/// An Elo figure as JSON: a number, or `"+inf"`/`"-inf"` at a score of 1 or 0.
+/// An Elo figure as JSON (see [`Elo`]).
 pub fn elo_json(x: f64) -> Value {
-    if x.is_finite() {
-        // `+ 0.0` turns the -0 of an even score into 0.
-        json!(x + 0.0)
-    } else if x.is_nan() {
-        Value::Null
-    } else if x > 0.0 {
-        json!("+inf")
-    } else {
-        json!("-inf")
-    }
+    json!(Elo(x))
 }
 
 pub fn match_json(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> Value {
@@ -308,15 +300,6 @@ pub fn find<'a>(matches: &'a [Value], a: &str, b: &str) -> Option<&'a Value> {
     matches.iter().find(|m| m["a"] == a && m["b"] == b)
 }
 
-pub fn elo_of(v: &Value) -> f64 {
-    match v {
-        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) if s == "+inf" => f64::INFINITY,
-        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
-        _ => f64::NAN,
-    }
-}
-
 pub fn result_json(m: &Value) -> Value {
     json!({
         "a": m["a"], "b": m["b"], "games": m["games"], "score": m["score"],
@@ -338,7 +321,7 @@ pub fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
             .and_then(|p| find(matches, &name, p))
             .map(result_json);
         if let Some(d) = &doubling {
-            chained += elo_of(&d["elo"]);
+            chained += Elo::from_json(&d["elo"]);
         }
         let vs_reference = find(matches, &name, &reference).map(result_json);
         points.push(json!({
@@ -496,6 +479,5 @@ mod tests {
         assert_eq!(elo_json(f64::INFINITY), json!("+inf"));
         assert_eq!(elo_json(f64::NEG_INFINITY), json!("-inf"));
         assert_eq!(elo_json(12.5), json!(12.5));
-        assert_eq!(elo_of(&json!("+inf")), f64::INFINITY);
     }
 }

@@ -99,9 +99,12 @@ pub struct MatchReport {
     /// Points per game of the first agent (win 1, draw 0.5).
     pub score: f64,
     /// Elo difference (first minus second) and its 95% interval; infinite
-    /// (written `null` in JSON) at a score of 0 or 1.
+    /// at a score of 0 or 1 (written as [`super::elo::Elo`] writes it).
+    #[serde(serialize_with = "super::elo::as_elo")]
     pub elo: f64,
+    #[serde(serialize_with = "super::elo::as_elo")]
     pub elo_low: f64,
+    #[serde(serialize_with = "super::elo::as_elo")]
     pub elo_high: f64,
     pub average_plies: f64,
     /// Share of decided games won by exactly two stones (one warrior).

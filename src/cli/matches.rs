@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
+use crate::analysis::elo::Elo;
 use crate::analysis::matches::{run_match, Balance, MatchConfig};
 use crate::files::write_atomic;
 use crate::search::{AgentSpec, Searchable};
@@ -111,7 +112,6 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         report.write_records(&mut buf).map_err(CliError::from)?;
         write_atomic(path, &buf)?;
     }
-    let finite = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
     if out.json {
         return out.json(&json!({
             "agents": [report.agent_a, report.agent_b],
@@ -120,8 +120,8 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
             "draws": report.draws,
             "losses": report.losses,
             "score": report.score,
-            "elo": finite(report.elo),
-            "elo_ci95": [finite(report.elo_low), finite(report.elo_high)],
+            "elo": Elo(report.elo),
+            "elo_ci95": [Elo(report.elo_low), Elo(report.elo_high)],
             "avg_length": report.average_plies,
             "one_warrior_share": report.one_warrior_share,
             "start": start.to_string(),
@@ -149,8 +149,10 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         100.0 * report.score
     ))?;
     out.line(format!(
-        "elo   {:+.0} (95% interval {:+.0} .. {:+.0})",
-        report.elo, report.elo_low, report.elo_high
+        "elo   {} (95% interval {} .. {})",
+        Elo(report.elo),
+        Elo(report.elo_low),
+        Elo(report.elo_high)
     ))?;
     out.line(format!("average length {:.1} plies", report.average_plies))?;
     out.line(format!(
