@@ -103,7 +103,6 @@ pub fn run_kiothi(
     out_dir: &std::path::Path,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    super::search_eval::check_seconds(seconds)?;
     let r = kiothi_openings::report(start, seconds.unwrap_or(1.0), threads, 256);
     let dir = out_dir.join("kiothi");
     let stem = if start.board_sum() == 50 {
