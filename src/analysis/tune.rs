@@ -170,46 +170,61 @@ pub fn csv_header() -> String {
     cols.join(",")
 }
 
-/// The samples as CSV (header first, one sample a line).
+/// The samples as CSV (header first, one sample a line), by the `csv` crate.
 pub fn to_csv(samples: &[Sample]) -> String {
-    let mut out = csv_header();
-    out.push('\n');
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = csv_header();
+    // Writing to memory cannot fail.
+    w.write_record(header.split(',')).expect("CSV to memory");
     for s in samples {
-        let feats: Vec<String> = s.features.iter().map(i32::to_string).collect();
-        out.push_str(&format!(
-            "{},{},{},{},{},{}\n",
-            s.game,
-            s.ply,
-            s.mover.letter(),
-            feats.join(","),
-            s.hand,
-            s.target
-        ));
+        let mut row = vec![
+            s.game.to_string(),
+            s.ply.to_string(),
+            s.mover.letter().to_string(),
+        ];
+        row.extend(s.features.iter().map(i32::to_string));
+        row.extend([s.hand.to_string(), s.target.to_string()]);
+        w.write_record(&row).expect("CSV to memory");
     }
-    out
+    String::from_utf8(w.into_inner().expect("CSV to memory")).expect("UTF-8 fields")
 }
 
-/// Parses `to_csv` output; the header must match this build's features.
+/// Parses `to_csv` output (by the `csv` crate); the header must match this
+/// build's features.
 pub fn from_csv(text: &str) -> Result<Vec<Sample>, InputError> {
-    let mut lines = text.lines();
-    let header = lines.next().unwrap_or("");
-    if header.trim() != csv_header() {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records();
+    let header = match records.next() {
+        Some(Ok(h)) => h.iter().collect::<Vec<_>>().join(","),
+        _ => String::new(),
+    };
+    if header != csv_header() {
         return Err(InputError::malformed(
             "data",
             format!("header must be `{}`, found `{header}`", csv_header()),
         ));
     }
-    lines
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            parse_row(l).map_err(|m| InputError::malformed("data", format!("line {}: {m}", i + 2)))
-        })
-        .collect()
+    let mut samples = Vec::new();
+    for record in records {
+        let record = record.map_err(|e| InputError::malformed("data", e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        let cells: Vec<&str> = record.iter().collect();
+        samples.push(
+            parse_row(&cells)
+                .map_err(|m| InputError::malformed("data", format!("line {line}: {m}")))?,
+        );
+    }
+    Ok(samples)
 }
 
-fn parse_row(line: &str) -> Result<Sample, String> {
-    let cells: Vec<&str> = line.trim().split(',').collect();
+fn parse_row(cells: &[&str]) -> Result<Sample, String> {
     if cells.len() != FEATURES + 5 {
         return Err(format!(
             "expected {} fields, found {}",

@@ -248,6 +248,16 @@ fn region_row(rows: &mut RowWriter, mixed: u64, value: i8) -> Result<(), CliErro
 }
 
 /// Formats rows into one reused buffer and hands it over in chunks.
+///
+/// Hand-written rather than the `csv` crate (which every other CSV of the
+/// project uses): the standard game exports 909,730,957 rows, and on this
+/// machine writing 5 million rows of this shape to a sink took 2.6-2.9 s
+/// this way against 4.8-7.6 s through `csv::Writer::write_record` with the
+/// same preformatted fields (3 runs each, 2 cores shared with other jobs,
+/// so noisy; the crate scans every field for characters to quote): 1.7 to
+/// 2.9 times slower, several minutes more for a full export. The format is
+/// fixed and simple (one quoted field, no quote inside), and
+/// `tests/export.rs` reads the output back with the `csv` crate.
 struct RowWriter<'a> {
     variant: KpeVariant,
     tag: Vec<u8>,

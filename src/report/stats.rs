@@ -1,28 +1,56 @@
-//! The statistics tables as CSV.
+//! The statistics tables as CSV (written by the `csv` crate).
 
 use crate::analysis::{kiothi_stats, kpe_stats};
 
+/// A CSV table from its header and rows.
+pub fn table<R, F>(header: &[&str], rows: R) -> String
+where
+    R: IntoIterator<Item = Vec<F>>,
+    F: AsRef<[u8]>,
+{
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    w.write_record(header).expect("CSV to memory");
+    for row in rows {
+        w.write_record(&row).expect("CSV to memory");
+    }
+    String::from_utf8(w.into_inner().expect("CSV to memory")).expect("UTF-8 fields")
+}
+
 /// The rows as CSV with the documented columns.
 pub fn kpe_csv(rows: &[kpe_stats::Row]) -> String {
-    let mut text = String::from("phase,stones,value,positions,never_ends\n");
-    for r in rows {
-        for (v, n) in &r.histogram {
-            let endless = r.never_ends[v];
-            text += &format!("{},{},{},{},{}\n", r.phase, r.stones, v, n, endless);
-        }
-    }
-    text
+    table(
+        &["phase", "stones", "value", "positions", "never_ends"],
+        rows.iter().flat_map(|r| {
+            r.histogram.iter().map(|(v, n)| {
+                let endless = r.never_ends[v];
+                vec![
+                    r.phase.to_string(),
+                    r.stones.to_string(),
+                    v.to_string(),
+                    n.to_string(),
+                    endless.to_string(),
+                ]
+            })
+        }),
+    )
 }
 
 /// The CSV, with the columns of the Kpé statistics.
 pub fn kiothi_csv(rows: &[kiothi_stats::Row]) -> String {
-    let mut text = String::from("phase,stones,value,positions\n");
-    for r in rows {
-        for (v, n) in &r.histogram {
-            text += &format!("{},{},{},{}\n", r.phase, r.stones, v, n);
-        }
-    }
-    text
+    table(
+        &["phase", "stones", "value", "positions"],
+        rows.iter().flat_map(|r| {
+            r.histogram.iter().map(|(v, n)| {
+                vec![
+                    r.phase.to_string(),
+                    r.stones.to_string(),
+                    v.to_string(),
+                    n.to_string(),
+                ]
+            })
+        }),
+    )
 }
 
 #[cfg(test)]
