@@ -70,6 +70,12 @@ enum Command {
     /// result (win | draw | loss for the mover). A layer holds every board
     /// of that many stones, reachable or not, in the database's order.
     Export(cli::export::ExportArgs),
+    /// Analyse a played game: every ply valued and marked (?? ? ?! !),
+    /// per-player summaries, the ply at which the result was decided.
+    Analyze(cli::analyze::AnalyzeArgs),
+    /// Play against the oracle in the terminal (commands: a move, hint,
+    /// undo, flip, save FILE, quit).
+    Play(cli::play::PlayArgs),
     /// Tune the Kiothi evaluation: self-play data, then a least-squares fit.
     Tune(cli::tune::TuneArgs),
 }
@@ -101,6 +107,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             .build_global()
             .map_err(|e| CliError::usage("threads", format!("cannot start {n} threads: {e}")))?;
     }
+    let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
     match &cli.command {
         Command::Show(args) => args.run(out)?,
         Command::Moves(args) => args.run(out)?,
@@ -115,6 +122,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Stats(args) => args.run(out)?,
         Command::Export(args) => cli::export::run(args, out)?,
         Command::Tune(args) => args.run(out)?,
+        Command::Analyze(args) => cli::analyze::run(args, threads, out)?,
+        Command::Play(args) => cli::play::run(args, threads, out)?,
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Reports: rendering the analysis models as pages (Markdown), pictures
 //! drawn by the program (SVG, no system libraries) and tables (CSV).
 
+pub mod analysis;
 pub mod index;
 pub mod kiothi;
 pub mod kiothi_openings;
