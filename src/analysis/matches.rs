@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use std::sync::atomic::AtomicBool;
 
-use super::elo::elo_interval;
+use super::elo::{elo_interval, Elo};
 use crate::game::Side;
 use crate::rng::{splitmix64, Rng};
 use crate::search::AgentSpec;
@@ -38,7 +38,7 @@ pub struct MatchConfig {
 /// plies on one thread) is within `margin` stones of even. Random openings
 /// are drawn until one is balanced (at most `BALANCE_TRIES`; after that the
 /// most balanced one drawn is kept).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Balance {
     pub depth: u32,
     pub margin: i32,
@@ -113,7 +113,49 @@ pub struct MatchReport {
     pub records: Vec<GameRecord>,
 }
 
+/// The result of `sow match` (its `--json` object and its text): fields in
+/// the JSON's (alphabetical) key order.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct MatchSummary {
+    /// The two agents, first one's view.
+    pub agents: [String; 2],
+    /// Mean game length in plies.
+    pub avg_length: f64,
+    pub balance: Option<Balance>,
+    pub draws: usize,
+    pub elo: Elo,
+    /// The 95% interval of `elo` (Wilson score interval).
+    pub elo_ci95: [Elo; 2],
+    pub games: usize,
+    pub losses: usize,
+    pub one_warrior_share: f64,
+    pub score: f64,
+    pub seed: u64,
+    /// The start position of every game.
+    pub start: String,
+    pub wins: usize,
+}
+
 impl MatchReport {
+    /// The summary of this match, played from `start` with `cfg`.
+    pub fn summary(&self, start: &str, cfg: &MatchConfig) -> MatchSummary {
+        MatchSummary {
+            agents: [self.agent_a.clone(), self.agent_b.clone()],
+            avg_length: self.average_plies,
+            balance: cfg.balance,
+            draws: self.draws,
+            elo: Elo(self.elo),
+            elo_ci95: [Elo(self.elo_low), Elo(self.elo_high)],
+            games: self.games,
+            losses: self.losses,
+            one_warrior_share: self.one_warrior_share,
+            score: self.score,
+            seed: cfg.seed,
+            start: start.to_string(),
+            wins: self.wins,
+        }
+    }
+
     /// Writes every game record as one JSON object per line.
     pub fn write_records<W: Write>(&self, mut out: W) -> std::io::Result<()> {
         for r in &self.records {

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::elo::Elo;
 use crate::analysis::matches::{run_match, Balance, MatchConfig};
 use crate::files::write_atomic;
 use crate::search::{AgentSpec, Searchable};
@@ -112,22 +111,9 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         report.write_records(&mut buf).map_err(CliError::from)?;
         write_atomic(path, &buf)?;
     }
+    let summary = report.summary(&start.to_string(), &cfg);
     if out.json {
-        return out.json(&json!({
-            "agents": [report.agent_a, report.agent_b],
-            "games": report.games,
-            "wins": report.wins,
-            "draws": report.draws,
-            "losses": report.losses,
-            "score": report.score,
-            "elo": Elo(report.elo),
-            "elo_ci95": [Elo(report.elo_low), Elo(report.elo_high)],
-            "avg_length": report.average_plies,
-            "one_warrior_share": report.one_warrior_share,
-            "start": start.to_string(),
-            "seed": args.seed,
-            "balance": cfg.balance,
-        }));
+        return out.json(&json!(summary));
     }
     out.line(format!(
         "{} vs {} from {}",
@@ -150,9 +136,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     ))?;
     out.line(format!(
         "elo   {} (95% interval {} .. {})",
-        Elo(report.elo),
-        Elo(report.elo_low),
-        Elo(report.elo_high)
+        summary.elo, summary.elo_ci95[0], summary.elo_ci95[1]
     ))?;
     out.line(format!("average length {:.1} plies", report.average_plies))?;
     out.line(format!(
