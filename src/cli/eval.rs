@@ -22,6 +22,7 @@ pub fn run_kpe(pos: &KpePosition, db: Option<&Path>, out: &mut Out) -> Result<()
     } else {
         solution.value(pos, extra.as_ref())?
     };
+    let can_end = solution.can_end(pos, extra.as_ref())?;
     let moves = solution.move_values(pos, extra.as_ref())?;
     let line = played_line(&solution, pos, extra.as_ref())?;
     if out.json {
@@ -34,6 +35,7 @@ pub fn run_kpe(pos: &KpePosition, db: Option<&Path>, out: &mut Out) -> Result<()
             "pv": line_json(&line.moves),
             "pv_ends_by": line.ended_by,
             "exact": true,
+            "can_end": can_end,
         }));
     }
     out.line(format!("position {pos}"))?;
@@ -41,6 +43,14 @@ pub fn run_kpe(pos: &KpePosition, db: Option<&Path>, out: &mut Out) -> Result<()
         "value    {value:+} for {:?} to move ({}, exact)",
         pos.side(),
         kpe_db::result_word(value)
+    ))?;
+    out.line(format!(
+        "ending   perfect play {}",
+        if can_end {
+            "can end"
+        } else {
+            "never ends (no value-keeping line reaches the end)"
+        }
     ))?;
     for (mv, v) in &moves {
         out.line(format!("  move {mv}: {v:+}"))?;

@@ -4,9 +4,11 @@
 pub mod db;
 pub mod endgame;
 pub mod endless;
+pub mod estimate;
 pub mod index;
 pub mod opening;
 pub mod progress;
+pub mod region_keys;
 pub mod retrograde;
 pub mod solution;
 pub mod unmove;
