@@ -56,8 +56,8 @@ impl LayerValues for Layers {
             Layers::Memory(v) => v[n][index as usize],
             Layers::Mapped(files) => {
                 let file = files[n].as_ref().expect("layer opened");
-                // Solving reads mapped layers only after `verify_all`
-                // (`region_for`), so no block can fail here.
+                // Solving never reads mapped layers (`build` and
+                // `region_for` decode them first); a failed read is 0.
                 file.entry(index).unwrap_or(0)
             }
         }
@@ -65,14 +65,6 @@ impl LayerValues for Layers {
 }
 
 impl Layers {
-    /// Checks every block of every mapped layer.
-    fn verify_all(&self) -> Result<(), DbError> {
-        match self {
-            Layers::Memory(_) => Ok(()),
-            Layers::Mapped(files) => files.iter().flatten().try_for_each(MappedFile::verify_all),
-        }
-    }
-
     fn try_entry(&self, n: usize, index: u64) -> Result<u8, DbError> {
         match self {
             Layers::Memory(v) => Ok(v[n][index as usize]),
@@ -347,15 +339,25 @@ impl Solution {
         if !locked || self.start_region.value(pos)?.is_some() {
             return Ok(None);
         }
-        // Solving reads the whole database: check it first, so that a
-        // corrupt block is an error rather than a wrong value.
-        self.layers.verify_all()?;
-        Ok(Some(LockedRegion::solve(
-            pos,
-            &self.eg,
-            &self.layers,
-            progress,
-        )))
+        // Solving reads the layers at random: decode them all first (a
+        // compressed block per probe would cost microseconds each), which
+        // checks every block, so that a corrupt one is an error rather
+        // than a wrong value.
+        let decoded;
+        let layers = match &self.layers {
+            Layers::Memory(_) => &self.layers,
+            Layers::Mapped(files) => {
+                let mut all = vec![Vec::new(); files.len()];
+                for (n, file) in files.iter().enumerate() {
+                    if let Some(file) = file {
+                        all[n] = file.all_entries()?.into_owned();
+                    }
+                }
+                decoded = Layers::Memory(all);
+                &decoded
+            }
+        };
+        Ok(Some(LockedRegion::solve(pos, &self.eg, layers, progress)))
     }
 
     /// The exact value of a position for its mover; `extra` holds the
