@@ -50,7 +50,12 @@ fn walk(variant: KpeVariant, steps: u32) -> Vec<KpePosition> {
 fn probe_4x2(bencher: Bencher) {
     let variant = KpeVariant::new(4, 2).unwrap();
     let solution = Solution::in_memory(variant, Progress::Hidden);
-    let positions = walk(variant, 1000);
+    probe(bencher, &solution);
+}
+
+/// Benches the exact value of the positions of a walk in `solution`.
+fn probe(bencher: Bencher, solution: &Solution) {
+    let positions = walk(solution.variant(), 1000);
     bencher.counter(ItemsCount::new(positions.len())).bench(|| {
         positions
             .iter()
@@ -68,12 +73,6 @@ fn probe_db_4x3(bencher: Bencher) {
     let dir = std::env::temp_dir().join(format!("sow-bench-probe-{}", std::process::id()));
     Solution::build(variant, &dir, Progress::Hidden).unwrap();
     let solution = Solution::open(variant, &dir).unwrap();
-    let positions = walk(variant, 1000);
-    bencher.counter(ItemsCount::new(positions.len())).bench(|| {
-        positions
-            .iter()
-            .map(|p| solution.value(black_box(p), None).unwrap())
-            .sum::<i32>()
-    });
+    probe(bencher, &solution);
     let _ = std::fs::remove_dir_all(&dir);
 }
