@@ -1,10 +1,12 @@
 //! sow: rules engines, solver and search for the mancala games Kpé and Kiothi.
 
+pub mod analysis;
 pub mod cli;
 pub mod error;
 pub mod game;
 pub mod games;
 pub mod perft;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod search;

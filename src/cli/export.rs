@@ -33,8 +33,8 @@ use serde_json::json;
 use super::kpe_db;
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::progress::Progress;
 use crate::solve::db::entry_value;
-use crate::solve::progress::Progress;
 use crate::solve::solution::Solution;
 use crate::{Game, Side};
 

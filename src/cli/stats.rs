@@ -19,8 +19,8 @@ use serde_json::json;
 use super::kpe_db;
 use super::{CliError, Out};
 use crate::games::kpe::KpeVariant;
+use crate::progress::Progress;
 use crate::solve::db::{entry_can_end, entry_value};
-use crate::solve::progress::Progress;
 
 /// Positions of one phase and stone count, by value.
 #[derive(Clone, Debug, PartialEq, Eq)]

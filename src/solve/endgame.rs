@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
 use super::index::BoardIndex;
-use super::progress::Progress;
+use crate::progress::Progress;
 use std::sync::atomic::AtomicU32;
 
 use super::retrograde::{pack_state, LayerState, NO_EXIT};

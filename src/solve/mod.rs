@@ -7,7 +7,6 @@ pub mod endless;
 pub mod estimate;
 pub mod index;
 pub mod opening;
-pub mod progress;
 pub mod region_keys;
 pub mod retrograde;
 pub mod solution;

@@ -12,9 +12,9 @@ use super::db::{
 use super::endgame::{Endgame, LayerValues};
 use super::estimate::Estimate;
 use super::opening::{region_key, unpack, LockedRegion};
-use super::progress::Progress;
 use super::region_keys::{self, RegionKeys};
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
+use crate::progress::Progress;
 use crate::Game;
 
 /// Largest database (positions) this tool builds: about 3 GiB of values.
