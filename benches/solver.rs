@@ -28,14 +28,12 @@ fn endgame_4x3(bencher: Bencher, threads: usize) {
         .bench(|| pool.install(|| Endgame::new(variant).solve_all(Progress::Hidden)));
 }
 
-/// Exact value of positions from an in-memory kpe:4x2 solution.
-#[divan::bench]
-fn probe_4x2(bencher: Bencher) {
-    let variant = KpeVariant::new(4, 2).unwrap();
-    let solution = Solution::in_memory(variant, Progress::Hidden);
+/// Positions of a deterministic walk from the start (restarted when a
+/// game ends).
+fn walk(variant: KpeVariant, steps: u32) -> Vec<KpePosition> {
     let mut positions = Vec::new();
     let mut pos = KpePosition::start(variant);
-    for i in 0..1000u32 {
+    for i in 0..steps {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             pos = KpePosition::start(variant);
@@ -44,10 +42,37 @@ fn probe_4x2(bencher: Bencher) {
         pos = pos.play_unchecked(&moves[(i as usize * 7) % moves.len()]);
         positions.push(pos);
     }
+    positions
+}
+
+/// Exact value of positions from an in-memory kpe:4x2 solution.
+#[divan::bench]
+fn probe_4x2(bencher: Bencher) {
+    let variant = KpeVariant::new(4, 2).unwrap();
+    let solution = Solution::in_memory(variant, Progress::Hidden);
+    probe(bencher, &solution);
+}
+
+/// Benches the exact value of the positions of a walk in `solution`.
+fn probe(bencher: Bencher, solution: &Solution) {
+    let positions = walk(solution.variant(), 1000);
     bencher.counter(ItemsCount::new(positions.len())).bench(|| {
         positions
             .iter()
             .map(|p| solution.value(black_box(p), None).unwrap())
             .sum::<i32>()
     });
+}
+
+/// Exact value of positions from a kpe:4x3 database on disk (compressed
+/// layers, compact region index), warm: the files are mapped and their
+/// blocks checked and cached by earlier samples.
+#[divan::bench]
+fn probe_db_4x3(bencher: Bencher) {
+    let variant = KpeVariant::new(4, 3).unwrap();
+    let dir = std::env::temp_dir().join(format!("sow-bench-probe-{}", std::process::id()));
+    Solution::build(variant, &dir, Progress::Hidden).unwrap();
+    let solution = Solution::open(variant, &dir).unwrap();
+    probe(bencher, &solution);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::progress::Progress;
-use sow::solve::db::{layer_path, region_path, DbError};
+use sow::solve::db::{layer_path, region_path, DbError, Encoding};
 use sow::solve::solution::{Solution, SolveError};
 use sow::Game;
 
@@ -168,4 +168,153 @@ fn a_missing_database_names_the_command_to_run() {
         .err()
         .expect("no database");
     assert!(err.to_string().contains("sow solve kpe"), "{err}");
+}
+
+/// Every position of the start's region (mover as South) with its entry.
+fn region_entries(s: &Solution) -> Vec<(KpePosition, u8)> {
+    let mut region = Vec::new();
+    s.start_region()
+        .for_each(s.variant(), |pos, e| -> Result<(), DbError> {
+            region.push((*pos, e));
+            Ok(())
+        })
+        .unwrap();
+    region
+}
+
+/// Every stored entry (value and "can end" bit) of a database, layer by
+/// layer, then every position of the start's region with its entry.
+fn all_entries(s: &Solution) -> (Vec<Vec<u8>>, Vec<(String, u8)>) {
+    let layers =
+        s.eg.layers()
+            .map(|n| s.layer_entries(n).unwrap().into_owned())
+            .collect();
+    let mut region: Vec<(String, u8)> = region_entries(s)
+        .into_iter()
+        .map(|(pos, e)| (pos.to_string(), e))
+        .collect();
+    region.sort();
+    (layers, region)
+}
+
+#[test]
+fn compressed_and_plain_files_hold_the_entries_of_a_fresh_solution() {
+    for (w, k) in [(3, 2), (2, 4), (4, 1)] {
+        let variant = KpeVariant::new(w, k).unwrap();
+        let memory = Solution::in_memory(variant, Progress::Hidden);
+        let want = all_entries(&memory);
+        assert!(!want.1.is_empty());
+        for encoding in [Encoding::Zstd, Encoding::Plain] {
+            let db = temp_db(&format!("encoding-{variant}-{encoding:?}"));
+            Solution::build_with(variant, &db, Progress::Hidden, encoding).unwrap();
+            let opened = Solution::open(variant, &db).unwrap();
+            assert_eq!(all_entries(&opened), want, "kpe:{variant} {encoding:?}");
+            // Probes through the compact key index and the block cache.
+            for (pos, e) in region_entries(&memory) {
+                assert_eq!(opened.start_region().entry(&pos).unwrap(), Some(e), "{pos}");
+                assert_eq!(
+                    opened.value(&pos, None).unwrap(),
+                    memory.value(&pos, None).unwrap()
+                );
+                assert_eq!(
+                    opened.can_end(&pos, None).unwrap(),
+                    memory.can_end(&pos, None).unwrap()
+                );
+            }
+            fs::remove_dir_all(&db).unwrap();
+        }
+    }
+    // A locked position the start cannot reach is not in the mapped index.
+    let db = temp_db("outside");
+    Solution::build(variant(), &db, Progress::Hidden).unwrap();
+    let opened = Solution::open(variant(), &db).unwrap();
+    let outside: KpePosition = "kpe:3x2 0,0,0,0,0,12 S x.. ...".parse().unwrap();
+    assert_eq!(opened.start_region().entry(&outside).unwrap(), None);
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn value_files_are_compressed() {
+    // Value files are zstd blocks: on a small variant they already take
+    // well under one byte per position.
+    let variant = KpeVariant::new(4, 2).unwrap();
+    let db = temp_db("small");
+    let (solution, _) = Solution::build(variant, &db, Progress::Hidden).unwrap();
+    let n = 16;
+    let entries = solution.eg.index.layer_size(n);
+    let bytes = fs::metadata(layer_path(&db, variant, n)).unwrap().len();
+    assert!(bytes < entries / 2, "{bytes} bytes for {entries} entries");
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn a_database_of_an_older_format_is_refused_with_a_re_solve_hint() {
+    let db = temp_db("old");
+    Solution::build(variant(), &db, Progress::Hidden).unwrap();
+    let path = layer_path(&db, variant(), 4);
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes()); // format version 1
+    fs::write(&path, &bytes).unwrap();
+    for err in [
+        Solution::open(variant(), &db).err().expect("refused"),
+        Solution::build(variant(), &db, Progress::Hidden)
+            .err()
+            .expect("refused"),
+    ] {
+        let text = err.to_string();
+        assert!(
+            matches!(err, SolveError::Db(DbError::OldFormat { .. })),
+            "{text}"
+        );
+        assert!(text.contains("layer-004.sowdb"), "{text}");
+        assert!(text.contains("format version 1"), "{text}");
+        assert!(
+            text.contains("re-solve with `sow solve kpe:3x2 --db"),
+            "{text}"
+        );
+    }
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
+    let db = temp_db("budget");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "solve", "kpe:3x2", "--db"])
+        .arg(&db)
+        .env("SOW_MEMORY_MIB", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["error"]["field"], "variant", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("GiB of memory"), "{message}");
+    assert!(message.contains("11088 unlocked positions"), "{message}");
+    assert!(!db.exists(), "nothing written");
+    // Disk too.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["solve", "kpe:3x2", "--db"])
+        .arg(&db)
+        .env("SOW_DISK_MIB", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("of disk"), "{stderr}");
+    // Within budget it solves and prints the estimate.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["solve", "kpe:3x2", "--db"])
+        .arg(&db)
+        .env("SOW_MEMORY_MIB", "100")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("estimate before solving: memory"),
+        "{stdout}"
+    );
+    fs::remove_dir_all(&db).unwrap();
 }

@@ -35,6 +35,9 @@ pub struct MoveEntry {
 pub struct ExactEvaluation {
     /// A best move; `null` when the game is over.
     pub best: Option<String>,
+    /// Whether some line of perfect play (value-keeping moves) reaches the
+    /// end of the game; stored in the database by the solve (`endless.rs`).
+    pub can_end: bool,
     /// Always true.
     pub exact: bool,
     /// The final margin of the game for the mover if the value holds
@@ -159,6 +162,7 @@ pub fn kpe_evaluation(
     let line = oracle.played_line(pos)?;
     Ok(ExactEvaluation {
         best: values.moves.first().map(|m| m.mv.to_string()),
+        can_end: oracle.can_end(pos)?,
         exact: true,
         final_margin: final_margin(pos, value),
         moves: values

@@ -20,6 +20,7 @@ use super::kpe_db;
 use crate::error::CliError;
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
+use crate::solve::db::{entry_can_end, entry_value};
 
 /// Positions of one phase and stone count, by value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,25 +65,19 @@ pub fn rows(
     progress: Progress,
 ) -> Result<Vec<Row>, CliError> {
     let solution = kpe_db::open_solution(variant, &kpe_db::db_dir(db), progress)?;
-    let (region, endings) = solution.endings(progress)?;
+    // The database stores whether each position's perfect play can end
+    // (computed by the solve, `sow::solve::endless`): one pass over it.
+    let split = |e: &u8| (entry_value(*e), entry_can_end(*e));
     let mut rows = Vec::new();
     for n in solution.eg.layers() {
-        let bytes = solution.layer_bytes(n)?;
-        let can_end = endings.unlocked_layer(n);
-        let values = bytes.iter().enumerate();
-        rows.push(Row::of(
-            "unlocked",
-            n,
-            values.map(|(i, &b)| (b as i8, can_end.get(i as u64))),
-        ));
+        let entries = solution.layer_entries(n)?;
+        rows.push(Row::of("unlocked", n, entries.iter().map(split)));
     }
-    for (g, (stones, _)) in region.counts().into_iter().enumerate() {
-        let can_end = endings.locked_group(g);
-        let values = region.values_of(stones).iter().enumerate();
+    for group in solution.start_region().groups()? {
         rows.push(Row::of(
             "opening",
-            stones,
-            values.map(|(i, &v)| (v, can_end.get(i as u64))),
+            group.stones,
+            group.entries.iter().map(split),
         ));
     }
     Ok(rows)

@@ -134,6 +134,12 @@ impl KpeOracle {
         kpe_move_values(&self.solution, pos, extra, lines, LINE_LIMIT)
     }
 
+    /// Whether perfect play from `pos` can end (`Solution::can_end`).
+    pub fn can_end(&mut self, pos: &KpePosition) -> Result<bool, SolveError> {
+        let extra = self.region(pos)?.map(|i| &self.extra[i]);
+        self.solution.can_end(pos, extra)
+    }
+
     /// The perfect-play line from `pos`, to the end or the first repetition.
     pub fn played_line(&mut self, pos: &KpePosition) -> Result<PlayedLine, SolveError> {
         let extra = self.region(pos)?.map(|i| &self.extra[i]);

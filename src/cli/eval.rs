@@ -95,6 +95,14 @@ pub fn run_kpe(
         pos.side(),
         e.result
     ))?;
+    out.line(format!(
+        "ending   perfect play {}",
+        if e.can_end {
+            "can end"
+        } else {
+            "never ends (no value-keeping line reaches the end)"
+        }
+    ))?;
     for m in &e.moves {
         match &m.pv {
             Some(line) => out.line(format!(

@@ -31,10 +31,10 @@ use serde_json::json;
 
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
-use crate::games::kpe::KpeVariant;
+use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
-use crate::solve::opening::{unmix, unpack};
-use crate::solve::solution::{Solution, StartRegion};
+use crate::solve::db::entry_value;
+use crate::solve::solution::Solution;
 use crate::{Game, Side};
 
 /// The CSV header line.
@@ -42,9 +42,6 @@ pub const HEADER: &str = "position,phase,stones,value,result\n";
 
 /// Output is handed to the writer in chunks of about this many bytes.
 const CHUNK: usize = 1 << 20;
-
-/// Region entries read from a mapped file at a time.
-const REGION_BATCH: usize = 1 << 16;
 
 /// Which positions to export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +182,7 @@ pub fn export(
 /// Every board of unlocked layer `n`, in rank order, with its value.
 fn export_layer(solution: &Solution, n: usize, rows: &mut RowWriter) -> Result<(), CliError> {
     let index = &solution.eg.index;
-    let values = solution.layer_bytes(n)?;
+    let values = solution.layer_entries(n)?;
     let pits = index.pits();
     let mut board = [0u8; 16];
     index.unrank(n, 0, &mut board[..pits]);
@@ -201,39 +198,29 @@ fn export_layer(solution: &Solution, n: usize, rows: &mut RowWriter) -> Result<(
         if i > 0 {
             index.next(&mut board[..pits]);
         }
-        rows.row(&board[..pits], [all, all], split, "unlocked", n, v as i8)?;
+        rows.row(
+            &board[..pits],
+            [all, all],
+            split,
+            "unlocked",
+            n,
+            entry_value(v),
+        )?;
     }
     Ok(())
 }
 
 /// The locked positions of the start's region, by stone count.
 fn export_region(solution: &Solution, rows: &mut RowWriter) -> Result<(), CliError> {
-    match solution.start_region() {
-        StartRegion::Memory(region) => {
-            for (mixed, v) in region.entries() {
-                region_row(rows, mixed, v)?;
-            }
-        }
-        StartRegion::Mapped(file) => {
-            let n = file.entries() as usize;
-            for start in (0..n).step_by(REGION_BATCH) {
-                let len = REGION_BATCH.min(n - start);
-                let keys = file.bytes(8 * start, 8 * len)?;
-                let values = file.bytes(8 * n + start, len)?;
-                for (key, &v) in keys.chunks_exact(8).zip(values) {
-                    let mixed = u64::from_le_bytes(key.try_into().expect("8 bytes"));
-                    region_row(rows, mixed, v as i8)?;
-                }
-            }
-        }
-    }
-    Ok(())
+    let variant = solution.variant();
+    solution
+        .start_region()
+        .for_each(variant, |pos, e| region_row(rows, pos, entry_value(e)))
 }
 
-/// One locked position from its mixed region key.
-fn region_row(rows: &mut RowWriter, mixed: u64, value: i8) -> Result<(), CliError> {
+/// One locked position (mover as South).
+fn region_row(rows: &mut RowWriter, pos: &KpePosition, value: i8) -> Result<(), CliError> {
     let v = rows.variant;
-    let pos = unpack(v, unmix(mixed));
     let marks = [pos.marks(Side::South), pos.marks(Side::North)];
     let stones = pos.board_total() as usize;
     let captured = v.total() as usize - stones;

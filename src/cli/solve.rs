@@ -45,6 +45,7 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         "opening_solve": stats.region_seconds,
     });
     r["peak_rss_mib"] = json!(peak_rss_mib());
+    r["estimate"] = json!(stats.estimate);
     if out.json {
         return out.json(&r);
     }
@@ -72,6 +73,17 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         r["pv_ends_by"].as_str().unwrap_or(""),
         pv.join(" ")
     ))?;
+    if let Some(e) = &stats.estimate {
+        let mib = |b: u64| b >> 20;
+        let avail = |b: Option<u64>| b.map_or("?".to_string(), |b| format!("{}", mib(b)));
+        out.line(format!(
+            "estimate before solving: memory {} MiB ({} available), disk {} MiB ({} free)",
+            mib(e.memory),
+            avail(e.memory_available),
+            mib(e.disk),
+            avail(e.disk_available)
+        ))?;
+    }
     let p = &r["positions"];
     out.line(format!(
         "positions: {} unlocked (endgame database), {} in the opening phase",

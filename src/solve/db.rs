@@ -11,28 +11,37 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `SOWDB\0\0\x01` |
-//! | 8 | 4 | format version (1) |
-//! | 12 | 4 | kind: 1 = endgame layer, 2 = locked region |
+//! | 8 | 4 | format version (2; version 1 files are refused: re-solve) |
+//! | 12 | 4 | kind: 1 = endgame layer, 2 = values of the locked region, 3 = keys of the locked region |
 //! | 16 | 1 | W |
 //! | 17 | 1 | K |
-//! | 18 | 2 | reserved (0) |
+//! | 18 | 1 | encoding: 0 = plain, 1 = zstd blocks |
+//! | 19 | 1 | reserved (0) |
 //! | 20 | 4 | stones on the board (layers; 0 for the region) |
 //! | 24 | 8 | entries |
-//! | 32 | 8 | payload bytes |
-//! | 40 | 8 | checksum of the block checksums |
-//! | 48 | 8 | block size (4,096 when written; any power of two from 4 KiB to 1 MiB is read) |
+//! | 32 | 8 | payload bytes (as stored) |
+//! | 40 | 8 | checksum of the block table |
+//! | 48 | 8 | block size (of the decoded payload; 4,096 when written; any power of two from 4 KiB to 1 MiB is read) |
 //! | 56 | 8 | number of blocks B |
-//! | 64 | 8·B | checksum of each payload block (FNV-1a over 8-byte words) |
-//! | 64+8B | payload | layer: one signed byte per board, in rank order; region: entries u64 keys (sorted) then entries value bytes |
+//! | 64 | 8·B | checksum of each stored payload block (FNV-1a over 8-byte words) |
+//! | 64+8B | 8·(B+1) | zstd only: offset of each stored block in the payload, then the payload length |
+//! | after | payload | layer: one entry byte per board, in rank order; region values: one entry byte per position, in key-file order; region keys: see `region_keys.rs` |
 //!
-//! Values are the exact future margin for the player to move (RULES §0).
-//! Each payload block is checked against its checksum the first time it is
-//! read, so a probe stays cheap and a corrupt byte is never used silently.
+//! An *entry byte* is a value with a flag in its low bit ([`entry`]):
+//! values are the exact future margin for the player to move (RULES §0),
+//! always even in Kpé, so the low bit is free and says whether perfect play
+//! from the position can end (`endless.rs`). Value files (layers, region
+//! values) are written zstd-compressed, each 4 KiB block of entries on its
+//! own, so that a probe decodes one small block; the plain encoding is
+//! still read and written (tests compare the two). Each stored block is
+//! checked against its checksum the first time it is read, so a probe stays
+//! cheap and a corrupt byte is never used silently.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use memmap2::Mmap;
 use thiserror::Error;
@@ -40,7 +49,13 @@ use thiserror::Error;
 use crate::games::kpe::KpeVariant;
 
 const MAGIC: [u8; 8] = *b"SOWDB\0\0\x01";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// zstd level of value blocks: level 3 compresses 4 KiB of entries about
+/// 3.1× (measured on kpe:4x5 layer 40, as level 3 on 16 KiB blocks); higher
+/// levels cost solve time for little.
+const ZSTD_LEVEL: i32 = 3;
+/// Decoded blocks kept per compressed file, so that warm probes skip zstd.
+const CACHE_SLOTS: usize = 64;
 const HEADER: usize = 64;
 /// Payload bytes per checksummed block: small, so that the first probe of
 /// a block checks little more than it reads.
@@ -51,6 +66,36 @@ const BLOCK: usize = 1 << 12;
 pub enum FileKind {
     Layer = 1,
     Region = 2,
+    RegionKeys = 3,
+}
+
+/// How a file's payload is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Plain = 0,
+    /// Each block of `block size` decoded bytes compressed on its own by
+    /// zstd (stored as is when that would not make it smaller).
+    Zstd = 1,
+}
+
+/// The entry byte of a position: its value (even, RULES §0) with the
+/// "perfect play can end" flag in the low bit.
+#[inline]
+pub fn entry(value: i8, can_end: bool) -> u8 {
+    debug_assert!(value % 2 == 0, "odd value {value}");
+    (value as u8 & !1) | can_end as u8
+}
+
+/// The value of an entry byte.
+#[inline]
+pub fn entry_value(e: u8) -> i8 {
+    (e & !1) as i8
+}
+
+/// Whether perfect play can end, from an entry byte.
+#[inline]
+pub fn entry_can_end(e: u8) -> bool {
+    e & 1 != 0
 }
 
 /// Errors of database files. Each names the file at fault.
@@ -67,6 +112,13 @@ pub enum DbError {
     Mismatch { path: PathBuf, what: String },
     #[error("{path}: truncated database file: {what}")]
     Truncated { path: PathBuf, what: String },
+    #[error("{path}: database format version {version}, this sow reads version {FORMAT_VERSION}: delete {dir} and re-solve with `{hint}`")]
+    OldFormat {
+        path: PathBuf,
+        version: u32,
+        dir: PathBuf,
+        hint: String,
+    },
     #[error("no database for {variant} in {dir}: run `{hint}`")]
     Missing {
         variant: String,
@@ -111,6 +163,16 @@ pub fn region_path(db: &Path, variant: KpeVariant) -> PathBuf {
     variant_dir(db, variant).join("opening.sowdb")
 }
 
+/// The compact key index of the locked region (`region_keys.rs`).
+pub fn region_keys_path(db: &Path, variant: KpeVariant) -> PathBuf {
+    variant_dir(db, variant).join("opening-keys.sowdb")
+}
+
+/// The command that (re)builds a variant's database.
+pub fn solve_hint(db: &Path, variant: KpeVariant) -> String {
+    format!("sow solve {} --db {}", variant.tag(), db.display())
+}
+
 /// The identity a file must have to be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileId {
@@ -119,7 +181,7 @@ pub struct FileId {
     pub stones: u32,
 }
 
-/// Writes a database file atomically (temporary file, then rename).
+/// Writes a plain database file atomically (temporary file, then rename).
 pub fn write_file(path: &Path, id: FileId, entries: u64, payload: &[u8]) -> Result<(), DbError> {
     write_file_parts(path, id, entries, &[payload])
 }
@@ -150,36 +212,100 @@ fn block_checksums(parts: &[&[u8]]) -> Vec<u64> {
     sums
 }
 
-/// Writes a database file whose payload is the concatenation of `parts`,
-/// without ever holding that concatenation in memory.
+fn u64_bytes(words: impl IntoIterator<Item = u64>) -> Vec<u8> {
+    words.into_iter().flat_map(u64::to_le_bytes).collect()
+}
+
+/// Writes a plain database file whose payload is the concatenation of
+/// `parts`, without ever holding that concatenation in memory.
 pub fn write_file_parts(
     path: &Path,
     id: FileId,
     entries: u64,
     parts: &[&[u8]],
 ) -> Result<(), DbError> {
+    let sums = block_checksums(parts);
+    let blocks = sums.len();
+    write_raw(
+        path,
+        id,
+        Encoding::Plain,
+        entries,
+        (blocks, &u64_bytes(sums)),
+        parts,
+    )
+}
+
+/// Writes a value file (one entry byte per position) in `encoding`.
+pub fn write_values(
+    path: &Path,
+    id: FileId,
+    values: &[u8],
+    encoding: Encoding,
+) -> Result<(), DbError> {
+    use rayon::prelude::*;
+    let entries = values.len() as u64;
+    if encoding == Encoding::Plain {
+        return write_file_parts(path, id, entries, &[values]);
+    }
+    let stored: Vec<Vec<u8>> = values
+        .par_chunks(BLOCK)
+        .map_init(
+            || zstd::bulk::Compressor::new(ZSTD_LEVEL),
+            |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
+                Some(z) if z.len() < raw.len() => z,
+                _ => raw.to_vec(),
+            },
+        )
+        .collect();
+    let mut offsets = Vec::with_capacity(stored.len() + 1);
+    let mut at = 0u64;
+    for b in &stored {
+        offsets.push(at);
+        at += b.len() as u64;
+    }
+    offsets.push(at);
+    let sums: Vec<u64> = stored.par_iter().map(|b| checksum(b)).collect();
+    let table = u64_bytes(sums.into_iter().chain(offsets));
+    let parts: Vec<&[u8]> = stored.iter().map(Vec::as_slice).collect();
+    write_raw(path, id, encoding, entries, (stored.len(), &table), &parts)
+}
+
+/// Writes header, block table (`blocks` blocks) and payload parts to a
+/// temporary file, then renames it.
+fn write_raw(
+    path: &Path,
+    id: FileId,
+    encoding: Encoding,
+    entries: u64,
+    (blocks, table): (usize, &[u8]),
+    parts: &[&[u8]],
+) -> Result<(), DbError> {
     let dir = path.parent().expect("database files live in a directory");
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let payload_len: usize = parts.iter().map(|p| p.len()).sum();
-    let blocks = block_checksums(parts);
-    let block_bytes: Vec<u8> = blocks.iter().flat_map(|b| b.to_le_bytes()).collect();
     let mut header = Vec::with_capacity(HEADER);
     header.extend_from_slice(&MAGIC);
     header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     header.extend_from_slice(&(id.kind as u32).to_le_bytes());
-    header.extend_from_slice(&[id.variant.w() as u8, id.variant.k() as u8, 0, 0]);
+    header.extend_from_slice(&[
+        id.variant.w() as u8,
+        id.variant.k() as u8,
+        encoding as u8,
+        0,
+    ]);
     header.extend_from_slice(&id.stones.to_le_bytes());
     header.extend_from_slice(&entries.to_le_bytes());
     header.extend_from_slice(&(payload_len as u64).to_le_bytes());
-    header.extend_from_slice(&checksum(&block_bytes).to_le_bytes());
+    header.extend_from_slice(&checksum(table).to_le_bytes());
     header.extend_from_slice(&(BLOCK as u64).to_le_bytes());
-    header.extend_from_slice(&(blocks.len() as u64).to_le_bytes());
+    header.extend_from_slice(&(blocks as u64).to_le_bytes());
     debug_assert_eq!(header.len(), HEADER);
     let tmp = path.with_extension("sowdb.tmp");
     let write = || -> std::io::Result<()> {
         let mut out = BufWriter::new(File::create(&tmp)?);
         out.write_all(&header)?;
-        out.write_all(&block_bytes)?;
+        out.write_all(table)?;
         for part in parts {
             out.write_all(part)?;
         }
@@ -194,11 +320,20 @@ pub struct MappedFile {
     path: PathBuf,
     map: Mmap,
     entries: u64,
+    encoding: Encoding,
     data_start: usize,
+    /// Decoded bytes per block.
     block: usize,
     block_sums: Vec<u64>,
+    /// zstd: where each stored block starts in the payload, then its end.
+    offsets: Vec<u64>,
     verified: Vec<AtomicU64>,
+    /// zstd: recently decoded blocks, by block number modulo the slots.
+    cache: Vec<Mutex<CachedBlock>>,
 }
+
+/// A decoded block and its number.
+type CachedBlock = Option<(usize, Box<[u8]>)>;
 
 fn read_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
@@ -208,9 +343,14 @@ fn read_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+thread_local! {
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 impl MappedFile {
     /// Maps a file and checks its header, its length and the checksum of
-    /// its block checksums against what the caller expects.
+    /// its block table against what the caller expects.
     pub fn open(path: &Path, id: FileId, expected_entries: Option<u64>) -> Result<Self, DbError> {
         let file = File::open(path).map_err(io_err(path))?;
         // SAFETY: database files are written once (temporary file then
@@ -239,9 +379,13 @@ impl MappedFile {
         }
         let version = read_u32(&map, 8);
         if version != FORMAT_VERSION {
-            return Err(mismatch(format!(
-                "format version {version}, this sow reads {FORMAT_VERSION}"
-            )));
+            let dir = path.parent().unwrap_or(Path::new("."));
+            return Err(DbError::OldFormat {
+                path: path.to_path_buf(),
+                version,
+                dir: dir.to_path_buf(),
+                hint: solve_hint(dir.parent().unwrap_or(Path::new(".")), id.variant),
+            });
         }
         let kind = read_u32(&map, 12);
         if kind != id.kind as u32 {
@@ -257,6 +401,11 @@ impl MappedFile {
                 id.variant
             )));
         }
+        let encoding = match map[18] {
+            0 => Encoding::Plain,
+            1 => Encoding::Zstd,
+            e => return Err(corrupt(format!("unknown encoding {e}"))),
+        };
         let stones = read_u32(&map, 20);
         if stones != id.stones {
             return Err(mismatch(format!(
@@ -273,14 +422,22 @@ impl MappedFile {
         let payload = read_u64(&map, 32) as usize;
         let block = read_u64(&map, 48) as usize;
         let blocks = read_u64(&map, 56) as usize;
+        let decoded = match encoding {
+            Encoding::Plain => payload,
+            Encoding::Zstd => entries as usize,
+        };
         if !(block.is_power_of_two() && (1 << 12..=1 << 20).contains(&block))
-            || blocks != payload.div_ceil(block)
+            || blocks != decoded.div_ceil(block)
         {
             return Err(corrupt(format!(
-                "block table of {blocks} blocks of {block} bytes for {payload} bytes"
+                "block table of {blocks} blocks of {block} bytes for {decoded} bytes"
             )));
         }
-        let data_start = HEADER + 8 * blocks;
+        let table_len = match encoding {
+            Encoding::Plain => 8 * blocks,
+            Encoding::Zstd => 8 * blocks + 8 * (blocks + 1),
+        };
+        let data_start = HEADER + table_len;
         if map.len() != data_start + payload {
             return Err(truncated(format!(
                 "{} bytes, expected {}",
@@ -293,17 +450,38 @@ impl MappedFile {
             return Err(corrupt("checksum of the block table does not match".into()));
         }
         let block_sums = (0..blocks).map(|i| read_u64(table, 8 * i)).collect();
+        let offsets: Vec<u64> = match encoding {
+            Encoding::Plain => Vec::new(),
+            Encoding::Zstd => (0..=blocks)
+                .map(|i| read_u64(table, 8 * (blocks + i)))
+                .collect(),
+        };
+        if encoding == Encoding::Zstd
+            && (offsets.windows(2).any(|w| w[0] > w[1])
+                || offsets.first() != Some(&0)
+                || offsets.last() != Some(&(payload as u64)))
+        {
+            return Err(corrupt("block offsets out of order".into()));
+        }
         let verified = (0..blocks.div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect();
+        let slots = if encoding == Encoding::Zstd {
+            CACHE_SLOTS
+        } else {
+            0
+        };
         Ok(MappedFile {
             path: path.to_path_buf(),
             map,
             entries,
+            encoding,
             data_start,
             block,
             block_sums,
+            offsets,
             verified,
+            cache: (0..slots).map(|_| Mutex::new(None)).collect(),
         })
     }
 
@@ -315,8 +493,21 @@ impl MappedFile {
         self.entries
     }
 
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
     fn payload(&self) -> &[u8] {
         &self.map[self.data_start..]
+    }
+
+    /// The stored bytes of block `b`.
+    fn stored_block(&self, b: usize) -> &[u8] {
+        let payload = self.payload();
+        match self.encoding {
+            Encoding::Plain => &payload[b * self.block..((b + 1) * self.block).min(payload.len())],
+            Encoding::Zstd => &payload[self.offsets[b] as usize..self.offsets[b + 1] as usize],
+        }
     }
 
     /// Checks one block against its checksum (once).
@@ -325,19 +516,21 @@ impl MappedFile {
         if self.verified[b / 64].load(Relaxed) & bit != 0 {
             return Ok(());
         }
-        let payload = self.payload();
-        let bytes = &payload[b * self.block..((b + 1) * self.block).min(payload.len())];
-        if checksum(bytes) != self.block_sums[b] {
-            return Err(DbError::Corrupt {
-                path: self.path.clone(),
-                what: format!(
-                    "checksum of block {b} (bytes {}..) does not match",
-                    b * self.block
-                ),
-            });
+        if checksum(self.stored_block(b)) != self.block_sums[b] {
+            return Err(self.corrupt_block(b));
         }
         self.verified[b / 64].fetch_or(bit, Relaxed);
         Ok(())
+    }
+
+    fn corrupt_block(&self, b: usize) -> DbError {
+        DbError::Corrupt {
+            path: self.path.clone(),
+            what: format!(
+                "checksum of block {b} (entries {}..) does not match",
+                b * self.block
+            ),
+        }
     }
 
     /// Checks every block.
@@ -348,8 +541,9 @@ impl MappedFile {
             .try_for_each(|b| self.verify_block(b))
     }
 
-    /// Payload bytes `range`, checked.
+    /// Payload bytes `range` of a plain file, checked.
     pub fn bytes(&self, start: usize, len: usize) -> Result<&[u8], DbError> {
+        debug_assert_eq!(self.encoding, Encoding::Plain);
         if len > 0 {
             for b in start / self.block..=(start + len - 1) / self.block {
                 self.verify_block(b)?;
@@ -358,11 +552,70 @@ impl MappedFile {
         Ok(&self.payload()[start..start + len])
     }
 
-    /// One payload byte, checked.
+    /// One payload byte of a plain file, checked.
     #[inline]
     pub fn byte(&self, at: usize) -> Result<u8, DbError> {
         self.verify_block(at / self.block)?;
         Ok(self.payload()[at])
+    }
+
+    /// Decoded block `b` (checked).
+    fn decode_block(&self, b: usize) -> Result<Vec<u8>, DbError> {
+        self.verify_block(b)?;
+        let stored = self.stored_block(b);
+        let len = self.block.min(self.entries as usize - b * self.block);
+        if stored.len() == len {
+            return Ok(stored.to_vec()); // stored as is (incompressible)
+        }
+        let decoded = DECOMPRESSOR.with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = zstd::bulk::Decompressor::new().ok();
+            }
+            d.as_mut()?.decompress(stored, len).ok()
+        });
+        match decoded {
+            Some(bytes) if bytes.len() == len => Ok(bytes),
+            _ => Err(self.corrupt_block(b)),
+        }
+    }
+
+    /// Entry `i` of a value file, checked (and decoded, through a small
+    /// cache of blocks, when compressed).
+    #[inline]
+    pub fn entry(&self, i: u64) -> Result<u8, DbError> {
+        if self.encoding == Encoding::Plain {
+            return self.byte(i as usize);
+        }
+        let b = i as usize / self.block;
+        let at = i as usize % self.block;
+        let mut slot = self.cache[b % CACHE_SLOTS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((held, bytes)) = slot.as_ref() {
+            if *held == b {
+                return Ok(bytes[at]);
+            }
+        }
+        let bytes = self.decode_block(b)?;
+        let e = bytes[at];
+        *slot = Some((b, bytes.into_boxed_slice()));
+        Ok(e)
+    }
+
+    /// Every entry of a value file, decoded and checked.
+    pub fn all_entries(&self) -> Result<std::borrow::Cow<'_, [u8]>, DbError> {
+        use rayon::prelude::*;
+        match self.encoding {
+            Encoding::Plain => self.bytes(0, self.entries as usize).map(Into::into),
+            Encoding::Zstd => {
+                let blocks: Vec<Vec<u8>> = (0..self.block_sums.len())
+                    .into_par_iter()
+                    .map(|b| self.decode_block(b))
+                    .collect::<Result<_, _>>()?;
+                Ok(blocks.concat().into())
+            }
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 
 use rayon::prelude::*;
 
+use super::db::{entry, entry_can_end, entry_value};
+use super::endless;
 use super::index::BoardIndex;
 use crate::progress::Progress;
 use std::sync::atomic::AtomicU32;
@@ -17,13 +19,26 @@ const CHUNK: u64 = 1 << 14;
 
 /// Read access to solved layers.
 pub trait LayerValues: Sync {
-    /// Value of board `index` of layer `n` (boards of `n` stones relative
-    /// to the mover). The layer must be solved and readable.
-    fn value(&self, n: usize, index: u64) -> i8;
+    /// Entry byte ([`entry`]) of board `index` of layer `n` (boards of `n`
+    /// stones relative to the mover). The layer must be solved and readable.
+    fn entry(&self, n: usize, index: u64) -> u8;
+
+    /// Value of board `index` of layer `n`.
+    #[inline]
+    fn value(&self, n: usize, index: u64) -> i8 {
+        entry_value(self.entry(n, index))
+    }
+
+    /// Whether perfect play from board `index` of layer `n` can end.
+    #[inline]
+    fn can_end(&self, n: usize, index: u64) -> bool {
+        entry_can_end(self.entry(n, index))
+    }
 }
 
-impl LayerValues for Vec<Vec<i8>> {
-    fn value(&self, n: usize, index: u64) -> i8 {
+impl LayerValues for Vec<Vec<u8>> {
+    #[inline]
+    fn entry(&self, n: usize, index: u64) -> u8 {
         self[n][index as usize]
     }
 }
@@ -120,8 +135,20 @@ impl Endgame {
         (exit, internal)
     }
 
-    /// Solves layer `n`, all smaller layers being solved in `layers`.
-    pub fn solve_layer(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<i8> {
+    /// Solves layer `n`, all smaller layers being solved in `layers`: the
+    /// entry byte (value and whether perfect play can end) of every board.
+    pub fn solve_layer(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<u8> {
+        let values = self.layer_values(n, layers, progress);
+        let ends = endless::unlocked_layer(self, n, &values, layers, progress);
+        values
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, v)| entry(v, ends.get(i as u64)))
+            .collect()
+    }
+
+    /// The values of layer `n` by threshold retrograde analysis.
+    fn layer_values(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<i8> {
         let size = self.index.layer_size(n);
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         let bar = progress.bar(size, format!("layer {n}"));
@@ -149,8 +176,8 @@ impl Endgame {
     }
 
     /// Solves every layer in memory (small variants, tests).
-    pub fn solve_all(&self, progress: Progress) -> Vec<Vec<i8>> {
-        let mut layers: Vec<Vec<i8>> = vec![Vec::new(); self.variant.total() as usize + 1];
+    pub fn solve_all(&self, progress: Progress) -> Vec<Vec<u8>> {
+        let mut layers: Vec<Vec<u8>> = vec![Vec::new(); self.variant.total() as usize + 1];
         for n in self.layers() {
             layers[n] = self.solve_layer(n, &layers, progress);
         }

@@ -10,7 +10,10 @@
 //! "Can end" is a least fixpoint computed like the values: layer by layer
 //! (stone count) from the smallest, seeded by the end of the game and by
 //! value-keeping captures into a position that can end, then spread
-//! backwards along value-keeping moves found by un-moves.
+//! backwards along value-keeping moves found by un-moves. The solver runs
+//! it right after each layer's (and each locked group's) values, and the
+//! database stores the bit in the low bit of every entry (`db.rs`), so
+//! queries and statistics read it instead of recomputing it.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -27,6 +30,7 @@ use crate::{Game, Side};
 const CHUNK: u64 = 1 << 14;
 
 /// A set of position indices, one bit each, shared by the threads.
+#[derive(Debug)]
 pub struct Bits(Vec<AtomicU64>);
 
 impl Bits {
@@ -47,106 +51,54 @@ impl Bits {
     }
 }
 
-/// For every position of a solved variant: can perfect play from it end?
-pub struct Endings {
-    /// By stone count: unlocked boards relative to the mover, in rank order.
-    unlocked: Vec<Bits>,
-    /// By group of the locked region (ascending stone count), in key order.
-    locked: Vec<Bits>,
-}
-
-impl Endings {
-    /// Computes the fixpoint over the endgame database (`layers`, every
-    /// layer readable) and over a locked region solved on top of it.
-    pub fn compute(
-        eg: &Endgame,
-        layers: &impl LayerValues,
-        region: &LockedRegion,
-        progress: Progress,
-    ) -> Self {
-        let mut unlocked: Vec<Bits> = Vec::new();
-        for n in 0..=eg.variant.total() as usize {
-            let bits = if n % 2 == 0 {
-                unlocked_layer(eg, n, layers, &unlocked, progress)
-            } else {
-                Bits::new(0)
-            };
-            unlocked.push(bits);
-        }
-        let mut endings = Endings {
-            unlocked,
-            locked: Vec::new(),
-        };
-        for g in 0..region.group_count() {
-            let bits = endings.solve_locked_group(eg, layers, region, g);
-            endings.locked.push(bits);
-        }
-        endings
-    }
-
-    /// Unlocked boards of `n` stones whose perfect play can end.
-    pub fn unlocked_layer(&self, n: usize) -> &Bits {
-        &self.unlocked[n]
-    }
-
-    /// Positions of group `g` of the region whose perfect play can end.
-    pub fn locked_group(&self, g: usize) -> &Bits {
-        &self.locked[g]
-    }
-
-    /// Whether perfect play from `pos` can end; `None` if `pos` is locked
-    /// and not in the region.
-    pub fn can_end(&self, eg: &Endgame, region: &LockedRegion, pos: &KpePosition) -> Option<bool> {
-        let rel = pos.relative();
-        if is_unlocked(&rel) {
+/// "Can end" for every position of group `g` of a locked region whose
+/// values are solved up to `g` and whose bits are known below `g`
+/// (`done`); `layers` holds the unlocked database with its bits.
+pub(super) fn locked_group(
+    eg: &Endgame,
+    layers: &impl LayerValues,
+    region: &LockedRegion,
+    done: &[Bits],
+    g: usize,
+) -> Bits {
+    let values = region.group_values(g);
+    let bits = Bits::new(values.len() as u64);
+    let child_can_end = |child: &KpePosition| {
+        if is_unlocked(child) {
+            let rel = child.relative();
             let n = rel.board_total() as usize;
-            return Some(self.unlocked[n].get(eg.index.rank(rel.pits())));
+            return layers.can_end(n, eg.index.rank(rel.pits()));
         }
-        let (g, i) = region.locate(region_key(&rel))?;
-        Some(self.locked[g].get(i as u64))
-    }
-
-    /// Whether a child reached by a value-keeping move (exit of its
-    /// layer or group) can end.
-    fn child_can_end(&self, eg: &Endgame, region: &LockedRegion, child: &KpePosition) -> bool {
-        self.can_end(eg, region, child)
-            .expect("the region holds every locked child")
-    }
-
-    fn solve_locked_group(
-        &self,
-        eg: &Endgame,
-        layers: &impl LayerValues,
-        region: &LockedRegion,
-        g: usize,
-    ) -> Bits {
-        let values = region.group_values(g);
-        let bits = Bits::new(values.len() as u64);
-        let seeds: Vec<u32> = (0..values.len())
-            .into_par_iter()
-            .filter(|&i| {
-                let pos = region.position(g, i);
-                let v = values[i];
-                let ends = pos.legal_mask() == 0
-                    || any_move(&pos, |child, gained| {
-                        let keeps = gained as i8 - value_of(eg, layers, region, child) == v;
-                        let leaves = gained > 0 || is_unlocked(child);
-                        keeps && leaves && self.child_can_end(eg, region, child)
-                    });
-                ends && bits.insert(i as u64)
-            })
-            .map(|i| i as u32)
-            .collect();
-        spread(&bits, seeds, |i, out| {
-            let target = values[i as usize];
-            region.for_each_predecessor(g, i as usize, |p| {
-                if values[p] == -target {
-                    out.push(p as u32);
-                }
-            });
+        let (cg, ci) = region
+            .locate(region_key(&child.relative()))
+            .expect("the region holds every locked child");
+        done[cg].get(ci as u64)
+    };
+    let seeds: Vec<u32> = (0..values.len())
+        .into_par_iter()
+        .filter(|&i| {
+            let pos = region.position(g, i);
+            let v = values[i];
+            let ends = pos.legal_mask() == 0
+                || any_move(&pos, |child, gained| {
+                    let leaves = gained > 0 || is_unlocked(child);
+                    leaves
+                        && gained as i8 - value_of(eg, layers, region, child) == v
+                        && child_can_end(child)
+                });
+            ends && bits.insert(i as u64)
+        })
+        .map(|i| i as u32)
+        .collect();
+    spread(&bits, seeds, |i, out| {
+        let target = values[i as usize];
+        region.for_each_predecessor(g, i as usize, |p| {
+            if values[p] == -target {
+                out.push(p as u32);
+            }
         });
-        bits
-    }
+    });
+    bits
 }
 
 fn is_unlocked(pos: &KpePosition) -> bool {
@@ -203,12 +155,13 @@ fn spread(bits: &Bits, mut frontier: Vec<u32>, preds: impl Fn(u32, &mut Vec<u32>
     }
 }
 
-/// "Can end" for every unlocked board of layer `n`, smaller layers done.
-fn unlocked_layer(
+/// "Can end" for every unlocked board of layer `n` of values `values`,
+/// smaller layers (values and bits) being in `layers`.
+pub(super) fn unlocked_layer(
     eg: &Endgame,
     n: usize,
+    values: &[i8],
     layers: &impl LayerValues,
-    done: &[Bits],
     progress: Progress,
 ) -> Bits {
     let size = eg.index.layer_size(n);
@@ -225,7 +178,7 @@ fn unlocked_layer(
             let mut seeds = Vec::new();
             for i in start..start + len {
                 let pos = eg.position(&board[..pits]);
-                let v = layers.value(n, i);
+                let v = values[i as usize];
                 let ends = pos.legal_mask() == 0
                     || any_move(&pos, |child, gained| {
                         if gained == 0 {
@@ -234,7 +187,7 @@ fn unlocked_layer(
                         let rel = child.relative();
                         let rank = eg.index.rank(rel.pits());
                         let m = n - gained as usize;
-                        gained as i8 - layers.value(m, rank) == v && done[m].get(rank)
+                        gained as i8 - layers.value(m, rank) == v && layers.can_end(m, rank)
                     });
                 if ends && bits.insert(i) {
                     seeds.push(i as u32);
@@ -246,12 +199,12 @@ fn unlocked_layer(
         })
         .collect();
     spread(&bits, seeds, |i, out| {
-        let target = layers.value(n, i as u64);
+        let target = values[i as usize];
         let mut board = [0u8; 16];
         eg.index.unrank(n, i as u64, &mut board[..pits]);
         for_each_unmove(eg.variant, &board[..pits], true, |pred, _| {
             let p = eg.index.rank(pred);
-            if layers.value(n, p) == -target {
+            if values[p as usize] == -target {
                 out.push(p as u32);
             }
         });

@@ -4,8 +4,10 @@
 pub mod db;
 pub mod endgame;
 pub mod endless;
+pub mod estimate;
 pub mod index;
 pub mod opening;
+pub mod region_keys;
 pub mod retrograde;
 pub mod solution;
 pub mod unmove;

@@ -11,7 +11,9 @@ use std::sync::Mutex;
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
+use super::db::entry;
 use super::endgame::{Endgame, LayerValues};
+use super::endless::{self, Bits};
 use super::retrograde::{prefetch, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
@@ -149,12 +151,14 @@ impl Group {
 }
 
 /// Values of every locked position reachable from a root.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct LockedRegion {
     variant: KpeVariant,
     /// Groups by ascending stone count.
     groups: Vec<Group>,
     values: Vec<Vec<i8>>,
+    /// Whether perfect play can end, per group (filled as groups are solved).
+    ends: Vec<Bits>,
     /// Group of each stone count.
     by_stones: Vec<Option<usize>>,
 }
@@ -269,22 +273,6 @@ impl LockedRegion {
         region
     }
 
-    /// A region read back from its keys (sorted by stones, then mixed key)
-    /// and values.
-    pub fn from_sorted(variant: KpeVariant, mixed: &[u64], values: &[i8]) -> Self {
-        let mut groups = Vec::new();
-        let mut group_values = Vec::new();
-        let mut start = 0;
-        while start < mixed.len() {
-            let stones = stones_of(variant, unmix(mixed[start]));
-            let len = mixed[start..].partition_point(|&m| stones_of(variant, unmix(m)) == stones);
-            groups.push(Group::new(stones, mixed[start..start + len].to_vec()));
-            group_values.push(values[start..start + len].to_vec());
-            start += len;
-        }
-        Self::assemble(variant, groups, group_values)
-    }
-
     fn assemble(variant: KpeVariant, groups: Vec<Group>, values: Vec<Vec<i8>>) -> Self {
         let mut by_stones = vec![None; variant.total() as usize + 1];
         for (i, g) in groups.iter().enumerate() {
@@ -294,27 +282,9 @@ impl LockedRegion {
             variant,
             groups,
             values,
+            ends: Vec::new(),
             by_stones,
         }
-    }
-
-    /// The on-disk payload, in parts: the mixed keys of every group (sorted
-    /// by stones, then mixed key) as little-endian `u64`s, then their values
-    /// in the same order.
-    pub fn payload_parts(&self) -> Vec<&[u8]> {
-        const _: () = assert!(
-            cfg!(target_endian = "little"),
-            "region keys are written in memory order"
-        );
-        let keys = self.groups.iter().map(|g| {
-            // SAFETY: any u64 is 8 initialized bytes; u8 has alignment 1.
-            unsafe { std::slice::from_raw_parts(g.keys.as_ptr() as *const u8, 8 * g.keys.len()) }
-        });
-        let values = self.values.iter().map(|v| {
-            // SAFETY: i8 and u8 have the same size, alignment and validity.
-            unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len()) }
-        });
-        keys.chain(values).collect()
     }
 
     pub fn len(&self) -> usize {
@@ -404,11 +374,18 @@ impl LockedRegion {
         }
     }
 
-    /// Every (mixed key, value), sorted by stones then mixed key (the
-    /// on-disk order).
-    pub fn entries(&self) -> impl Iterator<Item = (u64, i8)> + '_ {
-        let keys = self.groups.iter().flat_map(|g| g.keys.iter().copied());
-        keys.zip(self.values.iter().flatten().copied())
+    /// Every (relative key, entry byte) of group `g`, in mixed-key order.
+    pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (RegionKey, u8)> + '_ {
+        let ends = &self.ends[g];
+        let keys = self.groups[g].keys.iter().map(|&m| unmix(m));
+        keys.zip(self.values[g].iter())
+            .enumerate()
+            .map(|(i, (k, &v))| (k, entry(v, ends.get(i as u64))))
+    }
+
+    /// Stones of group `g`.
+    pub(super) fn group_stones(&self, g: usize) -> usize {
+        self.groups[g].stones
     }
 
     /// Groups (stone counts) of the region.
@@ -442,6 +419,16 @@ impl LockedRegion {
             return None;
         }
         self.locate(region_key(pos)).map(|(g, i)| self.values[g][i])
+    }
+
+    /// The entry byte (value, and whether perfect play can end) of a
+    /// locked position of a solved region.
+    pub fn entry(&self, pos: &KpePosition) -> Option<u8> {
+        if pos.variant() != self.variant {
+            return None;
+        }
+        let (g, i) = self.locate(region_key(pos))?;
+        Some(entry(self.values[g][i], self.ends[g].get(i as u64)))
     }
 
     /// Breadth-first closure of the root, one stone count at a time from
@@ -520,6 +507,7 @@ impl LockedRegion {
         let v = self.variant;
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
+        self.ends.clear();
         for g in 0..self.groups.len() {
             let group = &self.groups[g];
             let n = group.stones;
@@ -558,6 +546,8 @@ impl LockedRegion {
             );
             bar.inc(group.keys.len() as u64);
             self.values[g] = state.into_values();
+            let ends = endless::locked_group(eg, layers, self, &self.ends, g);
+            self.ends.push(ends);
         }
         bar.finish_and_clear();
     }

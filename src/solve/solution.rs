@@ -4,10 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::db::{self, DbError, FileId, FileKind, MappedFile};
+use std::borrow::Cow;
+
+use super::db::{
+    self, entry_can_end, entry_value, DbError, Encoding, FileId, FileKind, MappedFile,
+};
 use super::endgame::{Endgame, LayerValues};
-use super::endless::Endings;
-use super::opening::{mix, region_key, stones_of, unmix, LockedRegion};
+use super::estimate::Estimate;
+use super::opening::{region_key, unpack, LockedRegion};
+use super::region_keys::{self, RegionKeys};
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::progress::Progress;
 use crate::Game;
@@ -38,42 +43,34 @@ pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
     Ok(())
 }
 
-/// Solved layers, owned or mapped from verified files.
+/// Solved layers (entry bytes), owned or mapped from checked files.
 pub enum Layers {
-    Memory(Vec<Vec<i8>>),
+    Memory(Vec<Vec<u8>>),
     Mapped(Vec<Option<MappedFile>>),
 }
 
 impl LayerValues for Layers {
     #[inline]
-    fn value(&self, n: usize, index: u64) -> i8 {
+    fn entry(&self, n: usize, index: u64) -> u8 {
         match self {
             Layers::Memory(v) => v[n][index as usize],
             Layers::Mapped(files) => {
                 let file = files[n].as_ref().expect("layer opened");
-                // Solving reads mapped layers only after `verify_all`
-                // (`build`, `region_for`), so no block can fail here.
-                file.byte(index as usize).map(|b| b as i8).unwrap_or(0)
+                // Solving never reads mapped layers (`build` and
+                // `region_for` decode them first); a failed read is 0.
+                file.entry(index).unwrap_or(0)
             }
         }
     }
 }
 
 impl Layers {
-    /// Checks every block of every mapped layer.
-    fn verify_all(&self) -> Result<(), DbError> {
-        match self {
-            Layers::Memory(_) => Ok(()),
-            Layers::Mapped(files) => files.iter().flatten().try_for_each(MappedFile::verify_all),
-        }
-    }
-
-    fn try_value(&self, n: usize, index: u64) -> Result<i8, DbError> {
+    fn try_entry(&self, n: usize, index: u64) -> Result<u8, DbError> {
         match self {
             Layers::Memory(v) => Ok(v[n][index as usize]),
             Layers::Mapped(files) => {
                 let file = files[n].as_ref().expect("layer opened");
-                file.byte(index as usize).map(|b| b as i8)
+                file.entry(index)
             }
         }
     }
@@ -109,6 +106,8 @@ pub struct SolveStats {
     pub layers_seconds: f64,
     pub explore_seconds: f64,
     pub region_seconds: f64,
+    /// Memory and disk the solve was estimated to need.
+    pub estimate: Option<Estimate>,
 }
 
 fn layer_id(variant: KpeVariant, n: usize) -> FileId {
@@ -122,6 +121,14 @@ fn layer_id(variant: KpeVariant, n: usize) -> FileId {
 fn region_id(variant: KpeVariant) -> FileId {
     FileId {
         kind: FileKind::Region,
+        variant,
+        stones: 0,
+    }
+}
+
+fn region_keys_id(variant: KpeVariant) -> FileId {
+    FileId {
+        kind: FileKind::RegionKeys,
         variant,
         stones: 0,
     }
@@ -142,53 +149,95 @@ impl Solution {
     }
 
     /// Builds (or completes) the database of a variant under `db`,
-    /// reusing every layer already there whose checksums verify.
+    /// reusing every file already there whose checksums verify; value
+    /// files are zstd-compressed.
     pub fn build(
         variant: KpeVariant,
         db_dir: &Path,
         progress: Progress,
     ) -> Result<(Self, SolveStats), SolveError> {
+        Self::build_with(variant, db_dir, progress, Encoding::Zstd)
+    }
+
+    /// [`Self::build`] writing value files in `encoding`. Solved layers are
+    /// kept in memory (decoded) while later layers and the region read
+    /// them at random.
+    pub fn build_with(
+        variant: KpeVariant,
+        db_dir: &Path,
+        progress: Progress,
+        encoding: Encoding,
+    ) -> Result<(Self, SolveStats), SolveError> {
         check_solvable(variant)?;
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut stats = SolveStats::default();
-        let mut files: Vec<Option<MappedFile>> = (0..=variant.total()).map(|_| None).collect();
+        let complete = eg
+            .layers()
+            .map(|n| db::layer_path(db_dir, variant, n))
+            .chain([
+                db::region_path(db_dir, variant),
+                db::region_keys_path(db_dir, variant),
+            ])
+            .all(|p| p.exists());
+        if !complete {
+            let estimate = Estimate::new(variant, db_dir);
+            if let Some(why) = estimate.refusal() {
+                return Err(crate::InputError::unsupported(
+                    "variant",
+                    format!("{} {why}", variant.tag()),
+                )
+                .into());
+            }
+            stats.estimate = Some(estimate);
+        }
+        let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
             let size = eg.index.layer_size(n);
             if let Some(file) = reuse(&path, layer_id(variant, n), Some(size))? {
-                files[n] = Some(file);
+                layers[n] = file.all_entries()?.into_owned();
                 stats.layers_reused.push(n);
                 continue;
             }
-            let layers = Layers::Mapped(files);
-            let values = eg.solve_layer(n, &layers, progress);
-            let Layers::Mapped(back) = layers else {
-                unreachable!()
-            };
-            files = back;
-            db::write_file(&path, layer_id(variant, n), size, as_bytes(&values))?;
-            drop(values);
-            let file = MappedFile::open(&path, layer_id(variant, n), Some(size))?;
-            file.verify_all()?;
-            files[n] = Some(file);
+            let entries = eg.solve_layer(n, &layers, progress);
+            db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
+            layers[n] = entries;
             stats.layers_computed.push(n);
         }
         stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
         stats.layers_seconds = start.elapsed().as_secs_f64();
-        let layers = Layers::Mapped(files);
+        let layers = Layers::Memory(layers);
+        let keys_path = db::region_keys_path(db_dir, variant);
         let path = db::region_path(db_dir, variant);
-        let start_region = match reuse(&path, region_id(variant), None)? {
-            Some(file) => StartRegion::Mapped(file),
+        let reused = match reuse(&keys_path, region_keys_id(variant), None)? {
+            Some(keys) => reuse(&path, region_id(variant), None)?
+                .map(|values| StartRegion::mapped(keys, values, variant))
+                .transpose()?,
+            None => None,
+        };
+        let start_region = match reused {
+            Some(region) => region,
             None => {
                 let t = Instant::now();
                 let mut region = LockedRegion::explore(&KpePosition::start(variant), progress);
                 stats.explore_seconds = t.elapsed().as_secs_f64();
                 let t = Instant::now();
                 region.solve_groups(&eg, &layers, progress);
-                write_region(&path, variant, &region)?;
+                let (keys, entries) = region_keys::encode(&eg, &region);
+                drop(region);
+                db::write_file(
+                    &keys_path,
+                    region_keys_id(variant),
+                    keys.len() as u64,
+                    &keys,
+                )?;
+                drop(keys);
+                db::write_values(&path, region_id(variant), &entries, encoding)?;
                 stats.region_seconds = t.elapsed().as_secs_f64();
-                StartRegion::Memory(region)
+                let keys = MappedFile::open(&keys_path, region_keys_id(variant), None)?;
+                let values = MappedFile::open(&path, region_id(variant), None)?;
+                StartRegion::mapped(keys, values, variant)?
             }
         };
         stats.region_positions = start_region.len() as u64;
@@ -209,7 +258,7 @@ impl Solution {
         let missing = || DbError::Missing {
             variant: variant.tag(),
             dir: db_dir.to_path_buf(),
-            hint: format!("sow solve {} --db {}", variant.tag(), db_dir.display()),
+            hint: db::solve_hint(db_dir, variant),
         };
         let mut files: Vec<Option<MappedFile>> = (0..=variant.total()).map(|_| None).collect();
         for n in eg.layers() {
@@ -224,10 +273,15 @@ impl Solution {
             )?);
         }
         let path = db::region_path(db_dir, variant);
-        if !path.exists() {
+        let keys_path = db::region_keys_path(db_dir, variant);
+        if !path.exists() || !keys_path.exists() {
             return Err(missing().into());
         }
-        let start_region = StartRegion::Mapped(MappedFile::open(&path, region_id(variant), None)?);
+        let start_region = StartRegion::mapped(
+            MappedFile::open(&keys_path, region_keys_id(variant), None)?,
+            MappedFile::open(&path, region_id(variant), None)?,
+            variant,
+        )?;
         Ok(Solution {
             eg,
             layers: Layers::Mapped(files),
@@ -261,14 +315,12 @@ impl Solution {
         &self.start_region
     }
 
-    /// The raw value bytes of one endgame layer, checked.
-    pub fn layer_bytes(&self, n: usize) -> Result<&[u8], DbError> {
+    /// The entry bytes of one endgame layer (values with the "can end"
+    /// flag, see [`db::entry`]), checked.
+    pub fn layer_entries(&self, n: usize) -> Result<Cow<'_, [u8]>, DbError> {
         match &self.layers {
-            Layers::Memory(v) => Ok(as_bytes(&v[n])),
-            Layers::Mapped(files) => {
-                let file = files[n].as_ref().expect("layer opened");
-                file.bytes(0, file.entries() as usize)
-            }
+            Layers::Memory(v) => Ok(Cow::Borrowed(&v[n])),
+            Layers::Mapped(files) => files[n].as_ref().expect("layer opened").all_entries(),
         }
     }
 
@@ -287,24 +339,25 @@ impl Solution {
         if !locked || self.start_region.value(pos)?.is_some() {
             return Ok(None);
         }
-        // Solving reads the whole database: check it first, so that a
-        // corrupt block is an error rather than a wrong value.
-        self.layers.verify_all()?;
-        Ok(Some(LockedRegion::solve(
-            pos,
-            &self.eg,
-            &self.layers,
-            progress,
-        )))
-    }
-
-    /// The start's locked region in memory and, for it and every unlocked
-    /// position, whether perfect play can end (see [`Endings`]).
-    pub fn endings(&self, progress: Progress) -> Result<(LockedRegion, Endings), SolveError> {
-        self.layers.verify_all()?;
-        let region = self.start_region.load(self.variant())?;
-        let endings = Endings::compute(&self.eg, &self.layers, &region, progress);
-        Ok((region, endings))
+        // Solving reads the layers at random: decode them all first (a
+        // compressed block per probe would cost microseconds each), which
+        // checks every block, so that a corrupt one is an error rather
+        // than a wrong value.
+        let decoded;
+        let layers = match &self.layers {
+            Layers::Memory(_) => &self.layers,
+            Layers::Mapped(files) => {
+                let mut all = vec![Vec::new(); files.len()];
+                for (n, file) in files.iter().enumerate() {
+                    if let Some(file) = file {
+                        all[n] = file.all_entries()?.into_owned();
+                    }
+                }
+                decoded = Layers::Memory(all);
+                &decoded
+            }
+        };
+        Ok(Some(LockedRegion::solve(pos, &self.eg, layers, progress)))
     }
 
     /// The exact value of a position for its mover; `extra` holds the
@@ -314,15 +367,32 @@ impl Solution {
         pos: &KpePosition,
         extra: Option<&LockedRegion>,
     ) -> Result<i32, SolveError> {
+        Ok(entry_value(self.entry(pos, extra)?) as i32)
+    }
+
+    /// Whether perfect play from a position can end (some line of
+    /// value-keeping moves reaches the end of the game, `endless.rs`).
+    pub fn can_end(
+        &self,
+        pos: &KpePosition,
+        extra: Option<&LockedRegion>,
+    ) -> Result<bool, SolveError> {
+        if pos.is_over() {
+            return Ok(true);
+        }
+        Ok(entry_can_end(self.entry(pos, extra)?))
+    }
+
+    /// The stored entry byte of a position.
+    fn entry(&self, pos: &KpePosition, extra: Option<&LockedRegion>) -> Result<u8, SolveError> {
         if pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North) {
             let rel = pos.relative();
             let n = rel.board_total() as usize;
-            return Ok(self.layers.try_value(n, self.eg.index.rank(rel.pits()))? as i32);
+            return Ok(self.layers.try_entry(n, self.eg.index.rank(rel.pits()))?);
         }
         self.start_region
-            .value(pos)?
-            .or_else(|| extra.and_then(|r| r.value(pos)))
-            .map(|v| v as i32)
+            .entry(pos)?
+            .or_else(|| extra.and_then(|r| r.entry(pos)))
             .ok_or_else(|| {
                 crate::InputError::unsupported(
                     "position",
@@ -379,32 +449,46 @@ fn reuse(path: &Path, id: FileId, entries: Option<u64>) -> Result<Option<MappedF
     Ok(Some(file))
 }
 
-fn as_bytes(values: &[i8]) -> &[u8] {
-    // SAFETY: i8 and u8 have the same size, alignment and validity.
-    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, values.len()) }
-}
-
-fn write_region(path: &Path, variant: KpeVariant, region: &LockedRegion) -> Result<(), DbError> {
-    db::write_file_parts(
-        path,
-        region_id(variant),
-        region.len() as u64,
-        &region.payload_parts(),
-    )
-}
-
-/// The locked region of the start: solved in memory, or a mapped file
-/// searched in place (keys sorted by stones, then mixed key).
+/// The locked region of the start: solved in memory, or its key and
+/// value files mapped and searched in place.
+// One per solution: the size of the mapped variant does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum StartRegion {
     Memory(LockedRegion),
-    Mapped(MappedFile),
+    Mapped {
+        keys: RegionKeys,
+        values: MappedFile,
+    },
+}
+
+/// The positions of one stone count of the start's region: their stones
+/// and entry bytes (order: as stored).
+pub struct RegionGroup {
+    pub stones: usize,
+    pub entries: Vec<u8>,
 }
 
 impl StartRegion {
+    fn mapped(keys: MappedFile, values: MappedFile, variant: KpeVariant) -> Result<Self, DbError> {
+        let keys = RegionKeys::new(keys, variant)?;
+        if keys.len() != values.entries() {
+            return Err(DbError::Mismatch {
+                path: values.path().to_path_buf(),
+                what: format!(
+                    "{} values for the {} keys of {}",
+                    values.entries(),
+                    keys.len(),
+                    keys.file().path().display()
+                ),
+            });
+        }
+        Ok(StartRegion::Mapped { keys, values })
+    }
+
     pub fn len(&self) -> usize {
         match self {
             StartRegion::Memory(r) => r.len(),
-            StartRegion::Mapped(f) => f.entries() as usize,
+            StartRegion::Mapped { values, .. } => values.entries() as usize,
         }
     }
 
@@ -414,42 +498,67 @@ impl StartRegion {
 
     /// The value of a locked position, if it is in the region.
     pub fn value(&self, pos: &KpePosition) -> Result<Option<i8>, DbError> {
-        let file = match self {
-            StartRegion::Memory(r) => return Ok(r.value(pos)),
-            StartRegion::Mapped(f) => f,
-        };
-        let v = pos.variant();
-        let key = region_key(pos);
-        let target = (stones_of(v, key), mix(key));
-        let n = file.entries() as usize;
-        let (mut lo, mut hi) = (0usize, n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let m = u64::from_le_bytes(file.bytes(8 * mid, 8)?.try_into().expect("8 bytes"));
-            match (stones_of(v, unmix(m)), m).cmp(&target) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Ok(Some(file.byte(8 * n + mid)? as i8)),
-            }
-        }
-        Ok(None)
+        Ok(self.entry(pos)?.map(entry_value))
     }
 
-    /// The whole region in memory (statistics, reports).
-    pub fn load(&self, variant: KpeVariant) -> Result<LockedRegion, DbError> {
+    /// The entry byte of a locked position, if it is in the region.
+    pub fn entry(&self, pos: &KpePosition) -> Result<Option<u8>, DbError> {
         match self {
-            StartRegion::Memory(r) => Ok(r.clone()),
-            StartRegion::Mapped(file) => {
-                let n = file.entries() as usize;
-                let keys: Vec<u64> = file
-                    .bytes(0, 8 * n)?
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                    .collect();
-                let values: Vec<i8> = file.bytes(8 * n, n)?.iter().map(|&b| b as i8).collect();
-                Ok(LockedRegion::from_sorted(variant, &keys, &values))
+            StartRegion::Memory(r) => Ok(r.entry(pos)),
+            StartRegion::Mapped { keys, values } => match keys.find(region_key(pos))? {
+                Some(i) => values.entry(i).map(Some),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// Every position's entry, by group (ascending stone count).
+    pub fn groups(&self) -> Result<Vec<RegionGroup>, DbError> {
+        match self {
+            StartRegion::Memory(r) => Ok((0..r.group_count())
+                .map(|g| RegionGroup {
+                    stones: r.group_stones(g),
+                    entries: r.group_entries(g).map(|(_, e)| e).collect(),
+                })
+                .collect()),
+            StartRegion::Mapped { keys, values } => {
+                let all = values.all_entries()?;
+                Ok(keys
+                    .groups()
+                    .iter()
+                    .map(|g| RegionGroup {
+                        stones: g.stones,
+                        entries: all[g.first as usize..(g.first + g.keys) as usize].to_vec(),
+                    })
+                    .collect())
             }
         }
+    }
+
+    /// Calls `f` with every position (mover as South) and its entry byte,
+    /// by ascending stone count.
+    pub fn for_each<E: From<DbError>>(
+        &self,
+        variant: KpeVariant,
+        mut f: impl FnMut(&KpePosition, u8) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self {
+            StartRegion::Memory(r) => {
+                for g in 0..r.group_count() {
+                    for (key, e) in r.group_entries(g) {
+                        f(&unpack(variant, key), e)?;
+                    }
+                }
+            }
+            StartRegion::Mapped { keys, values } => {
+                for (g, group) in keys.groups().iter().enumerate() {
+                    for (j, key) in keys.keys_of(g)?.into_iter().enumerate() {
+                        f(&unpack(variant, key), values.entry(group.first + j as u64)?)?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,168 @@
+//! What a solve will need, before it starts: memory and disk, so that a
+//! variant that cannot fit is refused with the estimate instead of failing
+//! (or swapping) hours later.
+//!
+//! The unlocked layers are counted exactly; the locked region is not known
+//! before its forward exploration, so its size is estimated from the
+//! measured region / unlocked ratios of `results/kpe/variants.json` (`sow
+//! variants`), taken at the largest measured K of the same W: the ratio
+//! falls as K grows (W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19 for K = 1..6),
+//! so for a larger K this overestimates. Bytes per position are calibrated
+//! on two measured peaks (standard game: 2.73 GB for 764 M unlocked and
+//! 145 M locked positions; kpe:4x5: 1.0 GB for 206 M and 51 M): the
+//! region costs about 14-16 bytes a position while it is explored (hash
+//! sets, keys, frontiers) and solved (a 4-byte word each, directory).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::endgame::Endgame;
+use crate::games::kpe::KpeVariant;
+
+/// (W, K, locked positions reachable from the start, unlocked positions)
+/// at the largest K measured for each W (`results/kpe/variants.json`).
+const MEASURED: [(usize, usize, u64, u64); 4] = [
+    (2, 6, 193, 11_011),
+    (3, 6, 202_167, 2_822_260),
+    (4, 6, 145_335_442, 764_395_515),
+    (5, 3, 542_126_686, 483_631_776),
+];
+
+/// Bytes of memory per locked position at the region's peak.
+const REGION_BYTES: u64 = 16;
+/// Bytes of memory per position of the layer being solved: its 4-byte
+/// retrograde word, values, entries, "can end" bits, frontiers.
+const WORKING_BYTES: u64 = 10;
+/// Disk bytes per position: compressed layer entries (about 0.3 measured
+/// on kpe:4x5, with margin) and region keys plus values (about 2.6).
+const DISK_LAYER_BYTES: f64 = 0.5;
+const DISK_REGION_BYTES: f64 = 4.0;
+
+/// The resources a solve needs and those this machine offers.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Estimate {
+    /// Unlocked positions (exact).
+    pub unlocked: u64,
+    /// Locked positions reachable from the start (estimated).
+    pub region: u64,
+    /// Peak memory of the solve, bytes (estimated).
+    pub memory: u64,
+    /// Database size on disk, bytes (estimated).
+    pub disk: u64,
+    /// Memory available (MemAvailable, or `$SOW_MEMORY_MIB`), bytes.
+    pub memory_available: Option<u64>,
+    /// Free space where the database goes (or `$SOW_DISK_MIB`), bytes.
+    pub disk_available: Option<u64>,
+}
+
+/// The region / unlocked ratio used for a variant.
+fn region_ratio(w: usize) -> f64 {
+    let (_, _, region, unlocked) = MEASURED
+        .iter()
+        .copied()
+        .find(|m| m.0 == w)
+        .unwrap_or(MEASURED[MEASURED.len() - 1]);
+    region as f64 / unlocked as f64
+}
+
+impl Estimate {
+    /// What solving `variant` into `db` needs.
+    pub fn new(variant: KpeVariant, db: &Path) -> Self {
+        let eg = Endgame::new(variant);
+        let mut done = 0u64;
+        let mut layers_peak = 0u64;
+        for n in eg.layers() {
+            let size = eg.index.layer_size(n);
+            layers_peak = layers_peak.max(done + WORKING_BYTES * size);
+            done += size;
+        }
+        let unlocked = done;
+        let region = (unlocked as f64 * region_ratio(variant.w())).ceil() as u64;
+        let memory = layers_peak.max(unlocked + REGION_BYTES * region);
+        let disk = (unlocked as f64 * DISK_LAYER_BYTES + region as f64 * DISK_REGION_BYTES) as u64;
+        Estimate {
+            unlocked,
+            region,
+            memory,
+            disk,
+            memory_available: env_mib("SOW_MEMORY_MIB").or_else(memory_available),
+            disk_available: env_mib("SOW_DISK_MIB").or_else(|| disk_available(db)),
+        }
+    }
+
+    /// Why the solve cannot fit, if it cannot.
+    pub fn refusal(&self) -> Option<String> {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let short = |need: u64, have: Option<u64>, what: &str, var: &str| {
+            have.filter(|&h| need > h).map(|h| {
+                format!(
+                    "needs about {:.1} GiB of {what} ({} unlocked positions, about {} locked ones: an estimate), {:.1} GiB available (${var} sets the budget in MiB)",
+                    gib(need),
+                    self.unlocked,
+                    self.region,
+                    gib(h)
+                )
+            })
+        };
+        short(
+            self.memory,
+            self.memory_available,
+            "memory",
+            "SOW_MEMORY_MIB",
+        )
+        .or_else(|| short(self.disk, self.disk_available, "disk", "SOW_DISK_MIB"))
+    }
+}
+
+fn env_mib(name: &str) -> Option<u64> {
+    let mib: u64 = std::env::var(name).ok()?.trim().parse().ok()?;
+    Some(mib << 20)
+}
+
+/// MemAvailable from /proc/meminfo (Linux).
+fn memory_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb << 10)
+}
+
+/// Free space for an unprivileged writer on the file system that holds
+/// `db` (or its nearest existing ancestor).
+fn disk_available(db: &Path) -> Option<u64> {
+    let dir = db.ancestors().find(|p| p.exists())?;
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path; statvfs fills `stat` on success.
+    if unsafe { libc::statvfs(c.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so `stat` is initialized.
+    let stat = unsafe { stat.assume_init() };
+    // The field types differ between platforms (u64 on 64-bit Linux).
+    #[allow(clippy::unnecessary_cast)]
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_standard_estimate_covers_its_measured_solve() {
+        let e = Estimate::new(KpeVariant::STANDARD, Path::new("/nonexistent"));
+        assert_eq!(e.unlocked, 764_395_515);
+        assert_eq!(e.region, 145_335_442);
+        // Measured peak: 2.73 GB (results/BENCHMARKS.md).
+        assert!((2_700_000_000..4_000_000_000).contains(&e.memory), "{e:?}");
+    }
+
+    #[test]
+    fn larger_variants_need_more() {
+        let small = Estimate::new(KpeVariant::new(4, 3).unwrap(), Path::new("/"));
+        let large = Estimate::new(KpeVariant::new(4, 7).unwrap(), Path::new("/"));
+        assert!(large.memory > 10 * small.memory);
+        assert!(large.disk > 10 * small.disk);
+    }
+}
