@@ -8,6 +8,7 @@ pub mod game;
 pub mod games;
 pub mod interrupt;
 pub mod perft;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod rng;

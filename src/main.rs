@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use sow::cli::{self, CliError, Out};
 
 /// Rules engines, perft and analysis for the mancala games Kpé and Kiothi.
@@ -78,6 +78,10 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Tune the Kiothi evaluation: self-play data, then a least-squares fit.
     Tune(cli::tune::TuneArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(cli::completions::CompletionsArgs),
+    /// Print the man page (roff), every subcommand included.
+    Man(cli::man::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -112,7 +116,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Show(args) => args.run(out)?,
         Command::Moves(args) => args.run(out)?,
         Command::Apply(args) => args.run(out)?,
-        Command::Perft(args) => args.run(out)?,
+        Command::Perft(args) => cli::perft::run(args, &cli::parse_position(&args.position)?, out)?,
         Command::Solve(args) => args.run(out)?,
         Command::Eval(args) => args.run(out)?,
         Command::Openings(args) => args.run(out)?,
@@ -124,6 +128,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Tune(args) => args.run(out)?,
         Command::Analyze(args) => cli::analyze::run(args, threads, out)?,
         Command::Play(args) => cli::play::run(args, threads, out)?,
+        Command::Completions(args) => cli::completions::run(args, &mut Cli::command(), out)?,
+        Command::Man(args) => cli::man::run(args, &Cli::command(), out)?,
     }
     Ok(())
 }
@@ -187,4 +193,49 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
     );
     let mut out = Out::stdout(json, false);
     ExitCode::from(out.fail(&err))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// Every subcommand, as clap knows it (a new command is covered as soon
+    /// as it is added to `Command`).
+    fn subcommands() -> Vec<String> {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for known in ["show", "perft", "completions", "man"] {
+            assert!(names.iter().any(|n| n == known), "{names:?}");
+        }
+        names
+    }
+
+    #[test]
+    fn completions_name_every_subcommand_in_every_shell() {
+        for shell in clap_complete::Shell::value_variants() {
+            let text = String::from_utf8(cli::completions::script(*shell, &mut Cli::command()))
+                .expect("UTF-8");
+            for name in subcommands() {
+                assert!(text.contains(&name), "{shell:?} completions lack `{name}`");
+            }
+        }
+    }
+
+    #[test]
+    fn man_page_has_a_section_for_every_subcommand() {
+        let page = String::from_utf8(cli::man::page(&Cli::command()).unwrap()).unwrap();
+        assert!(
+            page.starts_with(".ie") || page.contains(".TH sow 1"),
+            "{}",
+            &page[..200]
+        );
+        for name in subcommands() {
+            let heading = format!(".SH \"SOW {}\"", name.to_uppercase());
+            assert!(page.contains(&heading), "man page lacks {heading}");
+        }
+        assert!(page.contains("max\\-nodes") || page.contains("max-nodes"));
+    }
 }

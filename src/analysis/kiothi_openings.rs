@@ -16,6 +16,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::games::kiothi::KiothiPosition;
+use crate::progress::{Progress, ProgressBar};
 use crate::search::negamax::Limits;
 use crate::search::threads::search;
 use crate::search::tt::TranspositionTable;
@@ -44,6 +45,7 @@ fn rank(
     seconds: f64,
     threads: usize,
     tt: &TranspositionTable,
+    bar: &ProgressBar,
 ) -> (usize, Vec<Scored>) {
     let stop = AtomicBool::new(false);
     let value_of = |child: &KiothiPosition, limits: &Limits| {
@@ -55,10 +57,12 @@ fn rank(
         (gained - r.value, r.depth + 1, r.exact)
     };
     let candidates = pos.search_moves();
+    bar.set_length((candidates.len() + DEEPENED.min(candidates.len())) as u64);
     let mut scored: Vec<Scored> = candidates
         .iter()
         .map(|(mv, child)| {
             let (value, depth, exact) = value_of(child, &Limits::depth(RANK_DEPTH));
+            bar.inc(1);
             Scored {
                 mv: mv.to_string(),
                 child: *child,
@@ -72,7 +76,9 @@ fn rank(
     for s in scored.iter_mut().take(DEEPENED) {
         let (value, depth, exact) = value_of(&s.child, &Limits::seconds(seconds));
         (s.value, s.depth, s.exact) = (value, depth, exact);
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let deepened = DEEPENED.min(scored.len());
     scored[..deepened].sort_by_key(|s| -s.value);
     (candidates.len(), scored)
@@ -85,13 +91,23 @@ fn moves_json(list: &[Scored], n: usize) -> Value {
         .collect()
 }
 
-pub fn report(start: &KiothiPosition, seconds: f64, threads: usize, hash_mb: usize) -> Value {
+/// The opening report; a bar per ranking (South's moves, then North's
+/// replies to each of South's best) counts the candidates ranked.
+pub fn report(
+    start: &KiothiPosition,
+    seconds: f64,
+    threads: usize,
+    hash_mb: usize,
+    progress: Progress,
+) -> Value {
     let t0 = Instant::now();
     let tt = TranspositionTable::new(hash_mb);
-    let (count, south) = rank(start, seconds, threads, &tt);
+    let bar = progress.count(0, "South", "candidates");
+    let (count, south) = rank(start, seconds, threads, &tt, &bar);
     let mut replies = Vec::new();
-    for s in south.iter().take(REPLIED) {
-        let (n, north) = rank(&s.child, seconds / 2.0, threads, &tt);
+    for (i, s) in south.iter().take(REPLIED).enumerate() {
+        let bar = progress.count(0, format!("reply {}", i + 1), "candidates");
+        let (n, north) = rank(&s.child, seconds / 2.0, threads, &tt, &bar);
         replies.push(json!({
             "move": s.mv,
             "value": s.value,

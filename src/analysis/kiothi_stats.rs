@@ -25,11 +25,11 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use super::kpe_stats::outcome_fields;
-use super::matches::{run_match, MatchConfig};
+use super::matches::{run_match_with_progress, MatchConfig};
 use crate::error::CliError;
 use crate::games::kiothi::{KiothiPosition, Phase};
+use crate::progress::Progress;
 use crate::search::{search, AgentSpec, Limits, SearchResult, TranspositionTable};
-use crate::solve::progress::Progress;
 use crate::Game;
 
 pub const DEFAULT_GAMES: usize = 20;
@@ -108,6 +108,7 @@ impl Row {
 pub fn reached_positions(
     start: &KiothiPosition,
     plan: &SelfPlay,
+    progress: Progress,
 ) -> Result<Vec<KiothiPosition>, CliError> {
     let cfg = MatchConfig {
         games: plan.games,
@@ -116,7 +117,9 @@ pub fn reached_positions(
         ..MatchConfig::default()
     };
     let agent = plan.agent();
-    let report = run_match(start, &agent, &agent, &cfg);
+    let bar = progress.count(0, "self-play", "openings + games");
+    let report = run_match_with_progress(start, &agent, &agent, &cfg, &bar);
+    bar.finish_and_clear();
     let mut seen = HashSet::new();
     let mut positions = Vec::new();
     for record in &report.records {
@@ -145,7 +148,7 @@ pub fn reached_positions(
 /// Values every position by a depth-`depth` search on one thread with an
 /// emptied table (parallel over positions, deterministic).
 pub fn estimate(positions: &[KiothiPosition], depth: u32, progress: Progress) -> Vec<Sample> {
-    let bar = progress.bar(positions.len() as u64, "estimate");
+    let bar = progress.count(positions.len() as u64, "estimate", "positions");
     let limits = Limits::depth(depth);
     let samples = positions
         .par_iter()

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line};
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::Game;
 
 /// The report as JSON (the Markdown is rendered from it).

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::kpe_db::result_word;
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::solve::solution::{endgame_positions, Solution};
 
 /// The variants of the table, smallest first, up to `max_positions`

@@ -12,7 +12,7 @@ use crate::analysis::evaluation::kpe_evaluation;
 use crate::analysis::kpe_db;
 use crate::analysis::oracle::KpeOracle;
 use crate::games::kpe::KpePosition;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 
 /// `sow eval`: its command line.
 #[derive(clap::Args, Debug)]

@@ -32,8 +32,8 @@ use serde_json::json;
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
 use crate::games::kpe::KpeVariant;
+use crate::progress::Progress;
 use crate::solve::opening::{unmix, unpack};
-use crate::solve::progress::Progress;
 use crate::solve::solution::{Solution, StartRegion};
 use crate::{Game, Side};
 

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::matches::{run_match, Balance, MatchConfig};
+use crate::analysis::matches::{run_match_with_progress, Balance, MatchConfig};
 use crate::files::write_atomic;
+use crate::progress::Progress;
 use crate::search::{AgentSpec, Searchable};
 
 /// `sow match`: its command line.
@@ -105,7 +106,9 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         ply_cap: 1000,
         balance: balance(args)?,
     };
-    let report = run_match(start, &a, &b, &cfg);
+    let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
+    let report = run_match_with_progress(start, &a, &b, &cfg, &bar);
+    bar.finish_and_clear();
     if let Some(path) = &args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;

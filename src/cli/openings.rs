@@ -12,8 +12,8 @@ use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::files::write_report;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
+use crate::progress::Progress;
 use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
-use crate::solve::progress::Progress;
 
 /// `sow openings`: its command line.
 #[derive(clap::Args, Debug)]
@@ -103,7 +103,8 @@ pub fn run_kiothi(
     out_dir: &std::path::Path,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    let r = kiothi_openings::report(start, seconds.unwrap_or(1.0), threads, 256);
+    let progress = Progress::auto(out.quiet || out.json);
+    let r = kiothi_openings::report(start, seconds.unwrap_or(1.0), threads, 256, progress);
     let dir = out_dir.join("kiothi");
     let stem = if start.board_sum() == 50 {
         "openings-five"

@@ -18,12 +18,12 @@ use crate::analysis::{kiothi_openings, kpe_db, kpe_openings, kpe_stats};
 use crate::files::{write_atomic, write_in, write_report};
 use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::progress::Progress;
 use crate::report::index::index;
 use crate::report::kiothi as kiothi_pictures;
 use crate::report::kpe as pictures;
 use crate::report::stats::kpe_csv;
 use crate::report::{kiothi_openings as kiothi_openings_page, kpe_openings as kpe_openings_page};
-use crate::solve::progress::Progress;
 use crate::solve::solution::Solution;
 
 /// `--only` of `sow report`.
@@ -252,8 +252,12 @@ pub fn kiothi_part(
     out.flush()?;
 
     let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
-    let openings = make_openings(&start, &MATCH, most_games.div_ceil(2));
-    let bar = progress.bar(planned.len() as u64, "kiothi");
+    // One bar for the plan: the balanced openings drawn, then every game.
+    let drawn = most_games.div_ceil(2);
+    let total_games: usize = planned.iter().map(|p| p.games).sum();
+    let bar = progress.count((drawn + total_games) as u64, "kiothi", "openings + games");
+    bar.set_message("drawing balanced openings");
+    let openings = make_openings(&start, &MATCH, drawn, &bar);
     let mut matches = Vec::new();
     let mut reports = Vec::new();
     for p in &planned {
@@ -263,19 +267,23 @@ pub fn kiothi_part(
             games: p.games,
             ..MATCH
         };
-        let r = play_match(&openings, &p.a, &p.b, &cfg);
+        let r = play_match(&openings, &p.a, &p.b, &cfg, &bar);
         let mut records = Vec::new();
         r.write_records(&mut records).map_err(CliError::from)?;
         write_atomic(&dir.join(p.records_name()), &records)?;
         matches.push(match_json(p, &r, t.elapsed().as_secs_f64(), threads));
         reports.push(r);
-        bar.inc(1);
     }
     bar.finish_and_clear();
     remove_other_records(&dir, &planned)?;
 
-    let mut opening =
-        kiothi_openings::report(&start, plan.openings_seconds, threads, OPENINGS_HASH_MB);
+    let mut opening = kiothi_openings::report(
+        &start,
+        plan.openings_seconds,
+        threads,
+        OPENINGS_HASH_MB,
+        progress,
+    );
     opening["command"] = json!(command);
     opening["budget_seconds"] = json!(plan.openings_seconds);
     write_report(

@@ -10,7 +10,7 @@ use super::game_arg::GameArg;
 use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::solve::solution::Solution;
 
 /// `sow solve`: its command line.

@@ -11,8 +11,8 @@ use crate::analysis::kiothi_stats::{self, SelfPlay};
 use crate::analysis::kpe_stats;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
+use crate::progress::Progress;
 use crate::report::stats::{kiothi_csv, kpe_csv};
-use crate::solve::progress::Progress;
 
 /// `sow stats`: its command line.
 #[derive(clap::Args, Debug)]
@@ -78,12 +78,9 @@ pub fn run_kiothi(
     format: TableFormat,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    let positions = kiothi_stats::reached_positions(start, plan)?;
-    let samples = kiothi_stats::estimate(
-        &positions,
-        plan.depth,
-        Progress::auto(out.quiet || out.json),
-    );
+    let progress = Progress::auto(out.quiet || out.json);
+    let positions = kiothi_stats::reached_positions(start, plan, progress)?;
+    let samples = kiothi_stats::estimate(&positions, plan.depth, progress);
     let rows = kiothi_stats::rows(&samples);
     if out.json {
         return out.json(&kiothi_stats::rows_json(game, plan, &rows));

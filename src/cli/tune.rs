@@ -14,6 +14,7 @@ use crate::analysis::tune::{
 };
 use crate::files::write_atomic;
 use crate::games::kiothi::KiothiPosition;
+use crate::progress::Progress;
 
 /// `sow tune`: its command line.
 #[derive(clap::Args, Debug)]
@@ -90,7 +91,10 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
             opening_plies: args.opening_plies,
             hand_eval: args.hand_eval,
         };
-        let samples = tune::self_play(start, &cfg);
+        let bar =
+            Progress::auto(out.quiet || out.json).count(args.games as u64, "self-play", "games");
+        let samples = tune::self_play(start, &cfg, &bar);
+        bar.finish_and_clear();
         write_atomic(&args.data, to_csv(&samples).as_bytes())?;
         let provenance = json!({
             "data": args.data.display().to_string(),

@@ -9,8 +9,8 @@ use super::{CliError, Out};
 use crate::analysis::kpe_db;
 use crate::analysis::variants::{solve_row, variants};
 use crate::files::write_atomic;
+use crate::progress::Progress;
 use crate::report::variants::markdown;
-use crate::solve::progress::Progress;
 
 /// Solves the variants, writes `variants.md` and `.json` into `dir`, and
 /// returns the JSON.
@@ -22,17 +22,26 @@ pub fn table(
     out: &mut Out,
 ) -> Result<Value, CliError> {
     let mut rows = Vec::new();
-    for variant in variants(max_positions) {
+    let list = variants(max_positions);
+    // The variants done out of all, above each variant's own layer bars;
+    // a line per finished variant.
+    let bar = progress.count(list.len() as u64, "variants", "variants");
+    for variant in list {
+        bar.set_message(format!("kpe:{variant}"));
         let row = solve_row(variant, db, progress)?;
-        out.info(format!(
-            "kpe:{variant}: start {:+} ({}), {:.1} s",
-            row["value"].as_i64().unwrap_or(0),
-            row["result"].as_str().unwrap_or(""),
-            row["seconds"].as_f64().unwrap_or(0.0)
-        ))?;
-        out.flush()?;
+        bar.suspend(|| -> Result<(), CliError> {
+            out.info(format!(
+                "kpe:{variant}: start {:+} ({}), {:.1} s",
+                row["value"].as_i64().unwrap_or(0),
+                row["result"].as_str().unwrap_or(""),
+                row["seconds"].as_f64().unwrap_or(0.0)
+            ))?;
+            out.flush()
+        })?;
+        bar.inc(1);
         rows.push(row);
     }
+    bar.finish_and_clear();
     let command = format!("sow variants --max-positions {max_positions}");
     let report = json!({"game": "kpe", "command": command, "variants": rows});
     write_atomic(
