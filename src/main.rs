@@ -116,7 +116,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Show(args) => args.run(out)?,
         Command::Moves(args) => args.run(out)?,
         Command::Apply(args) => args.run(out)?,
-        Command::Perft(args) => args.run(out)?,
+        Command::Perft(args) => cli::perft::run(args, &cli::parse_position(&args.position)?, out)?,
         Command::Solve(args) => args.run(out)?,
         Command::Eval(args) => args.run(out)?,
         Command::Openings(args) => args.run(out)?,
