@@ -1,5 +1,6 @@
 //! sow: rules engines, solver and search for the mancala games Kpé and Kiothi.
 
+pub mod analysis;
 pub mod cli;
 pub mod error;
 pub mod game;
@@ -8,6 +9,7 @@ pub mod perft;
 pub mod record;
 pub mod report;
 pub mod search;
+pub mod serve;
 pub mod solve;
 
 pub use error::InputError;

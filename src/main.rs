@@ -220,6 +220,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Serve the web oracle: play and analyse both games in the browser.
+    Serve(cli::serve::ServeArgs),
     /// Tune the Kiothi evaluation: self-play data, then a least-squares fit.
     Tune {
         /// `kiothi` or `kiothi:five` (the start of the self-play games).
@@ -285,6 +287,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             .map_err(|e| CliError::usage("threads", format!("cannot start {n} threads: {e}")))?;
     }
     match &cli.command {
+        Command::Serve(args) => sow::serve::run(args, out)?,
         Command::Show { position } => cli::show::run(&parse(position)?, out)?,
         Command::Moves { position, all } => cli::moves::run(&parse(position)?, *all, out)?,
         Command::Apply { position, moves } => cli::apply::run(&parse(position)?, moves, out)?,

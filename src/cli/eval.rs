@@ -10,12 +10,19 @@ use super::kpe_db::{self, line_json, line_text, moves_json, played_line};
 use super::{CliError, Out};
 use crate::games::kpe::KpePosition;
 use crate::solve::progress::Progress;
+use crate::solve::solution::Solution;
 use crate::Game;
 
 pub fn run_kpe(pos: &KpePosition, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
     let progress = Progress::auto(out.quiet || out.json);
     let dir = kpe_db::db_dir(db);
     let solution = kpe_db::open_solution(pos.variant(), &dir, progress)?;
+    run_kpe_with(&solution, pos, out)
+}
+
+/// [`run_kpe`] with a solution already open (the web server keeps them).
+pub fn run_kpe_with(solution: &Solution, pos: &KpePosition, out: &mut Out) -> Result<(), CliError> {
+    let progress = Progress::auto(out.quiet || out.json);
     let extra = solution.region_for(pos, progress)?;
     let value = if pos.is_over() {
         pos.terminal_value()

@@ -23,6 +23,7 @@ pub mod perft;
 pub mod position;
 pub mod report;
 pub mod search_eval;
+pub mod serve;
 pub mod show;
 pub mod solve;
 pub mod stats;
@@ -33,9 +34,7 @@ pub use board::Board;
 pub use output::{CliError, Out};
 pub use position::{parse_any, AnyPosition};
 
-/// Above this many legal moves, `show` and `moves` print the count only
-/// (`moves --all` enumerates them anyway).
-pub const MOVE_LIST_LIMIT: u64 = 10_000;
+pub use crate::analysis::position_models::MOVE_LIST_LIMIT;
 
 /// `perft --divide` refuses roots with more moves than this.
 pub const DIVIDE_LIMIT: u64 = 100_000;

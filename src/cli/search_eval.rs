@@ -95,6 +95,17 @@ fn line<M: std::fmt::Display>(r: &SearchResult<M>) -> String {
 }
 
 pub fn run<G: Searchable>(pos: &G, budget: Budget, out: &mut Out) -> Result<(), CliError> {
+    run_with_stop(pos, budget, &stop_on_ctrl_c(), out)
+}
+
+/// [`run`] with the caller's stop flag (the web server's cancellation)
+/// instead of Ctrl-C.
+pub fn run_with_stop<G: Searchable>(
+    pos: &G,
+    budget: Budget,
+    stop: &AtomicBool,
+    out: &mut Out,
+) -> Result<(), CliError> {
     let limits = budget.limits()?;
     if pos.is_over() {
         return Err(CliError::usage(
@@ -103,10 +114,9 @@ pub fn run<G: Searchable>(pos: &G, budget: Budget, out: &mut Out) -> Result<(), 
         ));
     }
     let tt = TranspositionTable::new(budget.hash_mb);
-    let stop = stop_on_ctrl_c();
     let json_mode = out.json;
     let mut progress_err = None;
-    let result = search(pos, &limits, budget.threads.max(1), &tt, &stop, &mut |it| {
+    let result = search(pos, &limits, budget.threads.max(1), &tt, stop, &mut |it| {
         if !json_mode && progress_err.is_none() {
             if let Err(e) = out.line(line(it)).and_then(|_| out.flush()) {
                 progress_err = Some(e);
