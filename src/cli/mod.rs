@@ -149,7 +149,7 @@ mod tests {
         moves::moves(&wide, true, &mut o).unwrap();
         assert_eq!(text(&buf).lines().count(), 10001);
 
-        let (count, listed) = show::listed_moves(&wide);
+        let (count, listed) = crate::analysis::position_models::listed_moves(&wide);
         assert_eq!((count, listed), (10001, None));
     }
 

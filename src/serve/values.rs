@@ -233,9 +233,13 @@ pub fn games(db: &Path) -> GamesModel {
             let Ok(variant) = KpeVariant::parse_tag(&format!("{w}x{k}")) else {
                 continue;
             };
+            // Sizes are counted only for boards up to 5 x 6 (the larger ones
+            // are far above the on-the-fly limit, and their count is large).
             let values = if crate::solve::db::variant_dir(db, variant).is_dir() {
                 "database"
-            } else if endgame_positions(variant) <= ON_THE_FLY_POSITIONS
+            } else if w <= 5
+                && k <= 6
+                && endgame_positions(variant) <= ON_THE_FLY_POSITIONS
                 && check_solvable(variant).is_ok()
             {
                 "solved on the fly"
