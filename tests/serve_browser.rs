@@ -263,14 +263,21 @@ async fn run(c: &Client, base: &str, db: &Path) {
     wait_position(c, kiothi).await;
     wait_for(
         c,
-        "Kiothi values",
-        "return document.querySelectorAll('[data-value]').length > 0",
+        "Kiothi values, searched to the think time",
+        "return document.querySelectorAll('[data-value]').length > 0 && !document.body.dataset.searching",
     )
     .await;
-    screenshot(c, "kiothi.png").await;
+    // The values shown are those of a search: every legal move has one.
+    let listed = sow(&["moves", kiothi])["count"].as_u64().unwrap();
+    let rows = c
+        .execute("return document.querySelectorAll('#values-table tr[data-move]').length", vec![])
+        .await
+        .unwrap();
+    assert_eq!(rows.as_u64(), Some(listed));
     click(c, "g[data-pit='2'] rect").await;
-    click(c, "#chooser button[data-move='2x3']").await;
-    let after = sow(&["apply", kiothi, "2x3"])["final"]
+    screenshot(c, "kiothi.png").await;
+    click(c, "#chooser button[data-move='2x1']").await;
+    let after = sow(&["apply", kiothi, "2x1"])["final"]
         .as_str()
         .unwrap()
         .to_string();

@@ -231,8 +231,8 @@ function drawValues() {
   const note = document.createElement("p");
   note.className = "muted";
   note.id = "values-note";
-  note.textContent = v.exact ? "exact values" + (v.depth === null ? " (database)" : ` (proved at depth ${v.depth})`)
-    : `search depth ${v.depth}${v.interrupted ? " (stopped)" : ""}`;
+  note.textContent = v.exact ? "exact values" + (v.depth === null ? "" : ` (proved by a search of depth ${v.depth})`)
+    : `estimates: search depth ${v.depth} after each move` + (v.interrupted ? " (the next depth was cut short)" : "");
   box.appendChild(note);
 }
 
@@ -375,6 +375,7 @@ async function valueMoves(token) {
   const s = ui.show;
   if (s.over) return;
   const position = s.position;
+  document.body.dataset.searching = "1";
   try {
     if (s.game === "kpe") {
       ui.values = await api("values", { position, client: CLIENT });
@@ -397,6 +398,7 @@ async function valueMoves(token) {
     if (!(e.detail && e.detail.kind === "cancelled")) showError(e);
   }
   if (token !== ui.searchToken) return;
+  delete document.body.dataset.searching;
   if (ui.values && ui.values.moves.length) {
     ui.valuesByPosition.set(position, ui.values.moves[0].value);
   } else if (ui.best) {
