@@ -138,6 +138,16 @@ async fn wait_position(c: &Client, expected: &str) {
     wait_for(c, &format!("position {expected} with values"), &script).await;
 }
 
+/// The counts drawn in the pits, in pit order.
+async fn board_counts(c: &Client) -> Value {
+    c.execute(
+        "return [...document.querySelectorAll('[data-count]')].map(e => parseInt(e.textContent, 10))",
+        vec![],
+    )
+    .await
+    .unwrap()
+}
+
 /// The values written next to the mover's pits: `{pit: value}`.
 async fn pit_values(c: &Client) -> Value {
     c.execute(
@@ -201,14 +211,7 @@ async fn run(c: &Client, base: &str, db: &Path) {
         .to_string();
     click(c, "g[data-pit='1'] rect").await;
     wait_position(c, &after).await;
-    let counts = c
-        .execute(
-            "return [...document.querySelectorAll('[data-count]')].map(e => parseInt(e.textContent, 10))",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(counts, sow(&["show", &after])["pits"]);
+    assert_eq!(board_counts(c).await, sow(&["show", &after])["pits"]);
     assert_eq!(pit_values(c).await, eval_values(&after, db));
     let url = c.current_url().await.unwrap();
     assert!(url.as_str().contains("position=kpe%3A3x4"), "{url}");
@@ -270,7 +273,10 @@ async fn run(c: &Client, base: &str, db: &Path) {
     // The values shown are those of a search: every legal move has one.
     let listed = sow(&["moves", kiothi])["count"].as_u64().unwrap();
     let rows = c
-        .execute("return document.querySelectorAll('#values-table tr[data-move]').length", vec![])
+        .execute(
+            "return document.querySelectorAll('#values-table tr[data-move]').length",
+            vec![],
+        )
         .await
         .unwrap();
     assert_eq!(rows.as_u64(), Some(listed));
@@ -282,14 +288,7 @@ async fn run(c: &Client, base: &str, db: &Path) {
         .unwrap()
         .to_string();
     wait_position(c, &after).await;
-    let counts = c
-        .execute(
-            "return [...document.querySelectorAll('[data-count]')].map(e => parseInt(e.textContent, 10))",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(counts, sow(&["show", &after])["pits"]);
+    assert_eq!(board_counts(c).await, sow(&["show", &after])["pits"]);
 }
 
 fn urlencode(s: &str) -> String {

@@ -30,7 +30,7 @@ pub fn run_kpe_with(solution: &Solution, pos: &KpePosition, out: &mut Out) -> Re
         solution.value(pos, extra.as_ref())?
     };
     let moves = solution.move_values(pos, extra.as_ref())?;
-    let line = played_line(&solution, pos, extra.as_ref())?;
+    let line = played_line(solution, pos, extra.as_ref())?;
     if out.json {
         return out.json(&json!({
             "position": pos.to_string(),
