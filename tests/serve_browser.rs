@@ -254,6 +254,41 @@ async fn run(c: &Client, base: &str, db: &Path) {
     )
     .await;
     assert_eq!(shown.as_str().unwrap(), cli_message);
+    // The page still shows the edited position: the oracle, set to play
+    // North at `perfect`, answers with a best move.
+    assert_eq!(
+        c.find(Locator::Css("#position"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(edited)
+    );
+    let eval = sow(&["eval", edited, "--db", db.to_str().unwrap()]);
+    let best_value = &eval["moves"][0]["value"];
+    let best: Vec<String> = eval["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| &m["value"] == best_value)
+        .map(|m| {
+            sow(&["apply", edited, m["move"].as_str().unwrap()])["final"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let oracle = c.find(Locator::Css("#oracle-side")).await.unwrap();
+    oracle.select_by_value("N").await.unwrap();
+    let script = format!(
+        "const p = document.getElementById('position').value; return {} .includes(p) ? p : null",
+        json!(best)
+    );
+    let reached = wait_for(c, "the oracle's move", &script).await;
+    wait_position(c, reached.as_str().unwrap()).await;
+    oracle.select_by_value("").await.unwrap();
 
     // Kiothi: a position in play; click a pit, then a count.
     let kiothi = "kiothi 0,0,3,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,2 S play 0 0";
