@@ -120,12 +120,29 @@ fn eval_and_values_are_the_cli_values() {
     let eval: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(eval["value"], 4);
     let values = get_json("/api/values", &[("position", position)]);
-    assert_eq!(values["moves"], eval["moves"]);
+    let pairs = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["move"].clone(), m["value"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pairs(&values["moves"]), pairs(&eval["moves"]));
     assert_eq!(values["exact"], true);
-    // The oracle's perfect move is a best move.
+    // The oracle's perfect move is a best move; `random` plays a legal move.
     let play = get_json("/api/play", &[("position", position), ("level", "perfect")]);
     assert_eq!(play["move"], eval["best"]);
-    assert_eq!(play["value"], 4);
+    let legal = get_json("/api/moves", &[("position", position)]);
+    for seed in ["1", "2", "3"] {
+        let r = get_json(
+            "/api/play",
+            &[("position", position), ("level", "random"), ("seed", seed)],
+        );
+        assert!(
+            legal["moves"].as_array().unwrap().contains(&r["move"]),
+            "{r}"
+        );
+    }
     // Search: Kiothi at a fixed depth, the same keys as `sow eval --json`.
     let p = "kiothi 0,0,3,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,2 S play";
     let v = get_json("/api/eval", &[("position", p), ("depth", "3")]);
@@ -141,6 +158,68 @@ fn eval_and_values_are_the_cli_values() {
         vals["moves"].as_array().unwrap().len() as u64,
         listed["count"].as_u64().unwrap()
     );
+}
+
+/// `sow analyze --json` of the same game, read from standard input.
+fn cli_analyze(game: &str, db: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "analyze", "-", "--db", db])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(game.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim_end()
+        .to_string()
+}
+
+fn post(path: &str, query: &[(&str, &str)], body: &str) -> (u16, String) {
+    let mut req = ureq::post(&url(path));
+    for (k, v) in query {
+        req = req.query(k, v);
+    }
+    match req.send_string(body) {
+        Ok(r) => (r.status(), r.into_string().unwrap()),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap()),
+        Err(e) => panic!("request failed: {e}"),
+    }
+}
+
+#[test]
+fn analyze_gives_the_cli_analysis() {
+    let db = server().1.to_str().unwrap();
+    // A kpe:3x3 game: start line, then moves.
+    let game = "kpe:3x3\n0 3 1 4 2 5\n";
+    let (status, body) = post("/api/analyze", &[], game);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, cli_analyze(game, db));
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["plies"].as_array().unwrap().len(), 6);
+    // A Kiothi game, valued by search within the server's cap.
+    let kiothi = "kiothi 0,0,3,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,2 S play\n9x5\n";
+    let v: Value =
+        serde_json::from_str(&post("/api/analyze", &[("time", "0.2")], kiothi).1).unwrap();
+    assert_eq!(v["plies"][0]["move"], "9x5", "{v}");
+    // Bad games: the error object, with the field at fault.
+    let (status, body) = post("/api/analyze", &[], "");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("\"field\":\"file\""), "{body}");
+    let (status, body) = post("/api/analyze", &[], "kpe:3x3\n0 0\n");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("\"kind\":\"illegal_move\""), "{body}");
+    // A body above the limit is refused before it is read whole.
+    let (status, body) = post("/api/analyze", &[], &"0 ".repeat(200_000));
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("\"field\":\"body\""), "{body}");
 }
 
 #[test]
@@ -217,7 +296,7 @@ fn bad_inputs_are_400_with_the_error_object() {
     refused(
         "/api/play",
         &[("position", "kpe:3x3"), ("level", "godlike")],
-        "usage",
+        "malformed",
         "level",
     );
     let v = refused(

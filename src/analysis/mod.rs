@@ -1,4 +1,12 @@
-//! Analysis: what the command line and the web server compute about games
-//! and print, as typed models (`#[derive(Serialize)]`) shared by both.
+//! Analysis: what positions and games are worth, on top of the engines
+//! (`solve/` for exact Kpé values, `search/` for Kiothi estimates), as
+//! typed models (`#[derive(Serialize)]`). The CLI and the web server print
+//! these results; nothing here prints.
 
+pub mod annotate;
+pub mod evaluation;
+pub mod game_text;
+pub mod levels;
+pub mod move_values;
+pub mod oracle;
 pub mod position_models;

@@ -2,10 +2,10 @@
 //! the CLI's error contract (HTTP 400 with `{"error":{kind,field,message}}`).
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use axum::extract::rejection::StringRejection;
 use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
@@ -15,9 +15,11 @@ use serde::Serialize;
 
 use super::state::{AppState, MAX_CLIENT_ID};
 use super::values;
+use crate::analysis::game_text::parse_game_text;
+use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
 use crate::cli::search_eval::Budget;
-use crate::cli::{apply::refused, parse_any, AnyPosition, CliError, Out};
+use crate::cli::{apply::refused, parse_any, AnyPosition, CliError};
 
 /// A refused request: the CLI's error object and an HTTP status.
 #[derive(Debug)]
@@ -219,35 +221,12 @@ pub async fn apply(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
     })
 }
 
-/// An [`Out`] whose JSON lands in a buffer (the CLI's printing, served).
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).write(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn out(&self) -> Out {
-        Out::new(true, true, Box::new(self.clone()))
-    }
-    fn text(&self) -> String {
-        let bytes = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        String::from_utf8_lossy(&bytes).trim_end().to_string()
-    }
-}
-
 /// Runs `work` on the blocking pool once a search slot is free, with the
 /// stop flag of `client`'s new search (which stops its previous one).
 pub async fn searching<T: Send + 'static>(
     state: &Arc<AppState>,
     client: Option<&str>,
-    work: impl FnOnce(&AtomicBool) -> Result<T, CliError> + Send + 'static,
+    work: impl FnOnce(Arc<AtomicBool>) -> Result<T, CliError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let ticket = state.claim(client);
     let permit = tokio::time::timeout(state.limits.queue_wait, state.slots().acquire_owned())
@@ -265,7 +244,7 @@ pub async fn searching<T: Send + 'static>(
     let flag = ticket.flag.clone();
     let result = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        work(&flag)
+        work(flag)
     })
     .await
     .map_err(|e| CliError::new("internal", None, format!("search failed: {e}")))?;
@@ -282,25 +261,11 @@ pub async fn eval(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
     let budget = q.budget(&state)?;
     let searched = q.searched();
     let st = state.clone();
-    let text = searching(&state, q.client()?, move |stop| {
-        let buf = Captured::default();
-        let mut out = buf.out();
-        match &pos {
-            AnyPosition::Kpe(p) if !searched => {
-                let solution = st.solution(p.variant())?;
-                crate::cli::eval::run_kpe_with(&solution, p, &mut out)?
-            }
-            AnyPosition::Kpe(p) => {
-                crate::cli::search_eval::run_with_stop(p, budget, stop, &mut out)?
-            }
-            AnyPosition::Kiothi(p) => {
-                crate::cli::search_eval::run_with_stop(p, budget, stop, &mut out)?
-            }
-        }
-        Ok(buf.text())
+    let value = searching(&state, q.client()?, move |stop| {
+        values::evaluation(&st, &pos, searched, budget, &stop)
     })
     .await?;
-    Ok(json_text(text))
+    Ok(json_text(value.to_string()))
 }
 
 /// `GET /api/values?position=P[&time=S|&depth=D][&client=ID]`: every legal
@@ -311,30 +276,71 @@ pub async fn move_values(State(state): State<Arc<AppState>>, q: Params) -> ApiRe
     let budget = q.budget(&state)?;
     let searched = q.searched();
     let st = state.clone();
-    let model = searching(&state, q.client()?, move |stop| match &pos {
-        AnyPosition::Kpe(p) if !searched => values::kpe_exact(&*st.solution(p.variant())?, p),
-        AnyPosition::Kpe(p) => values::searched(p, budget, stop),
-        AnyPosition::Kiothi(p) => values::searched(p, budget, stop),
+    let model = searching(&state, q.client()?, move |stop| {
+        values::move_values(&st, &pos, searched, budget, &stop)
     })
     .await?;
     json_model(&model)
 }
 
-/// `GET /api/play?position=P&level=L[&time=S][&client=ID]`: the oracle's
-/// move at a level.
+/// `GET /api/play?position=P[&level=L][&time=S][&seed=N][&client=ID]`: the
+/// oracle's move at a level (default `perfect`).
 pub async fn play(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
     q.only(&["position", "level", "time", "depth", "client", "seed"])?;
     let pos = q.position()?;
     let budget = q.budget(&state)?;
-    let level = q.get("level").unwrap_or("perfect").to_string();
+    let level: Level = q.get("level").unwrap_or("perfect").parse()?;
     let seed: u64 = q.number("seed", "a whole number")?.unwrap_or(1);
     let st = state.clone();
     let model = searching(&state, q.client()?, move |stop| {
-        values::oracle_move(&st, &pos, &level, seed, budget, stop)
+        values::oracle_move(&st, &pos, level, seed, budget, stop)
     })
     .await?;
     json_model(&model)
 }
+
+/// `POST /api/analyze[?time=S][&start=P][&record=N][&client=ID]` with a game
+/// in the body, as `sow analyze` reads it: the object of `sow analyze
+/// --json`. Kiothi positions get `time` seconds each (default 0.2), capped
+/// so that the whole game takes at most the server's `--max-time`.
+pub async fn analyze(
+    State(state): State<Arc<AppState>>,
+    q: Params,
+    body: Result<String, StringRejection>,
+) -> ApiResult {
+    q.only(&["time", "start", "record", "client"])?;
+    let body = body.map_err(|e| ApiError {
+        status: e.status(),
+        error: CliError::usage(
+            "body",
+            format!("the game could not be read: {}", e.body_text()),
+        ),
+    })?;
+    let record: Option<usize> = q.number("record", "a whole number")?;
+    let game = parse_game_text(&body, record)?;
+    if game.moves.len() > state.limits.max_moves {
+        return Err(usage(
+            "moves",
+            format!("at most {} moves per game", state.limits.max_moves),
+        ));
+    }
+    let start = crate::cli::analyze::find_start(&game, q.get("start"))?;
+    let budget = q.budget(&state)?;
+    let asked = match q.get("time") {
+        Some(_) => budget.seconds.unwrap_or(DEFAULT_ANALYSIS_SECONDS),
+        None => DEFAULT_ANALYSIS_SECONDS,
+    };
+    let seconds = asked.min(state.limits.max_seconds / (game.moves.len() + 1) as f64);
+    let st = state.clone();
+    let value = searching(&state, q.client()?, move |stop| {
+        values::analysis(&st, &game, &start, seconds, budget, stop)
+    })
+    .await?;
+    Ok(json_text(value.to_string()))
+}
+
+/// Search time per position of `/api/analyze` (Kiothi) when not given.
+pub const DEFAULT_ANALYSIS_SECONDS: f64 = 0.2;
 
 /// `POST /api/stop?client=ID`: stops the client's running search (it answers
 /// with its best completed iteration).

@@ -32,6 +32,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/eval", get(api::eval))
         .route("/values", get(api::move_values))
         .route("/play", get(api::play))
+        .route("/analyze", post(api::analyze))
         .route("/stop", post(api::stop))
         .route("/games", get(api::games))
         .fallback(api::not_found);

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
+use crate::analysis::oracle::KpeOracle;
 use crate::cli::{kpe_db, CliError};
 use crate::games::kpe::KpeVariant;
 use crate::solve::progress::Progress;
-use crate::solve::solution::Solution;
 
 /// The server's limits on what one request may ask for.
 #[derive(Clone, Copy, Debug)]
@@ -67,7 +67,9 @@ pub struct AppState {
     /// Every search's stop flag, set all at once on shutdown.
     shutdown: AtomicBool,
     anonymous: AtomicU64,
-    solutions: Mutex<HashMap<KpeVariant, Arc<Solution>>>,
+    /// One exact oracle per Kpé variant asked for (its database opened, or
+    /// solved in memory, once), each used by one request at a time.
+    oracles: Mutex<HashMap<KpeVariant, Arc<Mutex<KpeOracle>>>>,
 }
 
 /// Longest client id accepted (the page sends a random one).
@@ -82,24 +84,22 @@ impl AppState {
             clients: Mutex::new(HashMap::new()),
             shutdown: AtomicBool::new(false),
             anonymous: AtomicU64::new(0),
-            solutions: Mutex::new(HashMap::new()),
+            oracles: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A variant's solution, opened once (or solved in memory once for a
-    /// small variant without a database) and kept.
-    pub fn solution(&self, variant: KpeVariant) -> Result<Arc<Solution>, CliError> {
-        let mut map = self.solutions.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = map.get(&variant) {
-            return Ok(s.clone());
+    /// A variant's exact oracle: its database opened once (or a small
+    /// variant without one solved in memory once) and kept.
+    pub fn kpe_oracle(&self, variant: KpeVariant) -> Result<Arc<Mutex<KpeOracle>>, CliError> {
+        let mut map = self.oracles.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = map.get(&variant) {
+            return Ok(o.clone());
         }
-        let solution = Arc::new(kpe_db::open_solution(
-            variant,
-            &self.db,
-            Progress::auto(true),
-        )?);
-        map.insert(variant, solution.clone());
-        Ok(solution)
+        let quiet = Progress::auto(true);
+        let solution = kpe_db::open_solution(variant, &self.db, quiet)?;
+        let oracle = Arc::new(Mutex::new(KpeOracle::new(solution, quiet)));
+        map.insert(variant, oracle.clone());
+        Ok(oracle)
     }
 
     /// A fresh stop flag for a search of `client` (anonymous searches get

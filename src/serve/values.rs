@@ -1,204 +1,227 @@
-//! What the page asks beyond the CLI's models: every legal move's value,
-//! the oracle's move at a level, and the games on offer.
+//! What the pages asks beyond the CLI's commands, from the analysis
+//! library: every legal move's value, the oracle's move at a level, the
+//! analysis of a game, and the games on offer. Also `eval`'s model, computed
+//! as `sow eval --json` computes it.
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::state::AppState;
+use crate::analysis::annotate::analyze_game;
+use crate::analysis::evaluation::{kpe_evaluation, SearchEvaluation};
+use crate::analysis::game_text::GameText;
+use crate::analysis::levels::{level_move, Level};
+use crate::analysis::move_values::{search_move_values, MoveValues};
+use crate::analysis::oracle::{KpeOracle, Oracle, SearchOracle};
 use crate::cli::search_eval::Budget;
 use crate::cli::{AnyPosition, CliError};
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::search::zobrist::Rng;
 use crate::search::{search, Searchable, TranspositionTable};
-use crate::solve::solution::{check_solvable, endgame_positions, Solution, ON_THE_FLY_POSITIONS};
+use crate::solve::solution::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
 
-/// One legal move and its value for the mover (RULES §0: the stones it
-/// gains now minus the value of the position it leads to).
+/// Runs `f` with a Kpé variant's oracle (one request at a time per variant).
+fn with_kpe<T>(
+    state: &AppState,
+    pos: &KpePosition,
+    f: impl FnOnce(&mut KpeOracle) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let oracle = state.kpe_oracle(pos.variant())?;
+    let mut guard = oracle.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut guard)
+}
+
+/// `/api/eval`: the object of `sow eval --json` (the analysis library's
+/// model, serialized as the CLI serializes it). Kpé is exact from the
+/// database unless `searched`.
+pub fn evaluation(
+    state: &AppState,
+    pos: &AnyPosition,
+    searched: bool,
+    budget: Budget,
+    stop: &AtomicBool,
+) -> Result<Value, CliError> {
+    fn by_search<G: Searchable>(
+        pos: &G,
+        budget: Budget,
+        stop: &AtomicBool,
+    ) -> Result<Value, CliError> {
+        let limits = budget.limits()?;
+        let tt = TranspositionTable::new(budget.hash_mb);
+        let result = search(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
+        let e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
+        Ok(serde_json::json!(e))
+    }
+    match pos {
+        AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
+            Ok(serde_json::json!(kpe_evaluation(o, p, None)?))
+        }),
+        AnyPosition::Kpe(p) => by_search(p, budget, stop),
+        AnyPosition::Kiothi(p) => by_search(p, budget, stop),
+    }
+}
+
+/// One move and its value for the mover (RULES §0).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MoveValue {
     #[serde(rename = "move")]
     pub mv: String,
     pub value: i32,
+    pub exact: bool,
 }
 
 /// `/api/values`: every legal move with its value, best first.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ValuesModel {
     pub position: String,
-    /// Best first (ties in move order); empty when the game is over or the
-    /// moves are too many to value one by one (a Kiothi opening).
+    /// Best first (ties in move order); empty when the game is over.
     pub moves: Vec<MoveValue>,
     /// Legal moves at the position.
     pub count: u64,
-    /// True when every value is exact (Kpé database, or proved by search).
+    /// False when `moves` holds only the search's candidates (a Kiothi
+    /// opening, hundreds of millions of legal moves).
+    pub complete: bool,
+    /// True when every legal move is listed and every value is proven.
     pub exact: bool,
-    /// Search depth after each move (`null` for the database).
+    /// Search depth in plies from the position (`null` for the database).
     pub depth: Option<u32>,
-    /// True when the search was stopped before every move was valued at
-    /// `depth` (the values are then those of the last full depth).
+    /// True when the client's stop (or a newer search) ended the search.
     pub interrupted: bool,
 }
 
-/// Kpé: exact values from the database.
-pub fn kpe_exact(solution: &Solution, pos: &KpePosition) -> Result<ValuesModel, CliError> {
-    let extra = solution.region_for(pos, crate::solve::progress::Progress::auto(true))?;
-    let moves = solution.move_values(pos, extra.as_ref())?;
-    Ok(ValuesModel {
-        position: pos.to_string(),
-        count: moves.len() as u64,
-        moves: moves
-            .into_iter()
-            .map(|(m, value)| MoveValue {
-                mv: m.to_string(),
-                value,
-            })
-            .collect(),
-        exact: true,
-        depth: None,
-        interrupted: false,
-    })
+impl ValuesModel {
+    fn new<G: Searchable>(
+        pos: &G,
+        values: &MoveValues<G::Move>,
+        depth: Option<u32>,
+        interrupted: bool,
+    ) -> Self {
+        ValuesModel {
+            position: pos.to_string(),
+            moves: values
+                .moves
+                .iter()
+                .map(|m| MoveValue {
+                    mv: m.mv.to_string(),
+                    value: m.value,
+                    exact: m.exact,
+                })
+                .collect(),
+            count: pos.move_count(),
+            complete: values.complete,
+            exact: values.exact(),
+            depth,
+            interrupted,
+        }
+    }
 }
 
-/// Every move valued by a search of the position after it, deepened one
-/// ply at a time across all moves (one shared table) until the budget or
-/// the stop flag ends it; the last depth finished for every move counts.
-pub fn searched<G: Searchable>(
-    pos: &G,
+/// Every move valued: Kpé exact from the database unless `searched`;
+/// otherwise the library's per-move search within the budget.
+pub fn move_values(
+    state: &AppState,
+    pos: &AnyPosition,
+    searched: bool,
     budget: Budget,
     stop: &AtomicBool,
 ) -> Result<ValuesModel, CliError> {
-    let limits = budget.limits()?;
-    let count = pos.move_count();
-    let mut model = ValuesModel {
-        position: pos.to_string(),
-        moves: Vec::new(),
-        count,
-        exact: false,
-        depth: None,
-        interrupted: false,
-    };
-    if count == 0 || count > crate::cli::MOVE_LIST_LIMIT {
-        return Ok(model);
+    fn by_search<G: Searchable>(
+        pos: &G,
+        budget: Budget,
+        stop: &AtomicBool,
+    ) -> Result<ValuesModel, CliError> {
+        let limits = budget.limits()?;
+        let tt = TranspositionTable::new(budget.hash_mb);
+        let v = search_move_values(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
+        Ok(ValuesModel::new(
+            pos,
+            &v,
+            Some(v.depth),
+            stop.load(Ordering::SeqCst),
+        ))
     }
-    let children: Vec<(String, G, i32)> = pos
-        .legal_moves()
-        .iter()
-        .map(|m| {
-            let child = pos.play_unchecked(m);
-            let gain = G::capture_gain(pos, &child);
-            (m.to_string(), child, gain)
-        })
-        .collect();
-    let tt = TranspositionTable::new(budget.hash_mb);
-    let start = std::time::Instant::now();
-    let max_depth = limits
-        .depth
-        .unwrap_or(crate::search::negamax::MAX_PLY as u32);
-    for depth in 1..=max_depth {
-        let mut values = Vec::with_capacity(children.len());
-        let mut exact = true;
-        for (mv, child, gain) in &children {
-            let left = limits.seconds.map(|s| s - start.elapsed().as_secs_f64());
-            if left.is_some_and(|s| s <= 0.0) || stop.load(std::sync::atomic::Ordering::SeqCst) {
-                model.interrupted = true;
-                return Ok(model);
-            }
-            let child_limits = crate::search::Limits {
-                depth: Some(depth),
-                seconds: left,
-                nodes: None,
-            };
-            let r = search(child, &child_limits, budget.threads, &tt, stop, &mut |_| {});
-            if r.depth < depth && !r.exact {
-                // Cut short by time or stop: this depth is not complete.
-                model.interrupted = true;
-                return Ok(model);
-            }
-            exact &= r.exact;
-            values.push(MoveValue {
-                mv: mv.clone(),
-                value: gain - r.value,
-            });
-        }
-        values.sort_by_key(|v| -v.value);
-        model.moves = values;
-        model.depth = Some(depth);
-        model.exact = exact;
-        if exact {
-            break;
-        }
+    match pos {
+        AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
+            Ok(ValuesModel::new(p, &o.move_values(p)?, None, false))
+        }),
+        AnyPosition::Kpe(p) => by_search(p, budget, stop),
+        AnyPosition::Kiothi(p) => by_search(p, budget, stop),
     }
-    Ok(model)
 }
 
 /// `/api/play`: the oracle's move at a level.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PlayModel {
     pub position: String,
-    pub level: String,
+    pub level: Level,
     /// `null` when the game is over.
     #[serde(rename = "move")]
     pub mv: Option<String>,
-    /// The move's value for the mover, as far as known.
-    pub value: Option<i32>,
-    pub exact: bool,
 }
 
-/// The levels the oracle plays at.
-pub const LEVELS: [&str; 1] = ["perfect"];
-
-/// The move the oracle plays at `level`: `perfect` is the best move (Kpé:
-/// the first of the exactly best; Kiothi: the best found in the budget).
+/// The move the oracle plays at `level` (the library's level rules; Kpé
+/// valued exactly, Kiothi by search within the budget), drawn with `seed`.
 pub fn oracle_move(
     state: &AppState,
     pos: &AnyPosition,
-    level: &str,
-    _seed: u64,
+    level: Level,
+    seed: u64,
     budget: Budget,
-    stop: &AtomicBool,
+    stop: Arc<AtomicBool>,
 ) -> Result<PlayModel, CliError> {
-    if !LEVELS.contains(&level) {
-        return Err(CliError::usage(
-            "level",
-            format!("unknown level `{level}` (expected {})", LEVELS.join(", ")),
-        ));
-    }
-    let (mv, value, exact) = match pos {
-        AnyPosition::Kpe(p) => {
-            let values = kpe_exact(&*state.solution(p.variant())?, p)?;
-            let best = values.moves.first();
-            (best.map(|b| b.mv.clone()), best.map(|b| b.value), true)
+    let mut rng = Rng::new(seed);
+    let mv = match pos {
+        AnyPosition::Kpe(p) => with_kpe(state, p, |o| {
+            Ok(level_move(p, level, o, &mut rng)?.map(|m| m.to_string()))
+        })?,
+        AnyPosition::Kiothi(p) => {
+            let mut oracle =
+                SearchOracle::new(budget.limits()?, budget.threads, budget.hash_mb, stop);
+            level_move(p, level, &mut oracle, &mut rng)?.map(|m| m.to_string())
         }
-        AnyPosition::Kiothi(p) => best_by_search(p, budget, stop)?,
     };
     Ok(PlayModel {
         position: pos.to_string(),
-        level: level.to_string(),
+        level,
         mv,
-        value,
-        exact,
     })
 }
 
-fn best_by_search<G: Searchable>(
-    pos: &G,
+/// `/api/analyze`: the object of `sow analyze --json` for a game read as
+/// `sow analyze` reads it; Kiothi positions get `seconds` each.
+pub fn analysis(
+    state: &AppState,
+    game: &GameText,
+    start: &AnyPosition,
+    seconds: f64,
     budget: Budget,
-    stop: &AtomicBool,
-) -> Result<(Option<String>, Option<i32>, bool), CliError> {
-    if pos.is_over() {
-        return Ok((None, None, true));
-    }
-    let tt = TranspositionTable::new(budget.hash_mb);
-    let r = search(
-        pos,
-        &budget.limits()?,
-        budget.threads,
-        &tt,
-        stop,
-        &mut |_| {},
-    );
-    Ok((r.best.map(|m| m.to_string()), Some(r.value), r.exact))
+    stop: Arc<AtomicBool>,
+) -> Result<Value, CliError> {
+    let names = game.names.clone();
+    let a = match start {
+        AnyPosition::Kpe(p) => {
+            let (record, _) = crate::cli::analyze::replay(p, game)?;
+            with_kpe(state, p, |o| {
+                let method = "exact, from the solved database".to_string();
+                Ok(analyze_game(&record, o, method, names, &mut |_, _| {})?)
+            })?
+        }
+        AnyPosition::Kiothi(p) => {
+            let (record, _) = crate::cli::analyze::replay(p, game)?;
+            let limits = crate::search::Limits::seconds(seconds);
+            let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop);
+            let method = format!(
+                "search, {seconds} s per position on {} thread(s) (exact where proved)",
+                budget.threads
+            );
+            analyze_game(&record, &mut oracle, method, names, &mut |_, _| {})?
+        }
+    };
+    Ok(serde_json::json!(a))
 }
 
 /// `/api/games`: one start shortcut the page offers.
@@ -213,6 +236,8 @@ pub struct GameOffer {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GamesModel {
     pub games: Vec<GameOffer>,
+    /// The oracle's levels, strongest first.
+    pub levels: Vec<Level>,
 }
 
 /// Kiothi's setups, then every Kpé variant with a database directory under
@@ -254,5 +279,11 @@ pub fn games(db: &Path) -> GamesModel {
             games.push(GameOffer { start, values });
         }
     }
-    GamesModel { games }
+    GamesModel {
+        games,
+        levels: crate::analysis::levels::RULES
+            .iter()
+            .map(|r| r.level)
+            .collect(),
+    }
 }

@@ -12,7 +12,6 @@ const ui = {
   cur: 0,
   show: null, // /api/show model of the current position
   values: null, // /api/values model of the current position
-  best: null, // Kiothi opening: {move, value} from /api/eval
   valuesByPosition: new Map(), // position -> value for the mover (graph)
   marks: new Map(), // ply index -> analyze mark
   analysis: null,
@@ -20,7 +19,6 @@ const ui = {
   opening: null, // Kiothi opening builder: {lifted: [], targets: []}
   searchToken: 0,
   stopped: false, // the stop button was pressed for this position
-  levels: ["perfect"],
 };
 
 // ---------------------------------------------------------------- API
@@ -74,7 +72,7 @@ function el(name, attrs, text) {
 // The best value of each pit's moves (Kiothi: over its counts) for the mover.
 function pitValues() {
   const out = new Map();
-  if (!ui.values) return out;
+  if (!ui.values || isOpening()) return out;
   for (const mv of ui.values.moves) {
     const pit = parseInt(mv.move, 10);
     if (!out.has(pit) || out.get(pit) < mv.value) out.set(pit, mv.value);
@@ -175,8 +173,6 @@ function drawStatus() {
     if (v && v.moves.length) {
       text += `: value ${signed(v.moves[0].value)} for ${sideName(s.side)}` +
         (v.exact ? " (exact)" : ` (estimate, depth ${v.depth})`);
-    } else if (ui.best) {
-      text += `: value ${signed(ui.best.value)} (${ui.best.exact ? "exact" : "estimate, depth " + ui.best.depth})`;
     }
   }
   $("status").textContent = text;
@@ -189,18 +185,8 @@ function drawValues() {
   if (ui.show.over) return;
   if (isOpening()) {
     const p = document.createElement("p");
-    p.textContent = `${ui.show.move_count} opening moves: pick two pits to lift, then click a target pit for each warrior; or type the move.`;
+    p.textContent = `${ui.show.move_count} opening moves: pick two pits to lift, then click a target pit for each warrior; or type the move. The search's best candidates:`;
     box.appendChild(p);
-    if (ui.best) {
-      const q = document.createElement("p");
-      q.textContent = `best found: ${ui.best.best} (${signed(ui.best.value)}, depth ${ui.best.depth}) `;
-      const b = document.createElement("button");
-      b.textContent = "play it";
-      b.addEventListener("click", () => playMove(ui.best.best));
-      q.appendChild(b);
-      box.appendChild(q);
-    }
-    return;
   }
   if (!v) {
     box.textContent = "valuing…";
@@ -210,7 +196,8 @@ function drawValues() {
   table.id = "values-table";
   table.innerHTML = "<tr><th>move</th><th>value</th><th></th></tr>";
   const best = v.moves.length ? v.moves[0].value : null;
-  for (const m of v.moves) {
+  // An opening lists the search's candidates: the best dozen are shown.
+  for (const m of isOpening() ? v.moves.slice(0, 12) : v.moves) {
     const tr = document.createElement("tr");
     if (m.value === best) tr.className = "best";
     tr.dataset.move = m.move;
@@ -231,7 +218,8 @@ function drawValues() {
   const note = document.createElement("p");
   note.className = "muted";
   note.id = "values-note";
-  note.textContent = v.exact ? "exact values" + (v.depth === null ? "" : ` (proved by a search of depth ${v.depth})`)
+  note.textContent = !v.complete ? `estimates of ${v.moves.length} candidate moves, search depth ${v.depth}`
+    : v.exact ? "exact values" + (v.depth === null ? "" : ` (proved by a search of depth ${v.depth})`)
     : `estimates: search depth ${v.depth} after each move` + (v.interrupted ? " (the next depth was cut short)" : "");
   box.appendChild(note);
 }
@@ -330,6 +318,7 @@ async function playMove(move) {
     ui.cur += 1;
     ui.analysis = null;
     ui.marks.clear();
+    $("analysis-summary").textContent = "";
     await setPosition();
   } catch (e) {
     showError(e);
@@ -342,7 +331,6 @@ async function setPosition() {
   const position = ui.history[ui.cur].position;
   stopSearch();
   ui.values = null;
-  ui.best = null;
   ui.picked = null;
   ui.stopped = false;
   ui.show = await api("show", { position });
@@ -379,19 +367,19 @@ async function valueMoves(token) {
   try {
     if (s.game === "kpe") {
       ui.values = await api("values", { position, client: CLIENT });
-    } else if (isOpening()) {
-      const think = thinkSeconds();
-      ui.best = await api("eval", { position, time: think, client: CLIENT });
     } else {
+      // One request per depth (plies from the position), each shown as it
+      // completes: the values deepen on the page as the search does.
       const deadline = performance.now() + thinkSeconds() * 1000;
-      for (let depth = 1; depth <= 64; depth++) {
+      const first = isOpening() ? 2 : 1;
+      for (let depth = first; depth <= 64; depth++) {
         const left = (deadline - performance.now()) / 1000;
         if (left <= 0.05 || token !== ui.searchToken || ui.stopped) break;
         const v = await api("values", { position, depth, time: left.toFixed(2), client: CLIENT });
         if (token !== ui.searchToken) return;
-        if (v.depth !== null && (!ui.values || v.depth >= (ui.values.depth || 0))) ui.values = v;
+        if (!ui.values || v.depth >= ui.values.depth) ui.values = v;
         redraw();
-        if (v.exact || v.interrupted) break;
+        if (v.exact || v.interrupted || v.depth < depth) break;
       }
     }
   } catch (e) {
@@ -401,8 +389,6 @@ async function valueMoves(token) {
   delete document.body.dataset.searching;
   if (ui.values && ui.values.moves.length) {
     ui.valuesByPosition.set(position, ui.values.moves[0].value);
-  } else if (ui.best) {
-    ui.valuesByPosition.set(position, ui.best.value);
   }
   redraw();
 }
@@ -450,18 +436,20 @@ function drawMoveList() {
   }
 }
 
-// The value for South after every ply known so far: from the analysis when
-// there is one, else from the values seen while playing.
+// The final margin for South that each position's value promises
+// (captures so far plus the value), after every ply known: from the
+// analysis when there is one, else from the values seen while playing.
 function graphPoints() {
   if (ui.analysis) {
-    return ui.analysis.plies.map((p, i) => [i, p.side === "S" ? p.value : -p.value]);
+    return ui.analysis.plies.map((p, i) => [i, p.south_margin]);
   }
   const pts = [];
   ui.history.forEach((h, i) => {
     if (!ui.valuesByPosition.has(h.position)) return;
     const v = ui.valuesByPosition.get(h.position);
-    const side = h.position.split(" ")[2];
-    pts.push([i, side === "S" ? v : -v]);
+    const f = h.position.split(" ");
+    const took = parseInt(f[f.length - 2], 10) - parseInt(f[f.length - 1], 10);
+    pts.push([i, took + (f[2] === "S" ? v : -v)]);
   });
   return pts;
 }
@@ -491,10 +479,18 @@ async function analyzeGame() {
   showError(null);
   const game = [ui.history[0].position, ...ui.history.slice(1).map((h) => h.move)].join("\n");
   try {
-    const a = await api("analyze", { time: Math.min(thinkSeconds(), 1) }, game);
+    const a = await api("analyze", { time: Math.min(thinkSeconds(), 1), client: CLIENT }, game);
     ui.analysis = a;
     ui.marks.clear();
     a.plies.forEach((p, i) => { if (p.mark) ui.marks.set(i + 1, p.mark); });
+    const who = (k) => {
+      const p = a.players[k];
+      const keep = p.value_keeping === null ? "-" : Math.round(100 * p.value_keeping) + "%";
+      const loss = p.mean_loss === null ? "-" : p.mean_loss.toFixed(2);
+      return `${sideName(k)}: ${keep} value-keeping, mean loss ${loss}`;
+    };
+    $("analysis-summary").textContent = `${who("S")}; ${who("N")}; ` +
+      (a.decided_at === null ? "result not proven decided" : `decided at ply ${a.decided_at}`) + ` (${a.method})`;
     redraw();
   } catch (e) {
     showError(e);
@@ -572,7 +568,7 @@ async function loadGames() {
   }
   const lv = $("level");
   lv.replaceChildren();
-  for (const l of ui.levels) {
+  for (const l of g.levels) {
     const opt = document.createElement("option");
     opt.value = opt.textContent = l;
     lv.appendChild(opt);
