@@ -215,8 +215,68 @@ async fn run(c: &Client, base: &str, db: &Path) {
     assert_eq!(pit_values(c).await, eval_values(&after, db));
     let url = c.current_url().await.unwrap();
     assert!(url.as_str().contains("position=kpe%3A3x4"), "{url}");
+    // A reply from the values table (North's worst move, to be marked),
+    // then the game analysed: the marks are `sow analyze`'s.
+    let worst = eval_values(&after, db)
+        .as_object()
+        .unwrap()
+        .iter()
+        .min_by_key(|(_, v)| v.as_i64())
+        .map(|(m, _)| m.clone())
+        .unwrap();
+    let second = sow(&["apply", &after, &worst])["final"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    click(c, &format!("#values-table tr[data-move='{worst}'] button")).await;
+    wait_position(c, &second).await;
+    click(c, "#analyze").await;
+    wait_for(
+        c,
+        "the analysis",
+        "return document.getElementById('analysis-summary').textContent.length > 0",
+    )
+    .await;
+    let analysis = {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["--json", "analyze", "-", "--db", db.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let game = format!("{start}\n1 {worst}\n");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(game.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let marks: Vec<String> = analysis["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["mark"]
+                .as_str()
+                .map_or(String::new(), |m| format!(" {m}"))
+        })
+        .collect();
+    let shown = c
+        .execute(
+            "return [...document.querySelectorAll('#movelist li .mark')].length ? [...document.querySelectorAll('#movelist li')].map(li => (li.querySelector('.mark') || {textContent: ''}).textContent) : [...document.querySelectorAll('#movelist li')].map(() => '')",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(shown, json!(marks));
     screenshot(c, "kpe.png").await;
-    // Undo.
+    // Undo, twice.
+    click(c, "#undo").await;
+    wait_position(c, &after).await;
     click(c, "#undo").await;
     wait_position(c, &start).await;
     // Redo, then undo again.
