@@ -13,7 +13,7 @@ use tokio::sync::Semaphore;
 use crate::analysis::oracle::KpeOracle;
 use crate::cli::{kpe_db, CliError};
 use crate::games::kpe::KpeVariant;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 
 /// The server's limits on what one request may ask for.
 #[derive(Clone, Copy, Debug)]
