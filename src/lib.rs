@@ -13,6 +13,7 @@ pub mod record;
 pub mod report;
 pub mod rng;
 pub mod search;
+pub mod serve;
 pub mod solve;
 
 pub use error::InputError;

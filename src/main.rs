@@ -70,6 +70,8 @@ enum Command {
     /// result (win | draw | loss for the mover). A layer holds every board
     /// of that many stones, reachable or not, in the database's order.
     Export(cli::export::ExportArgs),
+    /// Serve the web oracle: play and analyse both games in the browser.
+    Serve(cli::serve::ServeArgs),
     /// Analyse a played game: every ply valued and marked (?? ? ?! !),
     /// per-player summaries, the ply at which the result was decided.
     Analyze(cli::analyze::AnalyzeArgs),
@@ -113,6 +115,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
     }
     let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
     match &cli.command {
+        Command::Serve(args) => sow::serve::run(args, out)?,
         Command::Show(args) => args.run(out)?,
         Command::Moves(args) => args.run(out)?,
         Command::Apply(args) => args.run(out)?,

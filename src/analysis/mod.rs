@@ -18,6 +18,7 @@ pub mod levels;
 pub mod matches;
 pub mod move_values;
 pub mod oracle;
+pub mod position_models;
 pub mod provenance;
 pub mod tune;
 pub mod variants;

@@ -1,9 +1,8 @@
 //! `sow apply <POSITION> <MOVE>...`: plays moves in order and prints the
 //! final position in notation as the last line.
 
-use serde_json::json;
-
 use super::{AnyPosition, CliError, Out};
+use crate::analysis::position_models::{apply_moves, RefusedMove};
 use crate::game::Game;
 
 /// `sow apply`: its command line.
@@ -30,35 +29,23 @@ pub fn run(pos: &AnyPosition, moves: &[String], out: &mut Out) -> Result<(), Cli
 /// sequence with an error naming its 1-based index; in human mode the
 /// positions reached before it have been printed already.
 pub fn apply<G: Game>(start: &G, moves: &[String], out: &mut Out) -> Result<(), CliError> {
-    let mut cur = start.clone();
-    let mut positions = Vec::with_capacity(moves.len());
-    let mut played = Vec::with_capacity(moves.len());
-    for (i, text) in moves.iter().enumerate() {
-        let mv = cur.parse_move(text).map_err(|e| {
-            let mut err = CliError::from(e);
-            err.message = format!(
-                "move {} of {} (`{text}`) refused: {}",
-                i + 1,
-                moves.len(),
-                err.message
-            );
-            err.index = Some(i + 1);
-            err
-        })?;
-        cur = cur.play_unchecked(&mv);
-        if !out.quiet {
-            out.line(format!("{:>3}. {:<6} {}", i + 1, mv.to_string(), cur))?;
+    let mut printed = Ok(());
+    let result = apply_moves(start, moves, |i, mv, cur| {
+        if printed.is_ok() && !out.quiet {
+            printed = out.line(format!("{i:>3}. {:<6} {cur}", mv.to_string()));
         }
-        played.push(mv.to_string());
-        positions.push(cur.to_string());
-    }
-    let over = cur.is_over();
-    out.json(&json!({
-        "start": start.to_string(),
-        "moves": played,
-        "positions": positions,
-        "final": cur.to_string(),
-        "over": over,
-    }))?;
-    out.line(&cur)
+    });
+    printed?;
+    let (model, last) = result.map_err(refused)?;
+    out.model(&model)?;
+    out.line(&last)
+}
+
+/// The error of a refused move: the rules' kind and field, the sequence's
+/// message, and the move's 1-based index.
+pub fn refused(r: RefusedMove) -> CliError {
+    let mut err = CliError::from(r.error.clone());
+    err.message = r.message();
+    err.index = Some(r.index);
+    err
 }

@@ -1,26 +1,17 @@
 //! Per-game presentation: drawing a board and the game-specific keys of
 //! `show --json`. Rules stay in `crate::games`; this is only how they look.
 
-use serde_json::{json, Map, Value};
-
+use crate::analysis::position_models::Described;
 use crate::game::{Game, Side};
 use crate::games::kpe::KpePosition;
 
-/// What the commands need from a game beyond [`Game`].
-pub trait Board: Game {
-    /// The game's name in notation (`kpe`, `kiothi`).
-    fn game_name(&self) -> &'static str;
-
-    /// Pit counts in pit order.
-    fn pit_counts(&self) -> Vec<u32>;
-
+/// What the commands need from a game beyond [`Game`] and the keys of
+/// `show` ([`Described`]): drawing it.
+pub trait Board: Described {
     /// The board as text: North's row on top, drawn right-to-left as South
     /// sees it, South's row below left-to-right, with pit indices, captures
     /// and the game's marks. No trailing newline.
     fn draw(&self) -> String;
-
-    /// Extra keys of `show --json` (marks, phase, protection...).
-    fn details(&self) -> Map<String, Value>;
 }
 
 /// Right-aligned cells of a fixed width.
@@ -40,22 +31,7 @@ pub fn side_name(side: Side) -> &'static str {
     }
 }
 
-fn marks_text(p: &KpePosition, side: Side) -> String {
-    let bits = p.marks(side);
-    (0..p.variant().w())
-        .map(|i| if bits & (1 << i) != 0 { 'x' } else { '.' })
-        .collect()
-}
-
 impl Board for KpePosition {
-    fn game_name(&self) -> &'static str {
-        "kpe"
-    }
-
-    fn pit_counts(&self) -> Vec<u32> {
-        self.pits().iter().map(|&c| c as u32).collect()
-    }
-
     fn draw(&self) -> String {
         const CELL: usize = 4;
         let w = self.variant().w();
@@ -116,19 +92,5 @@ impl Board for KpePosition {
             ),
         ];
         lines.join("\n")
-    }
-
-    fn details(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("variant".into(), json!(self.variant().to_string()));
-        m.insert(
-            "marks".into(),
-            json!([marks_text(self, Side::South), marks_text(self, Side::North)]),
-        );
-        m.insert(
-            "unlocked".into(),
-            json!([self.is_unlocked(Side::South), self.is_unlocked(Side::North)]),
-        );
-        m
     }
 }

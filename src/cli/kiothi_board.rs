@@ -1,7 +1,5 @@
 //! How `sow show` draws a Kiothi position.
 
-use serde_json::{json, Map, Value};
-
 use super::board::{cells, Board};
 use crate::game::Game;
 use crate::games::kiothi::KiothiPosition;
@@ -10,14 +8,6 @@ const PITS: usize = 20;
 const ROW: usize = 10;
 
 impl Board for KiothiPosition {
-    fn game_name(&self) -> &'static str {
-        "kiothi"
-    }
-
-    fn pit_counts(&self) -> Vec<u32> {
-        self.pits().iter().map(|&c| c as u32).collect()
-    }
-
     fn draw(&self) -> String {
         const CELL: usize = 5;
         let pits = self.pits();
@@ -58,19 +48,5 @@ impl Board for KiothiPosition {
             format!("phase {:?}   (`*` protected)", self.phase()),
         ]
         .join("\n")
-    }
-
-    fn details(&self) -> Map<String, Value> {
-        let prot = self.protected();
-        let mut m = Map::new();
-        m.insert(
-            "protected".into(),
-            json!((0..PITS)
-                .filter(|i| prot & (1 << i) != 0)
-                .collect::<Vec<_>>()),
-        );
-        m.insert("phase".into(), json!(format!("{:?}", self.phase())));
-        m.insert("prisons".into(), json!(Game::captured(self)));
-        m
     }
 }

@@ -24,6 +24,7 @@ pub mod play;
 pub mod position;
 pub mod report;
 pub mod search_eval;
+pub mod serve;
 pub mod show;
 pub mod solve;
 pub mod stats;
@@ -39,9 +40,7 @@ pub fn parse_position(text: &str) -> Result<AnyPosition, CliError> {
     parse_any(text).map_err(CliError::from)
 }
 
-/// Above this many legal moves, `show` and `moves` print the count only
-/// (`moves --all` enumerates them anyway).
-pub const MOVE_LIST_LIMIT: u64 = 10_000;
+pub use crate::analysis::position_models::MOVE_LIST_LIMIT;
 
 /// `perft --divide` refuses roots with more moves than this.
 pub const DIVIDE_LIMIT: u64 = 100_000;
@@ -156,7 +155,7 @@ mod tests {
         moves::moves(&wide, true, &mut o).unwrap();
         assert_eq!(text(&buf).lines().count(), 10001);
 
-        let (count, listed) = show::listed_moves(&wide);
+        let (count, listed) = crate::analysis::position_models::listed_moves(&wide);
         assert_eq!((count, listed), (10001, None));
     }
 

@@ -2,9 +2,8 @@
 
 use std::ops::ControlFlow;
 
-use serde_json::json;
-
 use super::{AnyPosition, CliError, Out, MOVE_LIST_LIMIT};
+use crate::analysis::position_models::MovesModel;
 use crate::game::Game;
 
 /// `sow moves`: its command line.
@@ -28,15 +27,12 @@ pub fn run(pos: &AnyPosition, all: bool, out: &mut Out) -> Result<(), CliError> 
 }
 
 /// Lists the moves; above [`MOVE_LIST_LIMIT`] only the count unless `all`,
-/// in which case they are streamed as they are generated.
+/// in which case they are streamed as they are generated (in the shape of
+/// [`MovesModel`], which cannot hold hundreds of millions of moves).
 pub fn moves<G: Game>(p: &G, all: bool, out: &mut Out) -> Result<(), CliError> {
     let count = p.move_count();
     if count > MOVE_LIST_LIMIT && !all {
-        out.json(&json!({
-            "position": p.to_string(),
-            "moves": null,
-            "count": count,
-        }))?;
+        out.model(&MovesModel::new(p))?;
         out.line(format!(
             "{count} legal moves (more than {MOVE_LIST_LIMIT}); `--all` enumerates them"
         ))?;

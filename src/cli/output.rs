@@ -55,6 +55,16 @@ impl Out {
         Ok(())
     }
 
+    /// A typed model as the command's JSON object (ignored in human mode).
+    pub fn model<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
+        if self.json {
+            let text = serde_json::to_string(model)
+                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?;
+            writeln!(self.w, "{text}")?;
+        }
+        Ok(())
+    }
+
     /// Raw access for streaming output.
     pub fn writer(&mut self) -> &mut dyn Write {
         &mut self.w

@@ -1,0 +1,368 @@
+//! The JSON API: query parameters in, the CLI's `--json` models out, and
+//! the CLI's error contract (HTTP 400 with `{"error":{kind,field,message}}`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use axum::extract::rejection::StringRejection;
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+
+use super::state::{AppState, MAX_CLIENT_ID};
+use super::values;
+use crate::analysis::game_text::parse_game_text;
+use crate::analysis::levels::Level;
+use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
+use crate::cli::search_eval::Budget;
+use crate::cli::{apply::refused, parse_any, AnyPosition, CliError};
+
+/// A refused request: the CLI's error object and an HTTP status.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub error: CliError,
+}
+
+impl From<CliError> for ApiError {
+    fn from(error: CliError) -> Self {
+        let status = match error.kind.as_str() {
+            "internal" | "io" => StatusCode::INTERNAL_SERVER_ERROR,
+            "busy" => StatusCode::SERVICE_UNAVAILABLE,
+            "cancelled" => StatusCode::CONFLICT,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        ApiError { status, error }
+    }
+}
+
+impl From<crate::InputError> for ApiError {
+    fn from(e: crate::InputError) -> Self {
+        CliError::from(e).into()
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.error.to_json())).into_response()
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn usage(field: &str, message: impl Into<String>) -> ApiError {
+    CliError::usage(field, message).into()
+}
+
+/// The query parameters of a request, each given at most once, checked
+/// against the names the endpoint knows.
+pub struct Params(HashMap<String, String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Params {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let Query(pairs) = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+            .map_err(|e| usage("query", format!("malformed query string: {e}")))?;
+        let mut map = HashMap::new();
+        for (k, v) in pairs {
+            if map.contains_key(&k) {
+                return Err(usage(&k, format!("parameter `{k}` given twice")));
+            }
+            map.insert(k, v);
+        }
+        Ok(Params(map))
+    }
+}
+
+impl Params {
+    /// Refuses parameters the endpoint does not know (a typo is an error,
+    /// not a silent default).
+    fn only(&self, known: &[&str]) -> Result<(), ApiError> {
+        let mut names: Vec<&String> = self.0.keys().collect();
+        names.sort();
+        match names.into_iter().find(|k| !known.contains(&k.as_str())) {
+            Some(k) => Err(usage(
+                k,
+                format!("unknown parameter `{k}` (expected {})", known.join(", ")),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// The `position` parameter: notation or a start shortcut.
+    fn position(&self) -> Result<AnyPosition, ApiError> {
+        let text = self
+            .get("position")
+            .ok_or_else(|| usage("position", "missing parameter `position`"))?;
+        Ok(parse_any(text)?)
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, what: &str) -> Result<Option<T>, ApiError> {
+        self.get(name)
+            .map(|t| {
+                t.trim()
+                    .parse()
+                    .map_err(|_| usage(name, format!("`{name}` must be {what}, found `{t}`")))
+            })
+            .transpose()
+    }
+
+    /// The client id whose previous search a new one cancels.
+    fn client(&self) -> Result<Option<&str>, ApiError> {
+        match self.get("client") {
+            Some(id)
+                if id.is_empty()
+                    || id.len() > MAX_CLIENT_ID
+                    || !id
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+            {
+                Err(usage(
+                    "client",
+                    format!("`client` must be 1 to {MAX_CLIENT_ID} letters, digits, `-` or `_`"),
+                ))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// The search budget: `depth` (capped), `time` (capped), or the
+    /// default time; `depth` and `time` together stop at the first reached.
+    fn budget(&self, state: &AppState) -> Result<Budget, ApiError> {
+        let limits = &state.limits;
+        let depth: Option<u32> = self.number("depth", "a whole number of plies")?;
+        let seconds: Option<f64> = self.number("time", "a number of seconds")?;
+        if depth == Some(0) {
+            return Err(usage("depth", "`depth` must be at least 1"));
+        }
+        if let Some(s) = seconds {
+            if !(s.is_finite() && s > 0.0) {
+                return Err(usage(
+                    "time",
+                    format!("`time` must be a positive number of seconds, found {s}"),
+                ));
+            }
+        }
+        let seconds = match (depth, seconds) {
+            // A depth alone still ends within the server's cap.
+            (_, Some(s)) => Some(s.min(limits.max_seconds)),
+            (Some(_), None) => Some(limits.max_seconds),
+            (None, None) => Some(limits.default_seconds),
+        };
+        Ok(Budget {
+            depth: depth.map(|d| d.min(limits.max_depth)),
+            seconds,
+            nodes: None,
+            hash_mb: limits.hash_mb,
+            threads: limits.threads,
+        })
+    }
+
+    fn searched(&self) -> bool {
+        self.get("depth").is_some() || self.get("time").is_some()
+    }
+}
+
+/// A JSON body already serialized (the CLI's own bytes).
+fn json_text(text: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+}
+
+fn json_model<T: Serialize>(model: &T) -> ApiResult {
+    let text = serde_json::to_string(model)
+        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?;
+    Ok(json_text(text))
+}
+
+/// `GET /api/show?position=P`: as `sow show --json P`.
+pub async fn show(q: Params) -> ApiResult {
+    q.only(&["position"])?;
+    let pos = q.position()?;
+    crate::with_position!(&pos, p => json_model(&ShowModel::new(p)))
+}
+
+/// `GET /api/moves?position=P`: as `sow moves --json P` (count only above
+/// 10,000 moves).
+pub async fn moves(q: Params) -> ApiResult {
+    q.only(&["position"])?;
+    let pos = q.position()?;
+    crate::with_position!(&pos, p => json_model(&MovesModel::new(p)))
+}
+
+/// `GET /api/apply?position=P&moves=M1,M2`: as `sow apply --json P M1 M2`.
+pub async fn apply(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    q.only(&["position", "moves"])?;
+    let pos = q.position()?;
+    let text = q
+        .get("moves")
+        .ok_or_else(|| usage("moves", "missing parameter `moves`"))?;
+    let moves = split_moves(text);
+    if moves.is_empty() {
+        return Err(usage("moves", "`moves` lists no move"));
+    }
+    if moves.len() > state.limits.max_moves {
+        return Err(usage(
+            "moves",
+            format!("at most {} moves per request", state.limits.max_moves),
+        ));
+    }
+    crate::with_position!(&pos, p => {
+        let (model, _) = apply_moves(p, &moves, |_, _, _| {}).map_err(refused)?;
+        json_model(&model)
+    })
+}
+
+/// Runs `work` on the blocking pool once a search slot is free, with the
+/// stop flag of `client`'s new search (which stops its previous one).
+pub async fn searching<T: Send + 'static>(
+    state: &Arc<AppState>,
+    client: Option<&str>,
+    work: impl FnOnce(Arc<AtomicBool>) -> Result<T, CliError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let ticket = state.claim(client);
+    let permit = tokio::time::timeout(state.limits.queue_wait, state.slots().acquire_owned())
+        .await
+        .map_err(|_| CliError::new("busy", None, "every search slot stayed busy; try again"))?
+        .map_err(|_| CliError::new("busy", None, "the server is shutting down"))?;
+    if ticket.flag.load(Ordering::SeqCst) {
+        return Err(CliError::new(
+            "cancelled",
+            Some("client"),
+            "cancelled by a newer search of the same client before it started",
+        )
+        .into());
+    }
+    let flag = ticket.flag.clone();
+    let result = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        work(flag)
+    })
+    .await
+    .map_err(|e| CliError::new("internal", None, format!("search failed: {e}")))?;
+    drop(ticket);
+    Ok(result?)
+}
+
+/// `GET /api/eval?position=P[&time=S|&depth=D][&client=ID]`: as
+/// `sow eval --json P` (Kpé exact from the database unless `time` or
+/// `depth` asks for a search).
+pub async fn eval(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    q.only(&["position", "time", "depth", "client"])?;
+    let pos = q.position()?;
+    let budget = q.budget(&state)?;
+    let searched = q.searched();
+    let st = state.clone();
+    let value = searching(&state, q.client()?, move |stop| {
+        values::evaluation(&st, &pos, searched, budget, &stop)
+    })
+    .await?;
+    Ok(json_text(value.to_string()))
+}
+
+/// `GET /api/values?position=P[&time=S|&depth=D][&client=ID]`: every legal
+/// move with its value for the mover (Kpé exact; Kiothi by search).
+pub async fn move_values(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    q.only(&["position", "time", "depth", "client"])?;
+    let pos = q.position()?;
+    let budget = q.budget(&state)?;
+    let searched = q.searched();
+    let st = state.clone();
+    let model = searching(&state, q.client()?, move |stop| {
+        values::move_values(&st, &pos, searched, budget, &stop)
+    })
+    .await?;
+    json_model(&model)
+}
+
+/// `GET /api/play?position=P[&level=L][&time=S][&seed=N][&client=ID]`: the
+/// oracle's move at a level (default `perfect`).
+pub async fn play(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    q.only(&["position", "level", "time", "depth", "client", "seed"])?;
+    let pos = q.position()?;
+    let budget = q.budget(&state)?;
+    let level: Level = q.get("level").unwrap_or("perfect").parse()?;
+    let seed: u64 = q.number("seed", "a whole number")?.unwrap_or(1);
+    let st = state.clone();
+    let model = searching(&state, q.client()?, move |stop| {
+        values::oracle_move(&st, &pos, level, seed, budget, stop)
+    })
+    .await?;
+    json_model(&model)
+}
+
+/// `POST /api/analyze[?time=S][&start=P][&record=N][&client=ID]` with a game
+/// in the body, as `sow analyze` reads it: the object of `sow analyze
+/// --json`. Kiothi positions get `time` seconds each (default 0.2), capped
+/// so that the whole game takes at most the server's `--max-time`.
+pub async fn analyze(
+    State(state): State<Arc<AppState>>,
+    q: Params,
+    body: Result<String, StringRejection>,
+) -> ApiResult {
+    q.only(&["time", "start", "record", "client"])?;
+    let body = body.map_err(|e| ApiError {
+        status: e.status(),
+        error: CliError::usage(
+            "body",
+            format!("the game could not be read: {}", e.body_text()),
+        ),
+    })?;
+    let record: Option<usize> = q.number("record", "a whole number")?;
+    let game = parse_game_text(&body, record)?;
+    if game.moves.len() > state.limits.max_moves {
+        return Err(usage(
+            "moves",
+            format!("at most {} moves per game", state.limits.max_moves),
+        ));
+    }
+    let start = crate::cli::analyze::find_start(&game, q.get("start"))?;
+    let budget = q.budget(&state)?;
+    let asked = match q.get("time") {
+        Some(_) => budget.seconds.unwrap_or(DEFAULT_ANALYSIS_SECONDS),
+        None => DEFAULT_ANALYSIS_SECONDS,
+    };
+    let seconds = asked.min(state.limits.max_seconds / (game.moves.len() + 1) as f64);
+    let st = state.clone();
+    let value = searching(&state, q.client()?, move |stop| {
+        values::analysis(&st, &game, &start, seconds, budget, stop)
+    })
+    .await?;
+    Ok(json_text(value.to_string()))
+}
+
+/// Search time per position of `/api/analyze` (Kiothi) when not given.
+pub const DEFAULT_ANALYSIS_SECONDS: f64 = 0.2;
+
+/// `POST /api/stop?client=ID`: stops the client's running search (it answers
+/// with its best completed iteration).
+pub async fn stop(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    q.only(&["client"])?;
+    let client = q
+        .client()?
+        .ok_or_else(|| usage("client", "missing parameter `client`"))?;
+    json_model(&serde_json::json!({ "stopped": state.stop(client) }))
+}
+
+/// `GET /api/games`: the start shortcuts the page offers: Kiothi's two
+/// setups and every Kpé variant with a database (or small enough to solve
+/// on the fly).
+pub async fn games(State(state): State<Arc<AppState>>) -> ApiResult {
+    json_model(&values::games(&state.db))
+}
+
+/// Anything else under `/api/`.
+pub async fn not_found() -> ApiError {
+    ApiError {
+        status: StatusCode::NOT_FOUND,
+        error: CliError::usage("path", "no such endpoint (see the README's API section)"),
+    }
+}

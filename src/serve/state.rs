@@ -1,0 +1,168 @@
+//! What every request shares: the database directory and its open Kpé
+//! solutions, the search slots (a semaphore bounding concurrent searches),
+//! the stop flags of each client's running search, and the limits.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use crate::analysis::oracle::KpeOracle;
+use crate::analysis::kpe_db;
+use crate::cli::CliError;
+use crate::games::kpe::KpeVariant;
+use crate::progress::Progress;
+
+/// The server's limits on what one request may ask for.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Searches that run at once (the semaphore's permits).
+    pub searches: usize,
+    /// Threads of one search.
+    pub threads: usize,
+    /// Transposition table of one search, MiB.
+    pub hash_mb: usize,
+    /// Search time when a request gives neither `time` nor `depth`.
+    pub default_seconds: f64,
+    /// `time` is capped to this.
+    pub max_seconds: f64,
+    /// `depth` is capped to this.
+    pub max_depth: u32,
+    /// How long a search may wait for a slot before it is refused.
+    pub queue_wait: Duration,
+    /// Largest request body (`POST /api/analyze`), bytes.
+    pub max_body: usize,
+    /// Longest move list of `/api/apply` and of an analysed game.
+    pub max_moves: usize,
+}
+
+impl Limits {
+    pub fn new(searches: usize, max_seconds: f64) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Limits {
+            searches,
+            // The cores are shared by the searches that run at once.
+            threads: (cores / searches).max(1),
+            hash_mb: 64,
+            default_seconds: 2.0_f64.min(max_seconds),
+            max_seconds,
+            max_depth: 64,
+            queue_wait: Duration::from_secs(60),
+            max_body: 256 * 1024,
+            max_moves: 2000,
+        }
+    }
+}
+
+/// The shared state of the server.
+pub struct AppState {
+    /// The Kpé database directory: the only files the server reads.
+    pub db: PathBuf,
+    pub limits: Limits,
+    slots: Arc<Semaphore>,
+    /// The stop flag of each client's current search.
+    clients: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// Every search's stop flag, set all at once on shutdown.
+    shutdown: AtomicBool,
+    anonymous: AtomicU64,
+    /// One exact oracle per Kpé variant asked for (its database opened, or
+    /// solved in memory, once), each used by one request at a time.
+    oracles: Mutex<HashMap<KpeVariant, Arc<Mutex<KpeOracle>>>>,
+}
+
+/// Longest client id accepted (the page sends a random one).
+pub const MAX_CLIENT_ID: usize = 64;
+
+impl AppState {
+    pub fn new(db: PathBuf, limits: Limits) -> Self {
+        AppState {
+            db,
+            slots: Arc::new(Semaphore::new(limits.searches)),
+            limits,
+            clients: Mutex::new(HashMap::new()),
+            shutdown: AtomicBool::new(false),
+            anonymous: AtomicU64::new(0),
+            oracles: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A variant's exact oracle: its database opened once (or a small
+    /// variant without one solved in memory once) and kept.
+    pub fn kpe_oracle(&self, variant: KpeVariant) -> Result<Arc<Mutex<KpeOracle>>, CliError> {
+        let mut map = self.oracles.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = map.get(&variant) {
+            return Ok(o.clone());
+        }
+        let quiet = Progress::auto(true);
+        let solution = kpe_db::open_solution(variant, &self.db, quiet)?;
+        let oracle = Arc::new(Mutex::new(KpeOracle::new(solution, quiet)));
+        map.insert(variant, oracle.clone());
+        Ok(oracle)
+    }
+
+    /// A fresh stop flag for a search of `client` (anonymous searches get
+    /// a key of their own); the client's previous search, running or
+    /// waiting, is told to stop. The ticket stops its search when dropped
+    /// (the request was answered, or its connection closed).
+    pub fn claim(self: &Arc<Self>, client: Option<&str>) -> Ticket {
+        let flag = Arc::new(AtomicBool::new(self.shutdown.load(Ordering::SeqCst)));
+        let key = match client {
+            Some(id) => format!("c:{id}"),
+            None => format!("#{}", self.anonymous.fetch_add(1, Ordering::Relaxed)),
+        };
+        let mut map = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = map.insert(key.clone(), flag.clone()) {
+            old.store(true, Ordering::SeqCst);
+        }
+        Ticket {
+            state: self.clone(),
+            key,
+            flag,
+        }
+    }
+
+    /// Stops `client`'s search; true if one was running or waiting.
+    pub fn stop(&self, client: &str) -> bool {
+        let map = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&format!("c:{client}")).is_some_and(|f| {
+            f.store(true, Ordering::SeqCst);
+            true
+        })
+    }
+
+    /// Stops every search (shutdown): later ones start stopped.
+    pub fn stop_all(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        let map = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        for f in map.values() {
+            f.store(true, Ordering::SeqCst);
+        }
+    }
+
+    pub fn slots(&self) -> Arc<Semaphore> {
+        self.slots.clone()
+    }
+}
+
+/// One search's claim on its client's slot: its stop flag.
+pub struct Ticket {
+    state: Arc<AppState>,
+    key: String,
+    pub flag: Arc<AtomicBool>,
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.flag.store(true, Ordering::SeqCst);
+        let mut map = self.state.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if map
+            .get(&self.key)
+            .is_some_and(|f| Arc::ptr_eq(f, &self.flag))
+        {
+            map.remove(&self.key);
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! What the pages asks beyond the CLI's commands, from the analysis
+//! library: every legal move's value, the oracle's move at a level, the
+//! analysis of a game, and the games on offer. Also `eval`'s model, computed
+//! as `sow eval --json` computes it.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::state::AppState;
+use crate::analysis::annotate::analyze_game;
+use crate::analysis::evaluation::{kpe_evaluation, SearchEvaluation};
+use crate::analysis::game_text::GameText;
+use crate::analysis::levels::{level_move, Level};
+use crate::analysis::move_values::{search_move_values, MoveValues};
+use crate::analysis::oracle::{KpeOracle, Oracle, SearchOracle};
+use crate::cli::search_eval::Budget;
+use crate::cli::{AnyPosition, CliError};
+use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::rng::Rng;
+use crate::search::{search, Searchable, TranspositionTable};
+use crate::solve::solution::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
+
+/// Runs `f` with a Kpé variant's oracle (one request at a time per variant).
+fn with_kpe<T>(
+    state: &AppState,
+    pos: &KpePosition,
+    f: impl FnOnce(&mut KpeOracle) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let oracle = state.kpe_oracle(pos.variant())?;
+    let mut guard = oracle.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut guard)
+}
+
+/// `/api/eval`: the object of `sow eval --json` (the analysis library's
+/// model, serialized as the CLI serializes it). Kpé is exact from the
+/// database unless `searched`.
+pub fn evaluation(
+    state: &AppState,
+    pos: &AnyPosition,
+    searched: bool,
+    budget: Budget,
+    stop: &AtomicBool,
+) -> Result<Value, CliError> {
+    fn by_search<G: Searchable>(
+        pos: &G,
+        budget: Budget,
+        stop: &AtomicBool,
+    ) -> Result<Value, CliError> {
+        let limits = budget.limits()?;
+        let tt = TranspositionTable::new(budget.hash_mb);
+        let result = search(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
+        let e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
+        Ok(serde_json::json!(e))
+    }
+    match pos {
+        AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
+            Ok(serde_json::json!(kpe_evaluation(o, p, None)?))
+        }),
+        AnyPosition::Kpe(p) => by_search(p, budget, stop),
+        AnyPosition::Kiothi(p) => by_search(p, budget, stop),
+    }
+}
+
+/// One move and its value for the mover (RULES §0).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveValue {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub value: i32,
+    pub exact: bool,
+}
+
+/// `/api/values`: every legal move with its value, best first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValuesModel {
+    pub position: String,
+    /// Best first (ties in move order); empty when the game is over.
+    pub moves: Vec<MoveValue>,
+    /// Legal moves at the position.
+    pub count: u64,
+    /// False when `moves` holds only the search's candidates (a Kiothi
+    /// opening, hundreds of millions of legal moves).
+    pub complete: bool,
+    /// True when every legal move is listed and every value is proven.
+    pub exact: bool,
+    /// Search depth in plies from the position (`null` for the database).
+    pub depth: Option<u32>,
+    /// True when the client's stop (or a newer search) ended the search.
+    pub interrupted: bool,
+}
+
+impl ValuesModel {
+    fn new<G: Searchable>(
+        pos: &G,
+        values: &MoveValues<G::Move>,
+        depth: Option<u32>,
+        interrupted: bool,
+    ) -> Self {
+        ValuesModel {
+            position: pos.to_string(),
+            moves: values
+                .moves
+                .iter()
+                .map(|m| MoveValue {
+                    mv: m.mv.to_string(),
+                    value: m.value,
+                    exact: m.exact,
+                })
+                .collect(),
+            count: pos.move_count(),
+            complete: values.complete,
+            exact: values.exact(),
+            depth,
+            interrupted,
+        }
+    }
+}
+
+/// Every move valued: Kpé exact from the database unless `searched`;
+/// otherwise the library's per-move search within the budget.
+pub fn move_values(
+    state: &AppState,
+    pos: &AnyPosition,
+    searched: bool,
+    budget: Budget,
+    stop: &AtomicBool,
+) -> Result<ValuesModel, CliError> {
+    fn by_search<G: Searchable>(
+        pos: &G,
+        budget: Budget,
+        stop: &AtomicBool,
+    ) -> Result<ValuesModel, CliError> {
+        let limits = budget.limits()?;
+        let tt = TranspositionTable::new(budget.hash_mb);
+        let v = search_move_values(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
+        Ok(ValuesModel::new(
+            pos,
+            &v,
+            Some(v.depth),
+            stop.load(Ordering::SeqCst),
+        ))
+    }
+    match pos {
+        AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
+            Ok(ValuesModel::new(p, &o.move_values(p)?, None, false))
+        }),
+        AnyPosition::Kpe(p) => by_search(p, budget, stop),
+        AnyPosition::Kiothi(p) => by_search(p, budget, stop),
+    }
+}
+
+/// `/api/play`: the oracle's move at a level.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayModel {
+    pub position: String,
+    pub level: Level,
+    /// `null` when the game is over.
+    #[serde(rename = "move")]
+    pub mv: Option<String>,
+}
+
+/// The move the oracle plays at `level` (the library's level rules; Kpé
+/// valued exactly, Kiothi by search within the budget), drawn with `seed`.
+pub fn oracle_move(
+    state: &AppState,
+    pos: &AnyPosition,
+    level: Level,
+    seed: u64,
+    budget: Budget,
+    stop: Arc<AtomicBool>,
+) -> Result<PlayModel, CliError> {
+    let mut rng = Rng::new(seed);
+    let mv = match pos {
+        AnyPosition::Kpe(p) => with_kpe(state, p, |o| {
+            Ok(level_move(p, level, o, &mut rng)?.map(|m| m.to_string()))
+        })?,
+        AnyPosition::Kiothi(p) => {
+            let mut oracle =
+                SearchOracle::new(budget.limits()?, budget.threads, budget.hash_mb, stop);
+            level_move(p, level, &mut oracle, &mut rng)?.map(|m| m.to_string())
+        }
+    };
+    Ok(PlayModel {
+        position: pos.to_string(),
+        level,
+        mv,
+    })
+}
+
+/// `/api/analyze`: the object of `sow analyze --json` for a game read as
+/// `sow analyze` reads it; Kiothi positions get `seconds` each.
+pub fn analysis(
+    state: &AppState,
+    game: &GameText,
+    start: &AnyPosition,
+    seconds: f64,
+    budget: Budget,
+    stop: Arc<AtomicBool>,
+) -> Result<Value, CliError> {
+    let names = game.names.clone();
+    let a = match start {
+        AnyPosition::Kpe(p) => {
+            let (record, _) = crate::cli::analyze::replay(p, game)?;
+            with_kpe(state, p, |o| {
+                let method = "exact, from the solved database".to_string();
+                Ok(analyze_game(&record, o, method, names, &mut |_, _| {})?)
+            })?
+        }
+        AnyPosition::Kiothi(p) => {
+            let (record, _) = crate::cli::analyze::replay(p, game)?;
+            let limits = crate::search::Limits::seconds(seconds);
+            let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop);
+            let method = format!(
+                "search, {seconds} s per position on {} thread(s) (exact where proved)",
+                budget.threads
+            );
+            analyze_game(&record, &mut oracle, method, names, &mut |_, _| {})?
+        }
+    };
+    Ok(serde_json::json!(a))
+}
+
+/// `/api/games`: one start shortcut the page offers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameOffer {
+    /// The start shortcut (`kpe:3x3`, `kiothi`...).
+    pub start: String,
+    /// Where the values come from: `database`, `solved on the fly` or `search`.
+    pub values: &'static str,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GamesModel {
+    pub games: Vec<GameOffer>,
+    /// The oracle's levels, strongest first.
+    pub levels: Vec<Level>,
+}
+
+/// Kiothi's setups, then every Kpé variant with a database directory under
+/// `db` or small enough to be solved on the fly, smallest board first.
+pub fn games(db: &Path) -> GamesModel {
+    let mut games = vec![
+        GameOffer {
+            start: "kiothi".into(),
+            values: "search",
+        },
+        GameOffer {
+            start: "kiothi:five".into(),
+            values: "search",
+        },
+    ];
+    for w in 2..=8 {
+        for k in 1..=8 {
+            let Ok(variant) = KpeVariant::parse_tag(&format!("{w}x{k}")) else {
+                continue;
+            };
+            // Sizes are counted only for boards up to 5 x 6 (the larger ones
+            // are far above the on-the-fly limit, and their count is large).
+            let values = if crate::solve::db::variant_dir(db, variant).is_dir() {
+                "database"
+            } else if w <= 5
+                && k <= 6
+                && endgame_positions(variant) <= ON_THE_FLY_POSITIONS
+                && check_solvable(variant).is_ok()
+            {
+                "solved on the fly"
+            } else {
+                continue;
+            };
+            let start = if variant == KpeVariant::STANDARD {
+                "kpe".to_string()
+            } else {
+                format!("kpe:{variant}")
+            };
+            games.push(GameOffer { start, values });
+        }
+    }
+    GamesModel {
+        games,
+        levels: crate::analysis::levels::RULES
+            .iter()
+            .map(|r| r.level)
+            .collect(),
+    }
+}

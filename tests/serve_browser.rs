@@ -1,0 +1,426 @@
+//! The page of `sow serve` in a real browser: headless Chromium (Debian's
+//! `chromium` and `chromium-driver`, which `.ci/run` installs) driven over
+//! WebDriver (fantoccini). Loads Kpé, plays a move by clicking a pit, checks
+//! the board and every move value against `sow apply` and `sow eval`,
+//! undoes, enters a position in the editor (and an impossible one, refused
+//! with the CLI's message), plays a Kiothi move by clicking, and writes
+//! screenshots to `results/web/`.
+//!
+//! Without chromium this test fails (it does not skip): run
+//! `apt-get install -y chromium chromium-driver`.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use sow::serve::{spawn, AppState, Limits};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The Kpé variant of the test: three pits a row, four stones each (solved
+/// on the fly in a quarter of a second, by the server and by `sow eval`).
+const KPE: &str = "kpe:3x4";
+
+fn sow(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "sow {args:?}: {e}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// chromedriver on a free port, killed when dropped.
+struct Driver(Child, u16);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_driver() -> Driver {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        assert!(
+            Path::new(tool).exists(),
+            "{tool} is missing: the browser test needs Debian's chromium and chromium-driver \
+             (apt-get install -y chromium chromium-driver; .ci/run installs them)"
+        );
+    }
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let driver = Driver(child, port);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    driver
+}
+
+async fn browser(driver: &Driver, profile: &Path) -> Client {
+    // As root, Chromium needs --no-sandbox; the networking flags keep it
+    // from calling out of this closed machine (and failing, many at once).
+    let caps = json!({
+        "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1300,1100",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }
+    });
+    let mut builder = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+    builder.capabilities(caps.as_object().unwrap().clone());
+    builder
+        .connect(&format!("http://127.0.0.1:{}", driver.1))
+        .await
+        .expect("a WebDriver session in headless chromium")
+}
+
+/// Evaluates `script` (a function body returning JSON) until it returns
+/// something other than null/false, for at most 30 s.
+async fn wait_for(c: &Client, what: &str, script: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = c.execute(script, vec![]).await.unwrap();
+        if !(v.is_null() || v == Value::Bool(false)) {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let err = c
+                .execute(
+                    "return document.getElementById('error').textContent",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            panic!("timed out waiting for {what} (page error: {err})");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The page's position once it is `expected` and its values are shown.
+async fn wait_position(c: &Client, expected: &str) {
+    let script = format!(
+        "return document.getElementById('position').value === {} && document.getElementById('values-table') !== null",
+        json!(expected)
+    );
+    wait_for(c, &format!("position {expected} with values"), &script).await;
+}
+
+/// The counts drawn in the pits, in pit order.
+async fn board_counts(c: &Client) -> Value {
+    c.execute(
+        "return [...document.querySelectorAll('[data-count]')].map(e => parseInt(e.textContent, 10))",
+        vec![],
+    )
+    .await
+    .unwrap()
+}
+
+/// The values written next to the mover's pits: `{pit: value}`.
+async fn pit_values(c: &Client) -> Value {
+    c.execute(
+        "const o = {}; document.querySelectorAll('[data-value]').forEach(e => o[e.dataset.value] = parseInt(e.textContent, 10)); return o;",
+        vec![],
+    )
+    .await
+    .unwrap()
+}
+
+/// `sow eval`'s move values as `{pit: value}`.
+fn eval_values(position: &str, db: &Path) -> Value {
+    let e = sow(&["eval", position, "--db", db.to_str().unwrap()]);
+    let mut o = serde_json::Map::new();
+    for m in e["moves"].as_array().unwrap() {
+        o.insert(m["move"].as_str().unwrap().to_string(), m["value"].clone());
+    }
+    Value::Object(o)
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no {css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
+async fn screenshot(c: &Client, name: &str) {
+    let png = c.screenshot().await.unwrap();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results/web");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, png).unwrap();
+    std::fs::rename(&tmp, dir.join(name)).unwrap();
+}
+
+async fn set_field(c: &Client, name: &str, value: &str) {
+    let f = c
+        .find(Locator::Css(&format!("#editor [name='{name}']")))
+        .await
+        .unwrap();
+    f.clear().await.unwrap();
+    f.send_keys(value).await.unwrap();
+}
+
+async fn run(c: &Client, base: &str, db: &Path) {
+    // Kpé: the start, its values next to the pits equal `sow eval`'s.
+    let start = sow(&["show", KPE])["position"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.goto(&format!("{base}?position={KPE}")).await.unwrap();
+    wait_position(c, &start).await;
+    assert_eq!(pit_values(c).await, eval_values(&start, db));
+    // Play the first move by clicking its pit.
+    let after = sow(&["apply", &start, "1"])["final"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    click(c, "g[data-pit='1'] rect").await;
+    wait_position(c, &after).await;
+    assert_eq!(board_counts(c).await, sow(&["show", &after])["pits"]);
+    assert_eq!(pit_values(c).await, eval_values(&after, db));
+    let url = c.current_url().await.unwrap();
+    assert!(url.as_str().contains("position=kpe%3A3x4"), "{url}");
+    // A reply from the values table (North's worst move, to be marked),
+    // then the game analysed: the marks are `sow analyze`'s.
+    let worst = eval_values(&after, db)
+        .as_object()
+        .unwrap()
+        .iter()
+        .min_by_key(|(_, v)| v.as_i64())
+        .map(|(m, _)| m.clone())
+        .unwrap();
+    let second = sow(&["apply", &after, &worst])["final"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    click(c, &format!("#values-table tr[data-move='{worst}'] button")).await;
+    wait_position(c, &second).await;
+    click(c, "#analyze").await;
+    wait_for(
+        c,
+        "the analysis",
+        "return document.getElementById('analysis-summary').textContent.length > 0",
+    )
+    .await;
+    let analysis = {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["--json", "analyze", "-", "--db", db.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let game = format!("{start}\n1 {worst}\n");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(game.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let marks: Vec<String> = analysis["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["mark"]
+                .as_str()
+                .map_or(String::new(), |m| format!(" {m}"))
+        })
+        .collect();
+    let shown = c
+        .execute(
+            "return [...document.querySelectorAll('#movelist li .mark')].length ? [...document.querySelectorAll('#movelist li')].map(li => (li.querySelector('.mark') || {textContent: ''}).textContent) : [...document.querySelectorAll('#movelist li')].map(() => '')",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(shown, json!(marks));
+    screenshot(c, "kpe.png").await;
+    // Undo, twice.
+    click(c, "#undo").await;
+    wait_position(c, &after).await;
+    click(c, "#undo").await;
+    wait_position(c, &start).await;
+    // Redo, then undo again.
+    click(c, "#redo").await;
+    wait_position(c, &after).await;
+    click(c, "#undo").await;
+    wait_position(c, &start).await;
+
+    // The editor: two stones moved from pit 0 to pit 2, North to move.
+    click(c, "#editor-box summary").await;
+    set_field(c, "pit0", "2").await;
+    set_field(c, "pit2", "6").await;
+    let side = c.find(Locator::Css("#editor [name='side']")).await.unwrap();
+    side.select_by_value("N").await.unwrap();
+    click(c, "#editor-set").await;
+    let edited = "kpe:3x4 2,4,6,4,4,4 N ... ... 0 0";
+    wait_position(c, edited).await;
+    assert_eq!(pit_values(c).await, eval_values(edited, db));
+    // An impossible position is refused with the CLI's message.
+    click(c, "#editor-box summary").await;
+    click(c, "#editor-box summary").await;
+    set_field(c, "pit0", "9").await;
+    click(c, "#editor-set").await;
+    let bad = "kpe:3x4 9,4,6,4,4,4 N ... ... 0 0";
+    let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["show", bad])
+        .output()
+        .unwrap();
+    let cli_message = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    assert!(cli_message.starts_with("error: "), "{cli_message}");
+    let shown = wait_for(
+        c,
+        "the editor's refusal",
+        "const t = document.getElementById('error').textContent; return t.length ? t : null",
+    )
+    .await;
+    assert_eq!(shown.as_str().unwrap(), cli_message);
+    // The page still shows the edited position: the oracle, set to play
+    // North at `perfect`, answers with a best move.
+    assert_eq!(
+        c.find(Locator::Css("#position"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(edited)
+    );
+    let eval = sow(&["eval", edited, "--db", db.to_str().unwrap()]);
+    let best_value = &eval["moves"][0]["value"];
+    let best: Vec<String> = eval["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| &m["value"] == best_value)
+        .map(|m| {
+            sow(&["apply", edited, m["move"].as_str().unwrap()])["final"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let oracle = c.find(Locator::Css("#oracle-side")).await.unwrap();
+    oracle.select_by_value("N").await.unwrap();
+    let script = format!(
+        "const p = document.getElementById('position').value; return {} .includes(p) ? p : null",
+        json!(best)
+    );
+    let reached = wait_for(c, "the oracle's move", &script).await;
+    wait_position(c, reached.as_str().unwrap()).await;
+    oracle.select_by_value("").await.unwrap();
+
+    // Kiothi: a position in play; click a pit, then a count.
+    let kiothi = "kiothi 0,0,3,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,2 S play 0 0";
+    c.goto(&format!("{base}?position={}", urlencode(kiothi)))
+        .await
+        .unwrap();
+    let think = c.find(Locator::Css("#think")).await.unwrap();
+    think.clear().await.unwrap();
+    think.send_keys("1").await.unwrap();
+    wait_position(c, kiothi).await;
+    wait_for(
+        c,
+        "Kiothi values, searched to the think time",
+        "return document.querySelectorAll('[data-value]').length > 0 && !document.body.dataset.searching",
+    )
+    .await;
+    // The values shown are those of a search: every legal move has one.
+    let listed = sow(&["moves", kiothi])["count"].as_u64().unwrap();
+    let rows = c
+        .execute(
+            "return document.querySelectorAll('#values-table tr[data-move]').length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.as_u64(), Some(listed));
+    click(c, "g[data-pit='2'] rect").await;
+    screenshot(c, "kiothi.png").await;
+    click(c, "#chooser button[data-move='2x1']").await;
+    let after = sow(&["apply", kiothi, "2x1"])["final"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_position(c, &after).await;
+    assert_eq!(board_counts(c).await, sow(&["show", &after])["pits"]);
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_in_headless_chromium() {
+    let tmp = std::env::temp_dir().join(format!("sow-serve-browser-{}", std::process::id()));
+    let db = tmp.join("db");
+    let profile = tmp.join("profile");
+    std::fs::create_dir_all(&db).unwrap();
+    std::fs::create_dir_all(&profile).unwrap();
+    let server = spawn(
+        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        AppState::new(db.clone(), Limits::new(2, 10.0)),
+    )
+    .unwrap();
+    let base = format!("http://{}/", server.addr);
+    let driver = start_driver();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = browser(&driver, &profile).await;
+        let outcome = tokio::time::timeout(Duration::from_secs(240), run(&c, &base, &db)).await;
+        let _ = c.close().await;
+        outcome.expect("the browser test finished in 240 s");
+    });
+    drop(driver);
+    server.shutdown();
+    let _ = std::fs::remove_dir_all(&tmp);
+}
