@@ -117,6 +117,13 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     let _ = writeln!(md, "Command: `{command}`\n");
     let _ = writeln!(md, "- start: `{}`", a.start);
     let _ = writeln!(md, "- values: {}", a.method);
+    if a.opening_plies > 0 {
+        let _ = writeln!(
+            md,
+            "- plies 1–{} are the record's random opening (no player chose them): marked, but not in the players' summaries",
+            a.opening_plies
+        );
+    }
     let _ = writeln!(md, "- result: {}", ending_text(a));
     let _ = writeln!(md, "- {}", decided_text(a));
     let _ = writeln!(
