@@ -40,7 +40,7 @@ pub fn value_graph(a: &GameAnalysis) -> String {
     }
     LineChart {
         title: format!("{}: value after each ply", a.game),
-        x_label: "ply".to_string(),
+        x_label: "plies played".to_string(),
         y_label: "stones (South's expected final margin)".to_string(),
         series,
         log2_x: false,
@@ -72,7 +72,7 @@ fn player_row(side: &str, p: &PlayerSummary) -> String {
 
 fn thresholds_text(t: &Thresholds) -> String {
     format!(
-        "`?!` from {} stones, `?` from {}, `??` from {}",
+        "`?!` from a loss of {}, `?` from {}, `??` from {} stones",
         t.inaccuracy, t.mistake, t.blunder
     )
 }
