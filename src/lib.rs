@@ -6,6 +6,7 @@ pub mod error;
 pub mod game;
 pub mod games;
 pub mod perft;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod search;

@@ -10,8 +10,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use sow::games::kpe::{parse_position, KpeMove, KpePosition};
+use sow::progress::Progress;
 use sow::record::GameRecord;
-use sow::solve::progress::Progress;
 use sow::solve::solution::Solution;
 use sow::{Game, Side};
 

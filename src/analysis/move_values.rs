@@ -251,8 +251,8 @@ pub fn search_move_values<G: Searchable>(
 mod tests {
     use super::*;
     use crate::games::kpe::parse_position;
+    use crate::progress::Progress;
     use crate::search::search_fresh;
-    use crate::solve::progress::Progress;
 
     #[test]
     fn kpe_database_values_are_sorted_exact_and_complete() {

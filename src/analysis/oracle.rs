@@ -10,9 +10,9 @@ use super::evaluation::{played_line, PlayedLine};
 use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
+use crate::progress::Progress;
 use crate::search::{search, Limits, SearchResult, Searchable, TranspositionTable};
 use crate::solve::opening::LockedRegion;
-use crate::solve::progress::Progress;
 use crate::solve::solution::{Solution, SolveError};
 
 /// What a move of a game was worth, against the position's best.

@@ -12,9 +12,9 @@ use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
 use crate::analysis::game_text::{parse_game_text, GameText};
 use crate::analysis::oracle::{Oracle, SearchOracle};
 use crate::game::Game;
+use crate::progress::Progress;
 use crate::record::{GameRecord, Termination};
 use crate::search::Limits;
-use crate::solve::progress::Progress;
 
 /// Search time per position when `--time` is not given (Kiothi).
 pub const DEFAULT_SECONDS: f64 = 1.0;

@@ -12,7 +12,7 @@ use super::{CliError, Out};
 use crate::analysis::evaluation::kpe_evaluation;
 use crate::analysis::oracle::KpeOracle;
 use crate::games::kpe::KpePosition;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 
 /// The oracle of a Kpé variant: its database, or a small variant solved on
 /// the fly (progress bars on a terminal unless `quiet`).

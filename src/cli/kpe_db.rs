@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::CliError;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::solve::solution::{default_db_dir, Solution, SolveError};
 
 impl From<SolveError> for CliError {

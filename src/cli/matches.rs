@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::files::write_atomic;
 use super::{CliError, Out};
-use crate::search::matches::{run_match, Balance, MatchConfig};
+use crate::progress::Progress;
+use crate::search::matches::{run_match_with_progress, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};
 
 /// Match settings from the command line.
@@ -84,7 +85,9 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         ply_cap: 1000,
         balance: balance(args)?,
     };
-    let report = run_match(start, &a, &b, &cfg);
+    let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
+    let report = run_match_with_progress(start, &a, &b, &cfg, &bar);
+    bar.finish_and_clear();
     if let Some(path) = args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;

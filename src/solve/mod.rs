@@ -6,7 +6,6 @@ pub mod endgame;
 pub mod endless;
 pub mod index;
 pub mod opening;
-pub mod progress;
 pub mod retrograde;
 pub mod solution;
 pub mod unmove;
