@@ -1,6 +1,10 @@
 //! Typed errors of the library. The binary turns them into messages and
 //! exit code 2.
 
+use std::fmt;
+use std::io;
+
+use serde_json::{json, Value};
 use thiserror::Error;
 
 /// Bad text or an impossible request from a user.
@@ -67,5 +71,100 @@ impl InputError {
             | InputError::Unsupported { field, .. } => Some(field),
             InputError::IllegalMove { .. } => Some("move"),
         }
+    }
+}
+
+/// A command's failure, ready to print by the README's error contract
+/// (`crate::cli::Out::fail`): kind, field, message. Every layer above the
+/// rules (analysis, reports, the command line) returns it, so that a
+/// refusal keeps its field from where it is found to where it is printed.
+#[derive(Debug)]
+pub struct CliError {
+    /// `malformed`, `impossible`, `illegal_move`, `unsupported` (from
+    /// [`InputError::kind`]), `usage` (a bad command-line request) or `io`.
+    pub kind: String,
+    /// The field at fault (`game`, `counts`, `side`, `move`, `depth`...).
+    pub field: Option<String>,
+    pub message: String,
+    /// For `apply`: the 1-based index of the move that was refused.
+    pub index: Option<usize>,
+    /// Set when stdout was closed by the reader (`sow moves --all | head`):
+    /// not an error worth reporting.
+    pub broken_pipe: bool,
+}
+
+impl CliError {
+    pub fn new(kind: &str, field: Option<&str>, message: impl Into<String>) -> Self {
+        CliError {
+            kind: kind.to_string(),
+            field: field.map(str::to_string),
+            message: message.into(),
+            index: None,
+            broken_pipe: false,
+        }
+    }
+
+    /// A well-formed command line asking for something the tool refuses.
+    pub fn usage(field: &str, message: impl Into<String>) -> Self {
+        Self::new("usage", Some(field), message)
+    }
+
+    /// The error as the `--json` object.
+    pub fn to_json(&self) -> Value {
+        let mut e = json!({
+            "kind": self.kind,
+            "field": self.field,
+            "message": self.message,
+        });
+        if let Some(i) = self.index {
+            e["index"] = json!(i);
+        }
+        json!({ "error": e })
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<InputError> for CliError {
+    fn from(e: InputError) -> Self {
+        CliError::new(e.kind(), e.field(), e.to_string())
+    }
+}
+
+/// A report or data file that could not be written: kind `io`, field `out`.
+impl From<crate::files::WriteError> for CliError {
+    fn from(e: crate::files::WriteError) -> Self {
+        CliError::new("io", Some("out"), e.to_string())
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        let mut err = CliError::new("io", None, format!("writing output: {e}"));
+        err.broken_pipe = e.kind() == io::ErrorKind::BrokenPipe;
+        err
+    }
+}
+
+impl From<crate::solve::solution::SolveError> for CliError {
+    fn from(e: crate::solve::solution::SolveError) -> Self {
+        match e {
+            crate::solve::solution::SolveError::Input(e) => e.into(),
+            crate::solve::solution::SolveError::Db(e) => {
+                CliError::new("database", Some("db"), e.to_string())
+            }
+        }
+    }
+}
+
+impl From<crate::solve::db::DbError> for CliError {
+    fn from(e: crate::solve::db::DbError) -> Self {
+        crate::solve::solution::SolveError::Db(e).into()
     }
 }

@@ -3,12 +3,15 @@
 pub mod analysis;
 pub mod cli;
 pub mod error;
+pub mod files;
 pub mod game;
 pub mod games;
+pub mod interrupt;
 pub mod perft;
 pub mod progress;
 pub mod record;
 pub mod report;
+pub mod rng;
 pub mod search;
 pub mod solve;
 

@@ -263,7 +263,7 @@ fn probe<G: Game>(pos: &G, depth: u32, state: &mut u64) -> f64 {
     if depth == 1 || branching == 0 {
         return branching.max(1) as f64;
     }
-    let pick = crate::search::zobrist::splitmix64(state) % branching;
+    let pick = crate::rng::splitmix64(state) % branching;
     let child = pos.nth_child(pick).expect("index below the move count");
     branching as f64 * (1.0 + probe(&child, depth - 1, state))
 }

@@ -3,13 +3,13 @@
 
 use std::sync::atomic::AtomicBool;
 
+use sow::analysis::elo::elo_from_score;
+use sow::analysis::matches::{run_match, MatchConfig};
 use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
-use sow::search::matches::elo_from_score;
-use sow::search::zobrist::Rng;
+use sow::rng::Rng;
 use sow::search::{
-    run_match, search, search_fresh, AgentSpec, Limits, MatchConfig, SearchResult, Searchable,
-    TranspositionTable,
+    search, search_fresh, AgentSpec, Limits, SearchResult, Searchable, TranspositionTable,
 };
 use sow::{Game, InputError};
 

@@ -7,12 +7,12 @@ mod common;
 use std::process::Command;
 
 use serde_json::Value;
-use sow::game::{Game, Side};
-use sow::games::kiothi::{parse_position, KiothiMove, KiothiPosition, Phase, Setup};
-use sow::search::tune::{
+use sow::analysis::tune::{
     features, from_csv, ridge_regression, solve_linear, to_csv, Feature, FEATURES, FEATURE_NAMES,
     WEIGHTS, WEIGHT_SCALE,
 };
+use sow::game::{Game, Side};
+use sow::games::kiothi::{parse_position, KiothiMove, KiothiPosition, Phase, Setup};
 use sow::search::{AgentSpec, Searchable};
 
 #[test]

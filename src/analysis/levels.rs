@@ -9,7 +9,7 @@ use std::str::FromStr;
 use super::move_values::MoveValues;
 use super::oracle::Oracle;
 use crate::error::InputError;
-use crate::search::zobrist::Rng;
+use crate::rng::Rng;
 use crate::solve::solution::SolveError;
 
 /// A playing strength, strongest first.

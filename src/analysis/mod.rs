@@ -1,10 +1,23 @@
-//! Analysis: what positions and games are worth, on top of the engines
-//! (`solve/` for exact Kpé values, `search/` for Kiothi estimates). The CLI
-//! and the web server print these results; nothing here prints.
+//! What turns the engines into findings: games between agents, tuning,
+//! statistics, the opening explorer, the data behind every report, and
+//! what positions and games are worth (evaluation, annotation, oracles).
+//! Below it: the rules (`games`), the solver and the search; above it: the
+//! renderers (`report`) and the command line (`cli`). Nothing here prints.
 
 pub mod annotate;
+pub mod elo;
 pub mod evaluation;
 pub mod game_text;
+pub mod kiothi_openings;
+pub mod kiothi_report;
+pub mod kiothi_stats;
+pub mod kpe_db;
+pub mod kpe_openings;
+pub mod kpe_stats;
 pub mod levels;
+pub mod matches;
 pub mod move_values;
 pub mod oracle;
+pub mod provenance;
+pub mod tune;
+pub mod variants;

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::{files, parse_any, AnyPosition, CliError, Out};
+use super::{parse_any, AnyPosition, CliError, Out};
 use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
 use crate::analysis::game_text::{parse_game_text, GameText};
 use crate::analysis::oracle::{Oracle, SearchOracle};
+use crate::files;
 use crate::game::Game;
 use crate::progress::Progress;
 use crate::record::{GameRecord, Termination};
@@ -177,7 +178,7 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
         AnyPosition::Kiothi(p) => {
             let (record, ignored) = replay(p, &game)?;
             let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
-            let stop = super::search_eval::stop_on_ctrl_c();
+            let stop = crate::interrupt::ctrl_c_flag();
             let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop);
             let info = GameInfo {
                 names: game.names,
@@ -232,7 +233,8 @@ fn write_page(a: &GameAnalysis, dir: &Path) -> Result<(), CliError> {
         dir,
         "analysis.md",
         &markdown(a, &command_line(), "values.svg"),
-    )
+    )?;
+    Ok(())
 }
 
 fn print_text<G: Game>(

@@ -6,6 +6,22 @@ use serde_json::json;
 use super::{AnyPosition, CliError, Out};
 use crate::game::Game;
 
+/// `sow apply`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct ApplyArgs {
+    /// Position (quoted notation or a shortcut).
+    pub position: String,
+    /// Moves in notation (Kpé: a pit index such as `2`).
+    #[arg(required = true, value_name = "MOVE")]
+    pub moves: Vec<String>,
+}
+
+impl ApplyArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(&super::parse_position(&self.position)?, &self.moves, out)
+    }
+}
+
 pub fn run(pos: &AnyPosition, moves: &[String], out: &mut Out) -> Result<(), CliError> {
     crate::with_position!(pos, p => apply(p, moves, out))
 }

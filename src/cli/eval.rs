@@ -3,16 +3,60 @@
 //! value, and the perfect-play line; with `--multipv N` the first N moves
 //! with their lines too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::kpe_db;
-use super::{CliError, Out};
+use super::{args, parse_position, AnyPosition, CliError, Out};
 use crate::analysis::evaluation::kpe_evaluation;
+use crate::analysis::kpe_db;
 use crate::analysis::oracle::KpeOracle;
 use crate::games::kpe::KpePosition;
 use crate::progress::Progress;
+
+/// `sow eval`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    /// Position (quoted notation or a shortcut).
+    pub position: String,
+    /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Search depth limit (plies).
+    #[arg(long, value_parser = args::depth)]
+    pub depth: Option<u32>,
+    /// Search time limit in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
+    pub time: Option<f64>,
+    /// Search node limit.
+    #[arg(long, value_parser = args::nodes)]
+    pub nodes: Option<u64>,
+    /// Transposition table size in MiB (search).
+    #[arg(long, value_name = "MB", default_value_t = 256, value_parser = args::hash_mb)]
+    pub hash: usize,
+    /// The N best moves with values and lines (by search: each move's
+    /// child searched to the same depth, sharing the budget).
+    #[arg(long, value_name = "N")]
+    pub multipv: Option<usize>,
+}
+
+impl EvalArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        let budget = super::search_eval::Budget {
+            depth: self.depth,
+            seconds: self.time,
+            nodes: self.nodes,
+            hash_mb: self.hash,
+            threads: rayon::current_num_threads(),
+        };
+        let searched = self.depth.is_some() || self.time.is_some() || self.nodes.is_some();
+        match parse_position(&self.position)? {
+            AnyPosition::Kpe(p) if !searched => run_kpe(&p, self.db.as_deref(), self.multipv, out),
+            AnyPosition::Kpe(p) => super::search_eval::run(&p, budget, self.multipv, out),
+            AnyPosition::Kiothi(p) => super::search_eval::run(&p, budget, self.multipv, out),
+        }
+    }
+}
 
 /// The oracle of a Kpé variant: its database, or a small variant solved on
 /// the fly (progress bars on a terminal unless `quiet`).

@@ -3,28 +3,60 @@
 //! difference with its 95% interval, game lengths, one-warrior victories,
 //! and the game records as JSON lines.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::files::write_atomic;
-use super::{CliError, Out};
+use super::{args, parse_any, AnyPosition, CliError, Out};
+use crate::analysis::matches::{run_match_with_progress, Balance, MatchConfig};
+use crate::files::write_atomic;
 use crate::progress::Progress;
-use crate::search::matches::{run_match_with_progress, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};
 
-/// Match settings from the command line.
-pub struct MatchArgs<'a> {
-    pub a: &'a str,
-    pub b: &'a str,
+/// `sow match`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    /// First agent: random, greedy, mcts:PLAYOUTS, ab:depth=D, ab:time=S (or `ab` with --time).
+    pub a: String,
+    /// Second agent.
+    pub b: String,
+    /// Start position of every game (`kiothi`, `kiothi:five`, `kpe`...).
+    #[arg(long, default_value = "kiothi")]
+    pub game: String,
+    /// Number of games (each random opening is played twice, colours swapped).
+    #[arg(long, default_value_t = 20, value_parser = args::games)]
     pub games: usize,
+    /// Seconds per move for an agent given as plain `ab`.
+    #[arg(long = "time", value_name = "SECONDS", value_parser = args::seconds)]
     pub seconds: Option<f64>,
+    /// Seed of the random openings and agents.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Random plies played before the agents take over (Kiothi: the two
+    /// redistributions count as plies).
+    #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
-    /// Margin of balanced openings, if asked.
+    /// Play only balanced openings: random openings whose expected final
+    /// margin (stones captured in the opening plus the value of a
+    /// one-thread search to --balance-depth) is within MARGIN stones of
+    /// even (0: judged a draw).
+    #[arg(long, value_name = "MARGIN")]
     pub balance: Option<i32>,
+    /// Depth of the search that judges an opening's balance.
+    #[arg(long, value_name = "PLIES", default_value_t = 8)]
     pub balance_depth: u32,
-    pub records: Option<&'a Path>,
+    /// Write the game records as JSON lines to this file.
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<PathBuf>,
+}
+
+impl MatchArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        match parse_any(&self.game)? {
+            AnyPosition::Kpe(p) => run(&p, self, out),
+            AnyPosition::Kiothi(p) => run(&p, self, out),
+        }
+    }
 }
 
 /// `ab` alone takes the match's `--time` as its time per move.
@@ -65,19 +97,8 @@ fn balance(args: &MatchArgs) -> Result<Option<Balance>, CliError> {
 }
 
 pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<(), CliError> {
-    if args.games == 0 {
-        return Err(CliError::usage("games", "--games must be at least 1"));
-    }
-    if let Some(s) = args.seconds {
-        if !(s.is_finite() && s > 0.0) {
-            return Err(CliError::usage(
-                "time",
-                format!("--time must be a positive number of seconds, found {s}"),
-            ));
-        }
-    }
-    let a = agent(args.a, args.seconds)?;
-    let b = agent(args.b, args.seconds)?;
+    let a = agent(&args.a, args.seconds)?;
+    let b = agent(&args.b, args.seconds)?;
     let cfg = MatchConfig {
         games: args.games,
         opening_plies: args.opening_plies,
@@ -88,28 +109,14 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
     let report = run_match_with_progress(start, &a, &b, &cfg, &bar);
     bar.finish_and_clear();
-    if let Some(path) = args.records {
+    if let Some(path) = &args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;
         write_atomic(path, &buf)?;
     }
-    let finite = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
+    let summary = report.summary(&start.to_string(), &cfg);
     if out.json {
-        return out.json(&json!({
-            "agents": [report.agent_a, report.agent_b],
-            "games": report.games,
-            "wins": report.wins,
-            "draws": report.draws,
-            "losses": report.losses,
-            "score": report.score,
-            "elo": finite(report.elo),
-            "elo_ci95": [finite(report.elo_low), finite(report.elo_high)],
-            "avg_length": report.average_plies,
-            "one_warrior_share": report.one_warrior_share,
-            "start": start.to_string(),
-            "seed": args.seed,
-            "balance": cfg.balance,
-        }));
+        return out.json(&json!(summary));
     }
     out.line(format!(
         "{} vs {} from {}",
@@ -131,8 +138,8 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         100.0 * report.score
     ))?;
     out.line(format!(
-        "elo   {:+.0} (95% interval {:+.0} .. {:+.0})",
-        report.elo, report.elo_low, report.elo_high
+        "elo   {} (95% interval {} .. {})",
+        summary.elo, summary.elo_ci95[0], summary.elo_ci95[1]
     ))?;
     out.line(format!("average length {:.1} plies", report.average_plies))?;
     out.line(format!(

@@ -7,16 +7,13 @@
 
 pub mod analyze;
 pub mod apply;
+pub mod args;
 pub mod board;
 pub mod completions;
 pub mod eval;
 pub mod export;
-pub mod files;
+pub mod game_arg;
 mod kiothi_board;
-pub mod kiothi_openings;
-pub mod kiothi_report;
-pub mod kiothi_stats;
-pub mod kpe_db;
 pub mod man;
 pub mod matches;
 pub mod moves;
@@ -36,6 +33,11 @@ pub mod variants;
 pub use board::Board;
 pub use output::{CliError, Out};
 pub use position::{parse_any, AnyPosition};
+
+/// A position argument, its refusal by the error contract.
+pub fn parse_position(text: &str) -> Result<AnyPosition, CliError> {
+    parse_any(text).map_err(CliError::from)
+}
 
 /// Above this many legal moves, `show` and `moves` print the count only
 /// (`moves --all` enumerates them anyway).

@@ -7,6 +7,22 @@ use serde_json::json;
 use super::{AnyPosition, CliError, Out, MOVE_LIST_LIMIT};
 use crate::game::Game;
 
+/// `sow moves`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct MovesArgs {
+    /// Position (quoted notation or a shortcut).
+    pub position: String,
+    /// Enumerate the moves even when there are more than 10,000.
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl MovesArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(&super::parse_position(&self.position)?, self.all, out)
+    }
+}
+
 pub fn run(pos: &AnyPosition, all: bool, out: &mut Out) -> Result<(), CliError> {
     crate::with_position!(pos, p => moves(p, all, out))
 }

@@ -5,80 +5,12 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::error::InputError;
+pub use crate::error::CliError;
 
 /// Exit code of every refused input or failed command.
 pub const EXIT_ERROR: u8 = 2;
-
-/// A command's failure, ready to print.
-#[derive(Debug)]
-pub struct CliError {
-    /// `malformed`, `impossible`, `illegal_move`, `unsupported` (from
-    /// [`InputError::kind`]), `usage` (a bad command-line request) or `io`.
-    pub kind: String,
-    /// The field at fault (`game`, `counts`, `side`, `move`, `depth`...).
-    pub field: Option<String>,
-    pub message: String,
-    /// For `apply`: the 1-based index of the move that was refused.
-    pub index: Option<usize>,
-    /// Set when stdout was closed by the reader (`sow moves --all | head`):
-    /// not an error worth reporting.
-    pub broken_pipe: bool,
-}
-
-impl CliError {
-    pub fn new(kind: &str, field: Option<&str>, message: impl Into<String>) -> Self {
-        CliError {
-            kind: kind.to_string(),
-            field: field.map(str::to_string),
-            message: message.into(),
-            index: None,
-            broken_pipe: false,
-        }
-    }
-
-    /// A well-formed command line asking for something the tool refuses.
-    pub fn usage(field: &str, message: impl Into<String>) -> Self {
-        Self::new("usage", Some(field), message)
-    }
-
-    /// The error as the `--json` object.
-    pub fn to_json(&self) -> Value {
-        let mut e = json!({
-            "kind": self.kind,
-            "field": self.field,
-            "message": self.message,
-        });
-        if let Some(i) = self.index {
-            e["index"] = json!(i);
-        }
-        json!({ "error": e })
-    }
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CliError {}
-
-impl From<InputError> for CliError {
-    fn from(e: InputError) -> Self {
-        CliError::new(e.kind(), e.field(), e.to_string())
-    }
-}
-
-impl From<io::Error> for CliError {
-    fn from(e: io::Error) -> Self {
-        let mut err = CliError::new("io", None, format!("writing output: {e}"));
-        err.broken_pipe = e.kind() == io::ErrorKind::BrokenPipe;
-        err
-    }
-}
 
 /// Where a command writes. In JSON mode a command writes exactly one object
 /// (with [`Out::json`] or by streaming through [`Out::writer`]); in human

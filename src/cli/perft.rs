@@ -67,6 +67,12 @@ pub struct PerftReport {
     pub threads: usize,
 }
 
+impl PerftArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(self, &super::parse_position(&self.position)?, out)
+    }
+}
+
 pub fn run(args: &PerftArgs, pos: &AnyPosition, out: &mut Out) -> Result<(), CliError> {
     crate::with_position!(pos, p => perft(p, args, out))
 }
@@ -98,7 +104,7 @@ pub fn perft<G: Game>(p: &G, args: &PerftArgs, out: &mut Out) -> Result<(), CliE
         }
     }
     let bar = Progress::auto(out.quiet || out.json).count(0, "perft", "subtrees");
-    let stop = super::search_eval::stop_on_ctrl_c();
+    let stop = crate::interrupt::ctrl_c_flag();
     let t0 = Instant::now();
     let counted = perft_count(p, depth, &bar, &stop);
     bar.finish_and_clear();

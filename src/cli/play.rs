@@ -10,12 +10,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::board::side_name;
-use super::{files, parse_any, AnyPosition, Board, CliError, Out};
+use super::{parse_any, AnyPosition, Board, CliError, Out};
 use crate::analysis::levels::{level_move, Level};
 use crate::analysis::oracle::{Oracle, SearchOracle};
+use crate::files;
 use crate::game::Side;
 use crate::record::{GameRecord, Termination};
-use crate::search::zobrist::Rng;
+use crate::rng::Rng;
 use crate::search::{Limits, Searchable};
 
 /// Search time per move of the engine, and per `hint`, when `--time` is
@@ -96,7 +97,7 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             Limits::seconds(seconds),
             threads,
             args.hash,
-            super::search_eval::stop_on_ctrl_c(),
+            crate::interrupt::ctrl_c_flag(),
         )
     };
     let stdin = std::io::stdin();

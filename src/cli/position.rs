@@ -1,8 +1,10 @@
 //! A position of any supported game, parsed from RULES §3 notation or a
 //! shortcut (`kpe`, `kpe:WxK`, `kiothi`, `kiothi:five`).
 //!
-//! Every command dispatches through [`with_position!`](crate::with_position),
-//! the one match on [`AnyPosition`].
+//! The commands written for any game (`show`, `moves`, `apply`, `perft`)
+//! dispatch through [`with_position!`](crate::with_position); commands with
+//! game-specific paths (`eval`, `match`, `tune`) match on [`AnyPosition`]
+//! themselves.
 
 use crate::error::InputError;
 use crate::games::kpe::{self, KpePosition};
@@ -15,8 +17,7 @@ pub enum AnyPosition {
 }
 
 /// Runs `$body` with `$p` bound to the concrete position (`&G` where
-/// `G: Game + Board`), whatever the game. The one place that matches on
-/// [`AnyPosition`] for the commands.
+/// `G: Game + Board`), whatever the game.
 #[macro_export]
 macro_rules! with_position {
     ($pos:expr, $p:ident => $body:expr) => {

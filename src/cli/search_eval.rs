@@ -3,8 +3,7 @@
 //! move and principal variation. Ctrl-C stops the search and prints the
 //! best completed iteration.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::json;
 
@@ -72,19 +71,6 @@ impl Budget {
     }
 }
 
-/// Installs a Ctrl-C handler that sets `stop` (once per process).
-pub fn stop_on_ctrl_c() -> Arc<AtomicBool> {
-    static STOP: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
-    STOP.get_or_init(|| {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        // Without a handler (e.g. no signals here), Ctrl-C ends the process as usual.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-        stop
-    })
-    .clone()
-}
-
 fn line<M: std::fmt::Display>(r: &SearchResult<M>) -> String {
     format!(
         "depth {:>3}  value {:+5}  nodes {:>12}  nps {:>10.0}  pv {}",
@@ -113,7 +99,7 @@ pub fn run<G: Searchable>(
     let limits = budget.limits()?;
     check_multipv(multipv)?;
     let tt = TranspositionTable::new(budget.hash_mb);
-    let stop = stop_on_ctrl_c();
+    let stop = crate::interrupt::ctrl_c_flag();
     let json_mode = out.json;
     let threads = budget.threads.max(1);
     let mut progress_err = None;

@@ -6,6 +6,19 @@ use super::board::{side_name, Board};
 use super::{AnyPosition, CliError, Out, MOVE_LIST_LIMIT};
 use crate::game::Game;
 
+/// `sow show`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// Position (quoted notation or a shortcut).
+    pub position: String,
+}
+
+impl ShowArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(&super::parse_position(&self.position)?, out)
+    }
+}
+
 pub fn run(pos: &AnyPosition, out: &mut Out) -> Result<(), CliError> {
     crate::with_position!(pos, p => show(p, out))
 }

@@ -1,16 +1,34 @@
 //! `sow solve kpe[:WxK]`: builds (or completes) a variant's database and
 //! reports the value of the start and of each first move.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::json;
 
-use super::kpe_db::{self, peak_rss_mib};
+use super::game_arg::GameArg;
 use super::{CliError, Out};
+use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
 use crate::solve::solution::Solution;
+
+/// `sow solve`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct SolveArgs {
+    /// `kpe` or `kpe:WxK`.
+    #[arg(value_parser = super::game_arg::parse_game)]
+    pub game: GameArg,
+    /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+}
+
+impl SolveArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        run(self.game.kpe()?, self.db.as_deref(), out)
+    }
+}
 
 pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
     let dir = kpe_db::db_dir(db);
@@ -47,7 +65,7 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             m["value"].as_i64().unwrap_or(0)
         ))?;
     }
-    let pv = kpe_db::strings(&r["pv"]);
+    let pv = crate::report::markdown::strings(&r["pv"]);
     out.line(format!(
         "principal variation ({} moves, ends by {}): {}",
         pv.len(),

@@ -3,41 +3,63 @@
 //! the evaluation weights, written as `weights.json` (`--out`), which the
 //! engine compiles in from `data/kiothi/weights.json`.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::json;
 
-use super::files::write_atomic;
-use super::{CliError, Out};
-use crate::games::kiothi::KiothiPosition;
-use crate::progress::Progress;
-use crate::search::tune::{
+use super::{args, parse_any, AnyPosition, CliError, Out};
+use crate::analysis::tune::{
     self, fit, from_csv, to_csv, Comparison, Errors, SelfPlay, FEATURE_NAMES,
 };
+use crate::files::write_atomic;
+use crate::games::kiothi::KiothiPosition;
+use crate::progress::Progress;
 
-/// Tuning settings from the command line.
-pub struct TuneArgs<'a> {
+/// `sow tune`: its command line.
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// `kiothi` or `kiothi:five` (the start of the self-play games).
+    pub game: String,
+    /// Self-play games, each from its own random opening.
+    #[arg(long, default_value_t = 2000, value_parser = args::games)]
     pub games: usize,
+    /// Fixed search depth of the self-play engine.
+    #[arg(long, default_value_t = 4, value_parser = args::depth)]
     pub depth: u32,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Random plies before the engines take over.
+    #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
+    /// Ridge penalty on every weight but the bias.
+    #[arg(long, default_value_t = 1.0)]
     pub ridge: f64,
-    pub data: &'a Path,
-    pub out: &'a Path,
-    /// Fit the existing `data` file instead of playing games.
+    /// Self-play data (CSV), written, or read with --fit-only.
+    #[arg(long, value_name = "FILE", default_value = "data/kiothi/selfplay.csv")]
+    pub data: PathBuf,
+    /// Fitted weights (JSON); the engine compiles in data/kiothi/weights.json.
+    #[arg(long, value_name = "FILE", default_value = "data/kiothi/weights.json")]
+    pub out: PathBuf,
+    /// Fit the --data file without playing games.
+    #[arg(long)]
     pub fit_only: bool,
     /// Self-play with the hand-set evaluation instead of the compiled weights.
+    #[arg(long)]
     pub hand_eval: bool,
 }
 
+impl TuneArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        match parse_any(&self.game)? {
+            AnyPosition::Kiothi(p) => run(&p, self, out),
+            AnyPosition::Kpe(_) => Err(CliError::usage("game", "sow tune supports Kiothi only")),
+        }
+    }
+}
+
 fn check(args: &TuneArgs) -> Result<(), CliError> {
-    if args.games == 0 && !args.fit_only {
-        return Err(CliError::usage("games", "--games must be at least 1"));
-    }
-    if args.depth == 0 {
-        return Err(CliError::usage("depth", "--depth must be at least 1"));
-    }
     if !(args.ridge.is_finite() && args.ridge >= 0.0) {
         return Err(CliError::usage(
             "ridge",
@@ -51,7 +73,7 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     check(args)?;
     let clock = Instant::now();
     let (samples, provenance) = if args.fit_only {
-        let text = std::fs::read_to_string(args.data).map_err(|e| {
+        let text = std::fs::read_to_string(&args.data).map_err(|e| {
             CliError::new("io", Some("data"), format!("{}: {e}", args.data.display()))
         })?;
         let samples = from_csv(&text)?;
@@ -73,7 +95,7 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
             Progress::auto(out.quiet || out.json).count(args.games as u64, "self-play", "games");
         let samples = tune::self_play(start, &cfg, &bar);
         bar.finish_and_clear();
-        write_atomic(args.data, to_csv(&samples).as_bytes())?;
+        write_atomic(&args.data, to_csv(&samples).as_bytes())?;
         let provenance = json!({
             "data": args.data.display().to_string(),
             "start": start.to_string(),
@@ -90,7 +112,7 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     let fitted = fit(&samples, args.ridge)
         .map_err(|e| CliError::new("usage", Some("data"), e.to_string()))?;
     write_atomic(
-        args.out,
+        &args.out,
         tune::weights_json(&fitted, provenance.clone()).as_bytes(),
     )?;
     if out.json {

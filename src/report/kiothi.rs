@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::svg::{BarChart, HBarChart, LineChart, Point};
+use crate::analysis::elo::Elo;
 
 fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or(0.0)
@@ -16,16 +17,6 @@ fn text(v: &Value) -> &str {
 
 fn list(v: &Value) -> impl Iterator<Item = &Value> {
     v.as_array().into_iter().flatten()
-}
-
-/// An Elo figure as JSON holds it: a number, `"+inf"` or `"-inf"`.
-fn elo_value(v: &Value) -> f64 {
-    match v {
-        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) if s == "+inf" => f64::INFINITY,
-        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
-        _ => f64::NAN,
-    }
 }
 
 /// A signed figure (an Elo difference, a value): `+123`, `-2`, `+inf`,
@@ -46,7 +37,10 @@ pub fn pct(v: &Value) -> String {
 
 /// A finite Elo interval for a whisker, infinite bounds kept (drawn to the edge).
 fn interval(m: &Value) -> Option<(f64, f64)> {
-    let (lo, hi) = (elo_value(&m["elo_low"]), elo_value(&m["elo_high"]));
+    let (lo, hi) = (
+        Elo::from_json(&m["elo_low"]),
+        Elo::from_json(&m["elo_high"]),
+    );
     (!lo.is_nan() && !hi.is_nan()).then_some((lo, hi))
 }
 
@@ -132,13 +126,13 @@ pub fn elo_time_chart(summary: &Value) -> String {
                 at(p, 0.0, None)
             } else {
                 let r = &p["vs_reference"];
-                at(p, elo_value(&r["elo"]), interval(r))
+                at(p, Elo::from_json(&r["elo"]), interval(r))
             }
         })
         .collect();
     let chained: Vec<Point> = points
         .iter()
-        .map(|p| at(p, elo_value(&p["chained_elo"]), None))
+        .map(|p| at(p, Elo::from_json(&p["chained_elo"]), None))
         .collect();
     let doubling: Vec<Point> = points
         .iter()
@@ -146,7 +140,7 @@ pub fn elo_time_chart(summary: &Value) -> String {
         .map(|p| {
             at(
                 p,
-                elo_value(&p["doubling"]["elo"]),
+                Elo::from_json(&p["doubling"]["elo"]),
                 interval(&p["doubling"]),
             )
         })

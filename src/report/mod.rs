@@ -1,7 +1,13 @@
-//! Reports: pictures drawn by the program (SVG, no system libraries) and
-//! the pages that embed them.
+//! Reports: rendering the analysis models as pages (Markdown), pictures
+//! drawn by the program (SVG, no system libraries) and tables (CSV).
 
 pub mod analysis;
+pub mod index;
 pub mod kiothi;
+pub mod kiothi_openings;
 pub mod kpe;
+pub mod kpe_openings;
+pub mod markdown;
+pub mod stats;
 pub mod svg;
+pub mod variants;

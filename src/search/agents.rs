@@ -7,13 +7,13 @@
 use std::fmt;
 use std::sync::atomic::AtomicBool;
 
+use super::hand_eval::HandEval;
 use super::negamax::Limits;
 use super::threads::search;
 use super::tt::TranspositionTable;
-use super::tune::HandEval;
-use super::zobrist::Rng;
 use super::Searchable;
 use crate::error::InputError;
+use crate::rng::Rng;
 
 /// An agent's description; `Display` writes it back in the parsed syntax.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,46 +8,18 @@
 //! `data/kiothi/weights.json`. The hand-set evaluation it replaced stays
 //! available as `evaluate_hand` (agents `ab:...,eval=hand`).
 
-use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 
-use super::zobrist::{splitmix64, KIOTHI_PITS, KIOTHI_PROTECTED, SIDE_KEY};
+use super::zobrist::{KIOTHI_PITS, KIOTHI_PROTECTED, SIDE_KEY};
 use super::{Searchable, HISTORY_SLOTS};
 use crate::game::{Game, Side};
-use crate::games::kiothi::{row_mask, KiothiMove, KiothiPosition, Phase};
-
-const PITS: usize = 20;
-const ALL_PITS: u32 = (1 << PITS) - 1;
-const ROW: usize = 10;
-
-/// FNV-1a: a deterministic hasher for values without a Zobrist table.
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01B3);
-        }
-    }
-}
-
-fn fnv<T: Hash>(value: &T) -> u64 {
-    let mut h = Fnv(0xCBF2_9CE4_8422_2325);
-    value.hash(&mut h);
-    h.finish()
-}
+use crate::games::kiothi::{
+    row_mask, row_start, KiothiMove, KiothiPosition, Phase, Words, ALL_PITS, PITS, ROW,
+};
+use crate::rng::{fnv1a as fnv, splitmix64};
 
 fn in_opening(p: &KiothiPosition) -> bool {
-    // Adjust the variant name if the engine spells it differently.
     !matches!(p.phase(), Phase::Play)
-}
-
-/// First pit of a side's row.
-fn row_start(side: Side) -> usize {
-    side.index() * ROW
 }
 
 /// The terms of the horizon evaluation, in `weights.json` order. Each is
@@ -116,7 +88,7 @@ pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
     let pits = p.pits();
     let prot = p.protected();
     let (own, theirs) = (row_mask(me), row_mask(op));
-    let board = Packed::new(&pits);
+    let board = Words::from_pits(&pits);
     let occupied = board.occupied();
     let open = occupied & !prot;
     // An open pit facing an occupied pit is a target of that pit's owner
@@ -141,63 +113,10 @@ pub fn features(p: &KiothiPosition) -> [i32; FEATURES] {
     f
 }
 
-/// The board as bytes in three words (pit `i`: byte `i % 8` of word
-/// `i / 8`), for branch-free masks and sums. No sum of pits exceeds the 60
-/// warriors of the game, so bytes never carry.
-struct Packed([u64; 3]);
-
-const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// `BYTE_MASKS[m]`: 0xFF in byte `i` of the word when bit `i` of `m` is set.
-static BYTE_MASKS: [u64; 256] = {
-    let mut t = [0u64; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut i = 0;
-        while i < 8 {
-            if m & (1 << i) != 0 {
-                t[m] |= 0xFF << (8 * i);
-            }
-            i += 1;
-        }
-        m += 1;
-    }
-    t
-};
-
-impl Packed {
-    #[inline]
-    fn new(pits: &[u8; PITS]) -> Self {
-        let mut b = [0u8; 24];
-        b[..PITS].copy_from_slice(pits);
-        let word = |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
-        Packed([word(0), word(1), word(2)])
-    }
-
-    /// Bit `i` set when pit `i` holds warriors.
-    #[inline]
-    fn occupied(&self) -> u32 {
-        let bits = |w: u64| {
-            let high = (((w & LOW_SEVEN) + LOW_SEVEN) | w) & HIGH_BITS;
-            ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
-        };
-        bits(self.0[0]) | bits(self.0[1]) << 8 | bits(self.0[2]) << 16
-    }
-
-    /// Warriors in the pits of `mask`.
-    #[inline]
-    fn sum(&self, mask: u32) -> i32 {
-        let bytes = |shift: u32| BYTE_MASKS[((mask >> shift) & 0xFF) as usize];
-        let picked = (self.0[0] & bytes(0)) + (self.0[1] & bytes(8)) + (self.0[2] & bytes(16));
-        (picked.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
-    }
-}
-
 /// Warriors of `side` that the enemy's leftmost bonus would take (RULES
 /// §2.8: the own pits opposite the enemy's second to fourth pits, South 6–8,
 /// North 16–18), when all three are occupied and unprotected (`open`).
-fn bonus_exposed(board: &Packed, open: u32, side: Side) -> i32 {
+fn bonus_exposed(board: &Words, open: u32, side: Side) -> i32 {
     let bonus = 0b111 << (row_start(side) + 6);
     if open & bonus == bonus {
         board.sum(bonus)
@@ -473,7 +392,7 @@ fn opening_candidates(p: &KiothiPosition) -> Vec<String> {
                 // Everything into the own rightmost pit.
                 vec![own[ROW - 1]; n],
             ];
-            let mut rng = super::zobrist::Rng::new(p.zobrist() ^ ((a * PITS + b) as u64));
+            let mut rng = crate::rng::Rng::new(p.zobrist() ^ ((a * PITS + b) as u64));
             let random = (0..RANDOM_SAMPLES).map(|_| (0..n).map(|_| rng.below(PITS)).collect());
             for targets in patterns.into_iter().chain(random) {
                 let list: Vec<String> = targets.iter().map(|t: &usize| t.to_string()).collect();

@@ -1,6 +1,6 @@
 //! Game-tree search: iterative-deepening principal variation search with a
-//! shared lock-free transposition table, Lazy SMP threads, game-playing
-//! agents and engine matches.
+//! shared lock-free transposition table, Lazy SMP threads, and the
+//! game-playing agents (matches between them are in `crate::analysis`).
 //!
 //! Values follow RULES §0: the future margin for the player to move. A move
 //! that captures `g` stones is worth `g - value(child)`; a finished game is
@@ -8,18 +8,17 @@
 //! scores 0 (endless play).
 
 pub mod agents;
-mod kiothi_eval;
+pub mod hand_eval;
+pub mod kiothi_eval;
 
 /// Random placements per pair of lifted pits among Kiothi opening candidates.
 pub fn kiothi_random_samples() -> usize {
     kiothi_eval::RANDOM_SAMPLES
 }
 mod kpe_eval;
-pub mod matches;
 pub mod negamax;
 pub mod threads;
 pub mod tt;
-pub mod tune;
 pub mod zobrist;
 
 use std::ops::ControlFlow;
@@ -27,7 +26,6 @@ use std::ops::ControlFlow;
 use crate::game::Game;
 
 pub use agents::{Agent, AgentSpec};
-pub use matches::{run_match, GameRecord, MatchConfig, MatchReport};
 pub use negamax::{Limits, SearchResult};
 pub use threads::{search, search_fresh};
 pub use tt::TranspositionTable;

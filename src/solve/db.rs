@@ -1,7 +1,7 @@
 //! Database files of a solved Kpé variant.
 //!
 //! A database is a directory `<db>/kpe-<W>x<K>/` holding one file per
-//! endgame layer (`layer-NN.sowdb`, NN = stones on the board) and one file
+//! endgame layer (`layer-NNN.sowdb`, NNN = stones on the board, three digits) and one file
 //! for the locked positions reachable from the start (`opening.sowdb`).
 //! Every file is written to a temporary name and renamed when complete, so
 //! an interrupted `solve` leaves only whole files and resumes after them.

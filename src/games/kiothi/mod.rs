@@ -18,7 +18,10 @@ use crate::game::{Game, Side};
 pub use movegen::PlayRefusal;
 pub use notation::{parse_position, KiothiSetup};
 pub use opening::{placements, OpeningMove};
-pub use position::{opposite, owner, row_mask, row_start, KiothiPosition, Phase, Setup, PITS, ROW};
+pub use position::{
+    opposite, owner, row_mask, row_start, KiothiPosition, Phase, Setup, ALL_PITS, PITS, ROW,
+};
+pub(crate) use sowing::Words;
 pub use sowing::MAX_LAPS;
 
 /// A Kiothi move; `Display` writes RULES §3 notation.

@@ -63,7 +63,47 @@ const fn build_mark_runs() -> [[u32; PITS]; PITS] {
     t
 }
 
+const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// `BYTE_MASKS[m]`: 0xFF in byte `i` of the word when bit `i` of `m` is set.
+static BYTE_MASKS: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if m & (1 << i) != 0 {
+                t[m] |= 0xFF << (8 * i);
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 impl Words {
+    /// Bit `i` set when pit `i` holds warriors (the search's evaluation
+    /// masks and sums over the same packed board as the sowing).
+    #[inline]
+    pub(crate) fn occupied(&self) -> u32 {
+        let bits = |w: u64| {
+            let high = (((w & LOW_SEVEN) + LOW_SEVEN) | w) & HIGH_BITS;
+            ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+        };
+        bits(self.0[0]) | bits(self.0[1]) << 8 | bits(self.0[2]) << 16
+    }
+
+    /// Warriors in the pits of `mask` (no sum exceeds the 60 warriors of
+    /// the game, so bytes never carry).
+    #[inline]
+    pub(crate) fn sum(&self, mask: u32) -> i32 {
+        let bytes = |shift: u32| BYTE_MASKS[((mask >> shift) & 0xFF) as usize];
+        let picked = (self.0[0] & bytes(0)) + (self.0[1] & bytes(8)) + (self.0[2] & bytes(16));
+        (picked.wrapping_mul(0x0101_0101_0101_0101) >> 56) as i32
+    }
+
     #[inline]
     pub(crate) fn from_pits(pits: &[u8; PITS]) -> Words {
         let mut b = [0u8; 24];

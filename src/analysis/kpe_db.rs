@@ -5,38 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::CliError;
+use crate::error::CliError;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::progress::Progress;
-use crate::solve::solution::{default_db_dir, Solution, SolveError};
-
-impl From<SolveError> for CliError {
-    fn from(e: SolveError) -> Self {
-        match e {
-            SolveError::Input(e) => e.into(),
-            SolveError::Db(e) => CliError::new("database", Some("db"), e.to_string()),
-        }
-    }
-}
-
-impl From<crate::solve::db::DbError> for CliError {
-    fn from(e: crate::solve::db::DbError) -> Self {
-        SolveError::Db(e).into()
-    }
-}
-
-/// Parses `kpe` or `kpe:WxK` (a game, not a position).
-pub fn parse_kpe_game(text: &str) -> Result<KpeVariant, CliError> {
-    match text.split_once(':') {
-        None if text == "kpe" => Ok(KpeVariant::STANDARD),
-        Some(("kpe", size)) => Ok(KpeVariant::parse_tag(size)?),
-        _ => Err(CliError::new(
-            "malformed",
-            Some("game"),
-            format!("expected `kpe` or `kpe:WxK` (W 2-8, K 1-8), found `{text}`"),
-        )),
-    }
-}
+use crate::solve::solution::{default_db_dir, Solution};
 
 /// The database directory: `--db`, else `$SOW_DB`, else the user's data directory.
 pub fn db_dir(db: Option<&Path>) -> PathBuf {
@@ -84,28 +56,6 @@ pub fn line_text(line: &[KpeMove]) -> String {
 
 /// The perfect-play line (the analysis layer computes it).
 pub use crate::analysis::evaluation::{played_line, PlayedLine};
-
-/// The strings of a JSON array (moves of a line).
-pub fn strings(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.as_str())
-        .collect()
-}
-
-/// A Markdown table of `{"move","value"}` objects.
-pub fn value_table(header: &str, moves: &Value) -> String {
-    let mut md = format!("| {header} |\n|---|---|\n");
-    for m in moves.as_array().into_iter().flatten() {
-        md += &format!(
-            "| {} | {:+} |\n",
-            m["move"].as_str().unwrap_or(""),
-            m["value"].as_i64().unwrap_or(0)
-        );
-    }
-    md
-}
 
 /// What `solve` and `openings` say of the start: value, first moves, the
 /// perfect-play line and the position counts (the stable output keys).

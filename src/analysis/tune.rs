@@ -2,105 +2,23 @@
 //! games of the engine against itself from seeded random openings, the
 //! feature vector and realized future margin (RULES §0) of every position
 //! it moved from, and a ridge least-squares fit of the weights.
-//!
-//! Also [`HandEval`], the wrapper that makes any searcher use
-//! `Searchable::evaluate_hand` (the `ab:eval=hand` agents).
-
-use std::fmt;
-use std::ops::ControlFlow;
 
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::agents::AgentSpec;
-use super::negamax::Limits;
-use super::zobrist::{splitmix64, Rng};
-use super::Searchable;
 use crate::error::InputError;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase};
 use crate::progress::ProgressBar;
+use crate::rng::{splitmix64, Rng};
+use crate::search::AgentSpec;
+use crate::search::Limits;
+use crate::search::Searchable;
 
-pub use super::kiothi_eval::{features, Feature, FEATURES, FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE};
-
-/// A position searched with its game's hand-set evaluation
-/// (`Searchable::evaluate_hand`) instead of `evaluate`; everything else is
-/// the wrapped game's.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct HandEval<G>(pub G);
-
-impl<G: fmt::Display> fmt::Display for HandEval<G> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl<G: Game> Game for HandEval<G> {
-    type Move = G::Move;
-
-    fn side_to_move(&self) -> Side {
-        self.0.side_to_move()
-    }
-    fn for_each_move<F: FnMut(G::Move) -> ControlFlow<()>>(&self, f: F) -> ControlFlow<()> {
-        self.0.for_each_move(f)
-    }
-    fn play_unchecked(&self, mv: &G::Move) -> Self {
-        HandEval(self.0.play_unchecked(mv))
-    }
-    fn parse_move(&self, text: &str) -> Result<G::Move, InputError> {
-        self.0.parse_move(text)
-    }
-    fn captured(&self) -> [u32; 2] {
-        self.0.captured()
-    }
-    fn final_sweep(&self) -> [u32; 2] {
-        self.0.final_sweep()
-    }
-    fn board_total(&self) -> u32 {
-        self.0.board_total()
-    }
-    fn repetition_key(&self) -> Self {
-        HandEval(self.0.repetition_key())
-    }
-    fn for_each_child<F: FnMut(G::Move, Self) -> ControlFlow<()>>(
-        &self,
-        mut f: F,
-    ) -> ControlFlow<()> {
-        self.0.for_each_child(|mv, child| f(mv, HandEval(child)))
-    }
-    fn move_count(&self) -> u64 {
-        self.0.move_count()
-    }
-    fn is_over(&self) -> bool {
-        self.0.is_over()
-    }
-    fn terminal_value(&self) -> i32 {
-        self.0.terminal_value()
-    }
-}
-
-impl<G: Searchable> Searchable for HandEval<G> {
-    fn zobrist(&self) -> u64 {
-        self.0.zobrist()
-    }
-    fn evaluate(&self) -> i32 {
-        self.0.evaluate_hand()
-    }
-    fn evaluate_hand(&self) -> i32 {
-        self.0.evaluate_hand()
-    }
-    fn search_moves(&self) -> Vec<(G::Move, Self)> {
-        self.0
-            .search_moves()
-            .into_iter()
-            .map(|(mv, child)| (mv, HandEval(child)))
-            .collect()
-    }
-    fn history_slot(mv: &G::Move) -> usize {
-        G::history_slot(mv)
-    }
-}
+pub use crate::search::kiothi_eval::{
+    features, Feature, FEATURES, FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE,
+};
 
 /// One sampled position: where it occurred, its features, the hand-set
 /// evaluation and the margin the game then realized for its mover.
@@ -257,46 +175,61 @@ pub fn csv_header() -> String {
     cols.join(",")
 }
 
-/// The samples as CSV (header first, one sample a line).
+/// The samples as CSV (header first, one sample a line), by the `csv` crate.
 pub fn to_csv(samples: &[Sample]) -> String {
-    let mut out = csv_header();
-    out.push('\n');
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = csv_header();
+    // Writing to memory cannot fail.
+    w.write_record(header.split(',')).expect("CSV to memory");
     for s in samples {
-        let feats: Vec<String> = s.features.iter().map(i32::to_string).collect();
-        out.push_str(&format!(
-            "{},{},{},{},{},{}\n",
-            s.game,
-            s.ply,
-            s.mover.letter(),
-            feats.join(","),
-            s.hand,
-            s.target
-        ));
+        let mut row = vec![
+            s.game.to_string(),
+            s.ply.to_string(),
+            s.mover.letter().to_string(),
+        ];
+        row.extend(s.features.iter().map(i32::to_string));
+        row.extend([s.hand.to_string(), s.target.to_string()]);
+        w.write_record(&row).expect("CSV to memory");
     }
-    out
+    String::from_utf8(w.into_inner().expect("CSV to memory")).expect("UTF-8 fields")
 }
 
-/// Parses `to_csv` output; the header must match this build's features.
+/// Parses `to_csv` output (by the `csv` crate); the header must match this
+/// build's features.
 pub fn from_csv(text: &str) -> Result<Vec<Sample>, InputError> {
-    let mut lines = text.lines();
-    let header = lines.next().unwrap_or("");
-    if header.trim() != csv_header() {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records();
+    let header = match records.next() {
+        Some(Ok(h)) => h.iter().collect::<Vec<_>>().join(","),
+        _ => String::new(),
+    };
+    if header != csv_header() {
         return Err(InputError::malformed(
             "data",
             format!("header must be `{}`, found `{header}`", csv_header()),
         ));
     }
-    lines
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            parse_row(l).map_err(|m| InputError::malformed("data", format!("line {}: {m}", i + 2)))
-        })
-        .collect()
+    let mut samples = Vec::new();
+    for record in records {
+        let record = record.map_err(|e| InputError::malformed("data", e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        let cells: Vec<&str> = record.iter().collect();
+        samples.push(
+            parse_row(&cells)
+                .map_err(|m| InputError::malformed("data", format!("line {line}: {m}")))?,
+        );
+    }
+    Ok(samples)
 }
 
-fn parse_row(line: &str) -> Result<Sample, String> {
-    let cells: Vec<&str> = line.trim().split(',').collect();
+fn parse_row(cells: &[&str]) -> Result<Sample, String> {
     if cells.len() != FEATURES + 5 {
         return Err(format!(
             "expected {} fields, found {}",

@@ -10,11 +10,12 @@ use serde::Serialize;
 
 use std::sync::atomic::AtomicBool;
 
-use super::agents::AgentSpec;
-use super::zobrist::{splitmix64, Rng};
-use super::{search, Limits, Searchable, TranspositionTable};
+use super::elo::{elo_interval, Elo};
 use crate::game::Side;
 use crate::progress::ProgressBar;
+use crate::rng::{splitmix64, Rng};
+use crate::search::AgentSpec;
+use crate::search::{search, Limits, Searchable, TranspositionTable};
 
 /// How a match is played.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +39,7 @@ pub struct MatchConfig {
 /// plies on one thread) is within `margin` stones of even. Random openings
 /// are drawn until one is balanced (at most `BALANCE_TRIES`; after that the
 /// most balanced one drawn is kept).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Balance {
     pub depth: u32,
     pub margin: i32,
@@ -99,9 +100,12 @@ pub struct MatchReport {
     /// Points per game of the first agent (win 1, draw 0.5).
     pub score: f64,
     /// Elo difference (first minus second) and its 95% interval; infinite
-    /// (written `null` in JSON) at a score of 0 or 1.
+    /// at a score of 0 or 1 (written as [`super::elo::Elo`] writes it).
+    #[serde(serialize_with = "super::elo::as_elo")]
     pub elo: f64,
+    #[serde(serialize_with = "super::elo::as_elo")]
     pub elo_low: f64,
+    #[serde(serialize_with = "super::elo::as_elo")]
     pub elo_high: f64,
     pub average_plies: f64,
     /// Share of decided games won by exactly two stones (one warrior).
@@ -110,7 +114,49 @@ pub struct MatchReport {
     pub records: Vec<GameRecord>,
 }
 
+/// The result of `sow match` (its `--json` object and its text): fields in
+/// the JSON's (alphabetical) key order.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct MatchSummary {
+    /// The two agents, first one's view.
+    pub agents: [String; 2],
+    /// Mean game length in plies.
+    pub avg_length: f64,
+    pub balance: Option<Balance>,
+    pub draws: usize,
+    pub elo: Elo,
+    /// The 95% interval of `elo` (Wilson score interval).
+    pub elo_ci95: [Elo; 2],
+    pub games: usize,
+    pub losses: usize,
+    pub one_warrior_share: f64,
+    pub score: f64,
+    pub seed: u64,
+    /// The start position of every game.
+    pub start: String,
+    pub wins: usize,
+}
+
 impl MatchReport {
+    /// The summary of this match, played from `start` with `cfg`.
+    pub fn summary(&self, start: &str, cfg: &MatchConfig) -> MatchSummary {
+        MatchSummary {
+            agents: [self.agent_a.clone(), self.agent_b.clone()],
+            avg_length: self.average_plies,
+            balance: cfg.balance,
+            draws: self.draws,
+            elo: Elo(self.elo),
+            elo_ci95: [Elo(self.elo_low), Elo(self.elo_high)],
+            games: self.games,
+            losses: self.losses,
+            one_warrior_share: self.one_warrior_share,
+            score: self.score,
+            seed: cfg.seed,
+            start: start.to_string(),
+            wins: self.wins,
+        }
+    }
+
     /// Writes every game record as one JSON object per line.
     pub fn write_records<W: Write>(&self, mut out: W) -> std::io::Result<()> {
         for r in &self.records {
@@ -119,63 +165,6 @@ impl MatchReport {
         }
         Ok(())
     }
-}
-
-/// Elo difference matching an expected score (`-inf`/`inf` at 0 and 1).
-pub fn elo_from_score(score: f64) -> f64 {
-    if score <= 0.0 {
-        f64::NEG_INFINITY
-    } else if score >= 1.0 {
-        f64::INFINITY
-    } else {
-        -400.0 * (1.0 / score - 1.0).log10()
-    }
-}
-
-/// Elo difference and 95% interval from per-game scores (1, 0.5, 0).
-///
-/// The interval is the normal one on the mean score with the games'
-/// observed variance. When every game scored the same (all won, all lost or
-/// all drawn) that variance is 0 and would claim certainty: the Wilson
-/// score interval is used instead, which bounds the score from the number
-/// of games (40 wins out of 40: a score of at least 91.2%, +407 Elo).
-pub fn elo_interval(scores: &[f64]) -> (f64, f64, f64) {
-    const Z: f64 = 1.96;
-    let n = scores.len().max(1) as f64;
-    let mean = scores.iter().sum::<f64>() / n;
-    let var = scores.iter().map(|s| (s - mean) * (s - mean)).sum::<f64>() / n;
-    let (low, high) = if var > 0.0 {
-        let half = Z * (var / n).sqrt();
-        (mean - half, mean + half)
-    } else {
-        wilson(mean, n, Z)
-    };
-    (
-        elo_from_score(mean),
-        elo_from_score(low),
-        elo_from_score(high),
-    )
-}
-
-/// Wilson score interval of a proportion `p` observed over `n` trials.
-fn wilson(p: f64, n: f64, z: f64) -> (f64, f64) {
-    let z2 = z * z;
-    let centre = p + z2 / (2.0 * n);
-    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    let scale = 1.0 + z2 / n;
-    // At p = 0 or 1 the bound on that side is exact (rounding would put a
-    // finite Elo on it).
-    let low = if p <= 0.0 {
-        0.0
-    } else {
-        (centre - half) / scale
-    };
-    let high = if p >= 1.0 {
-        1.0
-    } else {
-        (centre + half) / scale
-    };
-    (low, high)
 }
 
 /// Plays `cfg.games` games between agents `a` and `b` from `start` and
@@ -481,36 +470,5 @@ mod tests {
             redrawn > 0,
             "some random opening should have been unbalanced"
         );
-    }
-
-    #[test]
-    fn elo_of_known_scores() {
-        assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
-        assert_eq!(elo_from_score(0.5), 0.0);
-        assert!((elo_from_score(0.25) + 190.85).abs() < 0.01);
-        assert_eq!(elo_from_score(1.0), f64::INFINITY);
-        // 3 wins, 1 loss: 75%, interval around +191.
-        let (e, lo, hi) = elo_interval(&[1.0, 1.0, 1.0, 0.0]);
-        assert_eq!(e.round(), 191.0);
-        assert!(lo < e && e < hi);
-        // Identical games: the Wilson interval, not a zero-width one.
-        let (e, lo, hi) = elo_interval(&[0.5; 10]);
-        assert_eq!(e, 0.0);
-        assert!(
-            lo < -100.0 && hi > 100.0 && (lo + hi).abs() < 1e-6,
-            "{lo} {hi}"
-        );
-        let (e, lo, hi) = elo_interval(&[1.0; 40]);
-        assert_eq!((e, hi), (f64::INFINITY, f64::INFINITY));
-        assert_eq!(lo.round(), 407.0);
-        for n in [10, 100, 1000] {
-            let (_, _, hi) = elo_interval(&vec![1.0; n]);
-            assert_eq!(hi, f64::INFINITY, "{n} wins");
-            let (_, lo, _) = elo_interval(&vec![0.0; n]);
-            assert_eq!(lo, f64::NEG_INFINITY, "{n} losses");
-        }
-        let (e, lo, hi) = elo_interval(&[0.0; 40]);
-        assert_eq!((e, lo), (f64::NEG_INFINITY, f64::NEG_INFINITY));
-        assert_eq!(hi.round(), -407.0);
     }
 }

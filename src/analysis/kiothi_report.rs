@@ -4,19 +4,13 @@
 //! here; then the pictures, `report.md`/`.json`, `strength.md`,
 //! `openings.md`/`.json` and the game records under `<out>/kiothi/`.
 
-use std::path::Path;
-use std::time::Instant;
-
 use serde_json::{json, Value};
 
-use super::files::{write_atomic, write_in, write_report};
-use super::{kiothi_openings, CliError, Out};
+use super::elo::Elo;
+use super::matches::{Balance, MatchConfig, MatchReport};
 use crate::game::Game;
-use crate::games::kiothi::{KiothiMove, KiothiPosition, Setup};
-use crate::progress::Progress;
-use crate::report::kiothi as pictures;
-use crate::search::matches::{make_openings, play_match, Balance};
-use crate::search::{AgentSpec, MatchConfig, MatchReport};
+use crate::games::kiothi::{KiothiMove, KiothiPosition};
+use crate::search::AgentSpec;
 
 /// One pairing of the score table: `a` plays `b` over `games` games.
 pub struct Pairing {
@@ -127,7 +121,7 @@ pub const QUICK: Plan = Plan {
 };
 
 /// Match settings shared by every pairing (those of `sow match`).
-const MATCH: MatchConfig = MatchConfig {
+pub const MATCH: MatchConfig = MatchConfig {
     games: 0,
     opening_plies: 4,
     seed: 1,
@@ -140,43 +134,43 @@ const MATCH: MatchConfig = MatchConfig {
 
 /// Moves each agent makes in a game, for the estimate: games last 35 to
 /// 41 plies on average (results/kiothi/strength.md), 4 of them random.
-const MOVES_PER_AGENT: f64 = 18.0;
+pub const MOVES_PER_AGENT: f64 = 18.0;
 /// Share of its time budget a timed alpha-beta move uses: it starts no new
 /// iteration after half the budget and stops once the value is proven. In
 /// the full report of 2026-11-29 (1823 s), 60 games of `ab:time=1` against
 /// `ab:time=0.5` took 392 s and of `ab:time=0.5` against `ab:time=0.25`
 /// 191 s, that is 48% and 47% of the budgets.
-const AB_TIME_USED: f64 = 0.5;
+pub const AB_TIME_USED: f64 = 0.5;
 /// CPU seconds to draw one balanced opening (`sow match random random
 /// --games 100 --balance 0` took 37 CPU-s for 50 openings).
-const BALANCED_OPENING_SECONDS: f64 = 0.75;
+pub const BALANCED_OPENING_SECONDS: f64 = 0.75;
 /// Measured: `mcts:10000` spends about 36 ms per move.
-const MCTS_SECONDS_PER_PLAYOUT: f64 = 4e-6;
+pub const MCTS_SECONDS_PER_PLAYOUT: f64 = 4e-6;
 /// Seconds per move assumed for an alpha-beta agent without a time limit.
-const UNTIMED_AB_MOVE: f64 = 0.01;
+pub const UNTIMED_AB_MOVE: f64 = 0.01;
 /// The opening report: a fixed ranking cost plus the deepened searches (8
 /// South candidates at the budget, 3 × 8 North replies at half of it).
-const OPENINGS_FIXED_SECONDS: f64 = 4.0;
-const OPENINGS_BUDGETS: f64 = 20.0;
+pub const OPENINGS_FIXED_SECONDS: f64 = 4.0;
+pub const OPENINGS_BUDGETS: f64 = 20.0;
 
 /// Size of the opening report's transposition table, in MiB.
-const OPENINGS_HASH_MB: usize = 256;
+pub const OPENINGS_HASH_MB: usize = 256;
 
-fn agent(text: &str) -> AgentSpec {
+pub fn agent(text: &str) -> AgentSpec {
     AgentSpec::parse(text).expect("the plan names valid agents")
 }
 
 /// A pairing to play, with the agents parsed.
-struct Planned {
-    a: AgentSpec,
-    b: AgentSpec,
-    games: usize,
+pub struct Planned {
+    pub a: AgentSpec,
+    pub b: AgentSpec,
+    pub games: usize,
     /// `baseline` (the score table's own pairings) or `ladder`.
-    group: &'static str,
+    pub group: &'static str,
 }
 
 impl Planned {
-    fn key(&self) -> (String, String) {
+    pub fn key(&self) -> (String, String) {
         (self.a.to_string(), self.b.to_string())
     }
 
@@ -190,18 +184,18 @@ impl Planned {
         }
     }
 
-    fn estimated_seconds(&self, cores: usize) -> f64 {
+    pub fn estimated_seconds(&self, cores: usize) -> f64 {
         let rounds = self.games.div_ceil(self.parallel(cores)) as f64;
         rounds * MOVES_PER_AGENT * (move_seconds(&self.a) + move_seconds(&self.b))
     }
 
     /// File of the game records, named as `sow match` users named them.
-    fn records_name(&self) -> String {
+    pub fn records_name(&self) -> String {
         format!("games/{}-vs-{}.jsonl", self.a, self.b).replace([':', '=', ','], "_")
     }
 }
 
-fn move_seconds(agent: &AgentSpec) -> f64 {
+pub fn move_seconds(agent: &AgentSpec) -> f64 {
     match agent {
         AgentSpec::Random | AgentSpec::Greedy => 0.0,
         AgentSpec::Mcts { playouts } => *playouts as f64 * MCTS_SECONDS_PER_PLAYOUT,
@@ -211,12 +205,12 @@ fn move_seconds(agent: &AgentSpec) -> f64 {
     }
 }
 
-fn openings_estimate(plan: &Plan) -> f64 {
+pub fn openings_estimate(plan: &Plan) -> f64 {
     OPENINGS_FIXED_SECONDS + OPENINGS_BUDGETS * AB_TIME_USED * plan.openings_seconds
 }
 
 /// Estimated duration of the whole plan on `cores` cores.
-fn plan_estimate(plan: &Plan, cores: usize) -> f64 {
+pub fn plan_estimate(plan: &Plan, cores: usize) -> f64 {
     let planned = pairings(plan);
     let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
     let balancing = most_games.div_ceil(2) as f64 * BALANCED_OPENING_SECONDS / cores.max(1) as f64;
@@ -228,13 +222,13 @@ fn plan_estimate(plan: &Plan, cores: usize) -> f64 {
         + openings_estimate(plan)
 }
 
-fn ladder_agent(seconds: f64) -> AgentSpec {
+pub fn ladder_agent(seconds: f64) -> AgentSpec {
     agent(&format!("ab:time={seconds}"))
 }
 
 /// Every pairing of the plan, once: the baselines, then each ladder time
 /// against the previous one, then each against the reference.
-fn pairings(plan: &Plan) -> Vec<Planned> {
+pub fn pairings(plan: &Plan) -> Vec<Planned> {
     let mut list: Vec<Planned> = plan
         .baselines
         .iter()
@@ -267,21 +261,12 @@ fn pairings(plan: &Plan) -> Vec<Planned> {
     list
 }
 
-/// An Elo figure as JSON: a number, or `"+inf"`/`"-inf"` at a score of 1 or 0.
-fn elo_json(x: f64) -> Value {
-    if x.is_finite() {
-        // `+ 0.0` turns the -0 of an even score into 0.
-        json!(x + 0.0)
-    } else if x.is_nan() {
-        Value::Null
-    } else if x > 0.0 {
-        json!("+inf")
-    } else {
-        json!("-inf")
-    }
+/// An Elo figure as JSON (see [`Elo`]).
+pub fn elo_json(x: f64) -> Value {
+    json!(Elo(x))
 }
 
-fn match_json(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> Value {
+pub fn match_json(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> Value {
     let decided = r.records.iter().filter(|g| g.winner.is_some()).count();
     // RULES §2 rule 10: a win by exactly two warriors.
     let one_warrior = r
@@ -311,20 +296,11 @@ fn match_json(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> Value
     })
 }
 
-fn find<'a>(matches: &'a [Value], a: &str, b: &str) -> Option<&'a Value> {
+pub fn find<'a>(matches: &'a [Value], a: &str, b: &str) -> Option<&'a Value> {
     matches.iter().find(|m| m["a"] == a && m["b"] == b)
 }
 
-fn elo_of(v: &Value) -> f64 {
-    match v {
-        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) if s == "+inf" => f64::INFINITY,
-        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
-        _ => f64::NAN,
-    }
-}
-
-fn result_json(m: &Value) -> Value {
+pub fn result_json(m: &Value) -> Value {
     json!({
         "a": m["a"], "b": m["b"], "games": m["games"], "score": m["score"],
         "elo": m["elo"], "elo_low": m["elo_low"], "elo_high": m["elo_high"],
@@ -333,7 +309,7 @@ fn result_json(m: &Value) -> Value {
 
 /// The ladder: per time, the gain over the previous time, the gains summed
 /// from the shortest time, and the result against the reference.
-fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
+pub fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
     let reference = agent(plan.reference).to_string();
     let mut chained = 0.0;
     let mut points = Vec::new();
@@ -345,7 +321,7 @@ fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
             .and_then(|p| find(matches, &name, p))
             .map(result_json);
         if let Some(d) = &doubling {
-            chained += elo_of(&d["elo"]);
+            chained += Elo::from_json(&d["elo"]);
         }
         let vs_reference = find(matches, &name, &reference).map(result_json);
         points.push(json!({
@@ -366,7 +342,7 @@ fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
     })
 }
 
-fn median(sorted: &[usize]) -> f64 {
+pub fn median(sorted: &[usize]) -> f64 {
     match sorted.len() {
         0 => 0.0,
         n if n % 2 == 1 => sorted[n / 2] as f64,
@@ -375,7 +351,7 @@ fn median(sorted: &[usize]) -> f64 {
 }
 
 /// Length distribution of every game played, with how games ended.
-fn lengths_json(reports: &[MatchReport]) -> Value {
+pub fn lengths_json(reports: &[MatchReport]) -> Value {
     let mut plies: Vec<usize> = reports
         .iter()
         .flat_map(|r| r.records.iter().map(|g| g.plies))
@@ -415,7 +391,7 @@ fn lengths_json(reports: &[MatchReport]) -> Value {
     })
 }
 
-fn one_warrior_json(matches: &[Value]) -> Value {
+pub fn one_warrior_json(matches: &[Value]) -> Value {
     let sum = |k: &str| matches.iter().filter_map(|m| m[k].as_u64()).sum::<u64>();
     let (decided, victories) = (sum("decided"), sum("one_warrior_victories"));
     json!({
@@ -427,7 +403,7 @@ fn one_warrior_json(matches: &[Value]) -> Value {
 
 /// The opening report's headline, and the best move found spelled out
 /// for the board diagram.
-fn openings_json(start: &KiothiPosition, r: &Value) -> Value {
+pub fn openings_json(start: &KiothiPosition, r: &Value) -> Value {
     let best = r["moves"][0]["move"].as_str().unwrap_or("");
     let (lifted, placed) = match start.parse_move(best) {
         Ok(KiothiMove::Opening(m)) => (m.lifted().to_vec(), m.placed().to_vec()),
@@ -449,134 +425,6 @@ fn openings_json(start: &KiothiPosition, r: &Value) -> Value {
             "after": start.play(best).map(|p| p.to_string()).ok(),
         },
     })
-}
-
-/// Removes the game records under `<dir>/games` of pairings this plan did
-/// not play (left by a former plan): the directory then holds this run's
-/// games only.
-fn remove_other_records(dir: &Path, planned: &[Planned]) -> Result<(), CliError> {
-    let games = dir.join("games");
-    let keep: Vec<std::path::PathBuf> =
-        planned.iter().map(|p| dir.join(p.records_name())).collect();
-    for entry in std::fs::read_dir(&games).map_err(CliError::from)? {
-        let path = entry.map_err(CliError::from)?.path();
-        let is_record = path.extension().is_some_and(|e| e == "jsonl");
-        if is_record && !keep.contains(&path) {
-            std::fs::remove_file(&path).map_err(CliError::from)?;
-        }
-    }
-    Ok(())
-}
-
-/// Runs the Kiothi part and writes its files under `<out_dir>/kiothi`;
-/// returns the summary written to `report.json`.
-pub fn run(
-    out_dir: &Path,
-    quick: bool,
-    command: &str,
-    progress: Progress,
-    out: &mut Out,
-) -> Result<Value, CliError> {
-    let t0 = Instant::now();
-    let plan = if quick { &QUICK } else { &FULL };
-    let dir = out_dir.join("kiothi");
-    let start = KiothiPosition::start(Setup::SixPit);
-    let planned = pairings(plan);
-    let threads = rayon::current_num_threads().max(1);
-    let estimate = plan_estimate(plan, threads);
-    out.info(format!(
-        "Kiothi: {} pairings, {} games ({} in parallel), openings at {} s per candidate; estimated {:.0} s",
-        planned.len(),
-        planned.iter().map(|p| p.games).sum::<usize>(),
-        threads,
-        plan.openings_seconds,
-        estimate
-    ))?;
-    out.flush()?;
-
-    let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
-    // One bar for the plan: the balanced openings drawn, then every game.
-    let drawn = most_games.div_ceil(2);
-    let total_games: usize = planned.iter().map(|p| p.games).sum();
-    let bar = progress.count((drawn + total_games) as u64, "kiothi", "openings + games");
-    bar.set_message("drawing balanced openings");
-    let openings = make_openings(&start, &MATCH, drawn, &bar);
-    let mut matches = Vec::new();
-    let mut reports = Vec::new();
-    for p in &planned {
-        bar.set_message(format!("{} vs {}", p.a, p.b));
-        let t = Instant::now();
-        let cfg = MatchConfig {
-            games: p.games,
-            ..MATCH
-        };
-        let r = play_match(&openings, &p.a, &p.b, &cfg, &bar);
-        let mut records = Vec::new();
-        r.write_records(&mut records).map_err(CliError::from)?;
-        write_atomic(&dir.join(p.records_name()), &records)?;
-        matches.push(match_json(p, &r, t.elapsed().as_secs_f64(), threads));
-        reports.push(r);
-    }
-    bar.finish_and_clear();
-    remove_other_records(&dir, &planned)?;
-
-    let mut opening = kiothi_openings::report(
-        &start,
-        plan.openings_seconds,
-        threads,
-        OPENINGS_HASH_MB,
-        progress,
-    );
-    opening["command"] = json!(command);
-    opening["budget_seconds"] = json!(plan.openings_seconds);
-    write_report(
-        &dir,
-        "openings",
-        &opening,
-        &kiothi_openings::markdown(&opening),
-    )?;
-
-    let summary = json!({
-        "game": "kiothi",
-        "command": command,
-        "version": env!("CARGO_PKG_VERSION"),
-        "date": super::report::today(),
-        "machine": super::report::machine(),
-        "start": start.to_string(),
-        "engine": agent(plan.engine).to_string(),
-        "seed": MATCH.seed,
-        "opening_plies": MATCH.opening_plies,
-        "ply_cap": MATCH.ply_cap,
-        "balance": MATCH.balance,
-        "parallel_games": threads,
-        "confidence_percent": 95,
-        "matches": matches,
-        "ladder": ladder_json(plan, &matches),
-        "game_lengths": lengths_json(&reports),
-        "one_warrior": one_warrior_json(&matches),
-        "openings": openings_json(&start, &opening),
-        "estimated_seconds": estimate,
-        "openings_estimated_seconds": openings_estimate(plan),
-        "seconds": t0.elapsed().as_secs_f64(),
-    });
-    write_in(&dir, "elo-time.svg", &pictures::elo_time_chart(&summary))?;
-    write_in(&dir, "scores.svg", &pictures::scores_chart(&summary))?;
-    write_in(&dir, "game-lengths.svg", &pictures::lengths_chart(&summary))?;
-    write_in(
-        &dir,
-        "one-warrior.svg",
-        &pictures::one_warrior_chart(&summary),
-    )?;
-    write_in(&dir, "openings.svg", &pictures::openings_chart(&summary))?;
-    write_in(&dir, "start-board.svg", &pictures::board_diagram(&summary))?;
-    write_in(
-        &dir,
-        "report.json",
-        &serde_json::to_string_pretty(&summary).expect("JSON"),
-    )?;
-    write_in(&dir, "report.md", &pictures::page(&summary))?;
-    write_in(&dir, "strength.md", &pictures::strength_page(&summary))?;
-    Ok(summary)
 }
 
 #[cfg(test)]
@@ -631,6 +479,5 @@ mod tests {
         assert_eq!(elo_json(f64::INFINITY), json!("+inf"));
         assert_eq!(elo_json(f64::NEG_INFINITY), json!("-inf"));
         assert_eq!(elo_json(12.5), json!(12.5));
-        assert_eq!(elo_of(&json!("+inf")), f64::INFINITY);
     }
 }

@@ -24,14 +24,12 @@ use hashbrown::HashSet;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::stats::outcome_fields;
-use super::{CliError, Out};
-use crate::games::kiothi::{KiothiPosition, Phase, Setup};
+use super::kpe_stats::outcome_fields;
+use super::matches::{run_match_with_progress, MatchConfig};
+use crate::error::CliError;
+use crate::games::kiothi::{KiothiPosition, Phase};
 use crate::progress::Progress;
-use crate::search::{
-    matches::run_match_with_progress, search, AgentSpec, Limits, MatchConfig, SearchResult,
-    TranspositionTable,
-};
+use crate::search::{search, AgentSpec, Limits, SearchResult, TranspositionTable};
 use crate::Game;
 
 pub const DEFAULT_GAMES: usize = 20;
@@ -78,39 +76,6 @@ impl SelfPlay {
             tt_mb: 16,
             hand_eval: false,
         }
-    }
-}
-
-/// Refuses the self-play options for a game that is solved exactly.
-pub fn refuse_for_kpe(
-    games: Option<usize>,
-    depth: Option<u32>,
-    seed: Option<u64>,
-) -> Result<(), CliError> {
-    let given = [
-        ("games", games.is_some()),
-        ("depth", depth.is_some()),
-        ("seed", seed.is_some()),
-    ];
-    match given.iter().find(|(_, g)| *g) {
-        Some((field, _)) => Err(CliError::usage(
-            field,
-            format!("--{field} applies to Kiothi statistics (self-play); Kpé statistics are exact"),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Parses `kiothi` or `kiothi:five` (a game, not a position).
-pub fn parse_kiothi_game(text: &str) -> Result<KiothiPosition, CliError> {
-    match text {
-        "kiothi" => Ok(KiothiPosition::start(Setup::SixPit)),
-        "kiothi:five" => Ok(KiothiPosition::start(Setup::FivePit)),
-        _ => Err(CliError::new(
-            "malformed",
-            Some("game"),
-            format!("expected `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`, found `{text}`"),
-        )),
     }
 }
 
@@ -263,41 +228,6 @@ pub fn rows_json(game: &str, plan: &SelfPlay, rows: &[Row]) -> Value {
     })
 }
 
-/// The CSV, with the columns of the Kpé statistics.
-pub fn csv(rows: &[Row]) -> String {
-    let mut text = String::from("phase,stones,value,positions\n");
-    for r in rows {
-        for (v, n) in &r.histogram {
-            text += &format!("{},{},{},{}\n", r.phase, r.stones, v, n);
-        }
-    }
-    text
-}
-
-pub fn run(game: &str, plan: &SelfPlay, format: &str, out: &mut Out) -> Result<(), CliError> {
-    let start = parse_kiothi_game(game)?;
-    if format != "csv" && format != "json" {
-        return Err(CliError::usage(
-            "format",
-            format!("expected `csv` or `json`, found `{format}`"),
-        ));
-    }
-    let progress = Progress::auto(out.quiet || out.json);
-    let positions = reached_positions(&start, plan, progress)?;
-    let samples = estimate(&positions, plan.depth, progress);
-    let rows = rows(&samples);
-    if out.json {
-        return out.json(&rows_json(game, plan, &rows));
-    }
-    let text = if format == "json" {
-        rows_json(game, plan, &rows).to_string() + "\n"
-    } else {
-        csv(&rows)
-    };
-    out.writer().write_all(text.as_bytes())?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,42 +252,5 @@ mod tests {
         assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));
         let wins = outcome_fields(&rows[2].histogram)["wins"].as_u64();
         assert_eq!((wins, rows[2].exact), (Some(2), 1));
-        assert_eq!(
-            csv(&rows),
-            "phase,stones,value,positions\nopening,60,0,1\nplay,38,-1,1\nplay,40,0,1\nplay,40,2,2\n"
-        );
-    }
-
-    #[test]
-    fn bad_options_name_their_field() {
-        assert_eq!(
-            SelfPlay::new(Some(0), None, None)
-                .unwrap_err()
-                .field
-                .as_deref(),
-            Some("games")
-        );
-        assert_eq!(
-            SelfPlay::new(None, Some(0), None)
-                .unwrap_err()
-                .field
-                .as_deref(),
-            Some("depth")
-        );
-        assert_eq!(
-            refuse_for_kpe(None, None, Some(3))
-                .unwrap_err()
-                .field
-                .as_deref(),
-            Some("seed")
-        );
-        assert!(refuse_for_kpe(None, None, None).is_ok());
-        assert_eq!(
-            parse_kiothi_game("kiothi:six")
-                .unwrap_err()
-                .field
-                .as_deref(),
-            Some("game")
-        );
     }
 }

@@ -1,0 +1,50 @@
+//! `sow variants`: solves every small Kpé variant (W 2–5 pits per row,
+//! K 1–6 stones per pit, up to a size limit) and tabulates the start values,
+//! like the published Kalah(m,n) tables, as Markdown and JSON under `--out`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::kpe_db::result_word;
+use crate::error::CliError;
+use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::progress::Progress;
+use crate::solve::solution::{endgame_positions, Solution};
+
+/// The variants of the table, smallest first, up to `max_positions`
+/// unlocked positions each.
+pub fn variants(max_positions: u64) -> Vec<KpeVariant> {
+    let mut list: Vec<KpeVariant> = (2..=5u8)
+        .flat_map(|w| (1..=6u8).map(move |k| KpeVariant::new(w, k).expect("in range")))
+        .filter(|&v| endgame_positions(v) <= max_positions)
+        .collect();
+    list.sort_by_key(|&v| endgame_positions(v));
+    list
+}
+
+pub fn solve_row(variant: KpeVariant, db: &Path, progress: Progress) -> Result<Value, CliError> {
+    let t0 = Instant::now();
+    let (solution, stats) = Solution::build(variant, db, progress)?;
+    let start = KpePosition::start(variant);
+    let value = solution.value(&start, None)?;
+    let moves = solution.move_values(&start, None)?;
+    let best: Vec<String> = moves
+        .iter()
+        .filter(|(_, v)| *v == value)
+        .map(|(m, _)| m.to_string())
+        .collect();
+    Ok(json!({
+        "variant": variant.to_string(),
+        "w": variant.w(),
+        "k": variant.k(),
+        "value": value,
+        "result": result_word(value),
+        "best_first_moves": best,
+        "unlocked_positions": stats.unlocked_positions,
+        "opening_positions": stats.region_positions,
+        "layers_reused": stats.layers_reused.len(),
+        "seconds": t0.elapsed().as_secs_f64(),
+    }))
+}

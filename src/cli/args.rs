@@ -1,0 +1,104 @@
+//! Value parsers for the numbers of the command line. Each returns a
+//! [`CliError`] naming its field, which `main.rs` prints as it is (kind
+//! `usage`), so a refused number reads the same whichever command took it.
+
+use super::CliError;
+
+fn whole<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError> {
+    text.trim().parse().map_err(|_| {
+        CliError::usage(
+            flag,
+            format!("--{flag} must be a whole number, found `{text}`"),
+        )
+    })
+}
+
+fn at_least_one(flag: &str, text: &str, unit: &str) -> Result<u64, CliError> {
+    let n: u64 = whole(flag, text)?;
+    if n == 0 {
+        return Err(CliError::usage(
+            flag,
+            format!("--{flag} must be at least 1{unit}"),
+        ));
+    }
+    Ok(n)
+}
+
+/// `--games N`: at least 1.
+pub fn games(text: &str) -> Result<usize, CliError> {
+    at_least_one("games", text, "").map(|n| n as usize)
+}
+
+/// `--threads N`: at least 1.
+pub fn threads(text: &str) -> Result<usize, CliError> {
+    at_least_one("threads", text, "").map(|n| n as usize)
+}
+
+/// `--hash MB`: at least 1 MiB.
+pub fn hash_mb(text: &str) -> Result<usize, CliError> {
+    at_least_one("hash", text, " MiB").map(|n| n as usize)
+}
+
+/// `--depth D` of a search: at least 1.
+pub fn depth(text: &str) -> Result<u32, CliError> {
+    let n = at_least_one("depth", text, "")?;
+    u32::try_from(n).map_err(|_| CliError::usage("depth", format!("--depth {n} is too deep")))
+}
+
+/// `--nodes N`: at least 1.
+pub fn nodes(text: &str) -> Result<u64, CliError> {
+    at_least_one("nodes", text, "")
+}
+
+/// `--time S`: a positive, finite number of seconds.
+pub fn seconds(text: &str) -> Result<f64, CliError> {
+    let s: f64 = text.trim().parse().map_err(|_| {
+        CliError::usage(
+            "time",
+            format!("--time must be a positive number of seconds, found `{text}`"),
+        )
+    })?;
+    if !(s.is_finite() && s > 0.0) {
+        return Err(CliError::usage(
+            "time",
+            format!("--time must be a positive number of seconds, found {s}"),
+        ));
+    }
+    Ok(s)
+}
+
+/// `--format` of `sow stats`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableFormat {
+    Csv,
+    Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_name_the_field() {
+        assert_eq!(games("0").unwrap_err().field.as_deref(), Some("games"));
+        assert_eq!(games("x").unwrap_err().field.as_deref(), Some("games"));
+        assert_eq!(
+            threads("0").unwrap_err().message,
+            "--threads must be at least 1"
+        );
+        assert_eq!(
+            hash_mb("0").unwrap_err().message,
+            "--hash must be at least 1 MiB"
+        );
+        assert_eq!(depth("0").unwrap_err().kind, "usage");
+        for bad in ["0", "-1", "inf", "NaN", "x"] {
+            assert_eq!(
+                seconds(bad).unwrap_err().field.as_deref(),
+                Some("time"),
+                "{bad}"
+            );
+        }
+        assert_eq!(seconds("0.5").unwrap(), 0.5);
+        assert_eq!(games("20").unwrap(), 20);
+    }
+}

@@ -1,0 +1,65 @@
+//! Writing files whole: to a temporary name, then renamed, so that an
+//! interrupted or failed command leaves no partial file behind.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A file that could not be written, with its path.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// `contents` written atomically as `dir/name`.
+pub fn write_in(dir: &Path, name: &str, contents: &str) -> Result<(), WriteError> {
+    write_atomic(&dir.join(name), contents.as_bytes())
+}
+
+/// Writes `contents` to `path` atomically, creating its directory.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
+    let fail = |source: std::io::Error| WriteError {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()
+    };
+    if let Err(e) = write() {
+        let _ = fs::remove_file(&tmp);
+        return Err(fail(e));
+    }
+    fs::rename(&tmp, path).map_err(fail)
+}
+
+/// Writes a report as `<stem>.json` (pretty-printed `model`) and
+/// `<stem>.md` in `dir`; returns their paths (Markdown first).
+pub fn write_report<T: serde::Serialize + ?Sized>(
+    dir: &Path,
+    stem: &str,
+    model: &T,
+    markdown: &str,
+) -> Result<(PathBuf, PathBuf), WriteError> {
+    let md_path = dir.join(format!("{stem}.md"));
+    let json_path = dir.join(format!("{stem}.json"));
+    write_atomic(
+        &json_path,
+        serde_json::to_string_pretty(model)
+            .expect("a report model serializes")
+            .as_bytes(),
+    )?;
+    write_atomic(&md_path, markdown.as_bytes())?;
+    Ok((md_path, json_path))
+}
