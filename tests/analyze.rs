@@ -38,6 +38,17 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
+/// `sow --json analyze FILE --db DIR`, parsed.
+fn analyze(file: &str, db: &std::path::Path) -> Value {
+    json_of(&sow(&[
+        "--json",
+        "analyze",
+        file,
+        "--db",
+        db.to_str().unwrap(),
+    ]))
+}
+
 /// Writes a game as a start line and one move per line.
 fn game_file(dir: &std::path::Path, start: &KpePosition, moves: &[KpeMove]) -> String {
     let mut text = format!("{start}\n");
@@ -101,13 +112,7 @@ fn a_planted_kpe_blunder_is_marked_with_its_loss_and_best_move() {
     let moves = perfect_game(&solution, start, 40, Some((at, worst)));
     let dir = temp("blunder");
     let file = game_file(&dir, &start, &moves);
-    let v = json_of(&sow(&[
-        "--json",
-        "analyze",
-        &file,
-        "--db",
-        dir.to_str().unwrap(),
-    ]));
+    let v = analyze(&file, &dir);
     let plies = v["plies"].as_array().unwrap();
     assert_eq!(plies.len(), moves.len());
     for p in plies {
@@ -145,13 +150,7 @@ fn a_game_of_perfect_moves_keeps_the_value_throughout() {
     let moves = perfect_game(&solution, start, 200, None);
     let dir = temp("perfect");
     let file = game_file(&dir, &start, &moves);
-    let v = json_of(&sow(&[
-        "--json",
-        "analyze",
-        &file,
-        "--db",
-        dir.to_str().unwrap(),
-    ]));
+    let v = analyze(&file, &dir);
     for side in ["S", "N"] {
         let p = &v["players"][side];
         assert_eq!(p["value_keeping"], 1.0, "{p}");
@@ -237,13 +236,7 @@ fn decided_at_matches_exhaustive_values_on_a_small_endgame() {
         }
         let dir = temp(&format!("decided-{seed}"));
         let file = game_file(&dir, &start, record.moves());
-        let v = json_of(&sow(&[
-            "--json",
-            "analyze",
-            &file,
-            "--db",
-            dir.to_str().unwrap(),
-        ]));
+        let v = analyze(&file, &dir);
         assert_eq!(
             v["decided_at"].as_u64().map(|x| x as usize),
             expected,

@@ -149,7 +149,7 @@ impl MarkCounts {
     }
 }
 
-/// One player's moves in sum.
+/// One player's moves in sum (a match's random opening plies left out).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PlayerSummary {
     /// Share (0 to 1) of the player's moves that kept the value (lost less
@@ -204,6 +204,9 @@ pub struct GameAnalysis {
     /// ended otherwise than its value said (a repetition, a record cut short).
     pub decided_at: Option<usize>,
     pub ending: Ending,
+    /// Plies at the start that no player chose (a match record's random
+    /// opening): annotated, but not in the players' summaries.
+    pub opening_plies: usize,
     /// Where the values come from.
     pub method: String,
     /// The marks' thresholds in stones of loss.
@@ -242,14 +245,25 @@ fn decided_from(positions: &[(i32, bool)], result: i32) -> Option<usize> {
     (k < positions.len()).then_some(k)
 }
 
-/// Annotates every ply of `record` with values from `oracle`. `names` are
-/// South's and North's players when known; `on_ply(done, total)` follows
-/// the work (one call per ply, then one for the last position).
+/// What is known of a game besides its moves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameInfo {
+    /// South's and North's players, when the record names them.
+    pub names: [Option<String>; 2],
+    /// Plies at the start that no player chose (a match's random opening):
+    /// annotated, but left out of the players' summaries.
+    pub opening_plies: usize,
+    /// Where the values come from, in words.
+    pub method: String,
+}
+
+/// Annotates every ply of `record` with values from `oracle`;
+/// `on_ply(done, total)` follows the work (one call per ply, then one for
+/// the last position).
 pub fn analyze_game<G: Game, O: Oracle<G>>(
     record: &GameRecord<G>,
     oracle: &mut O,
-    method: String,
-    names: [Option<String>; 2],
+    info: GameInfo,
     on_ply: &mut dyn FnMut(usize, usize),
 ) -> Result<GameAnalysis, SolveError> {
     let moves = record.moves();
@@ -267,16 +281,18 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
         let only = loss == 0 && j.others_best.is_some_and(|o| j.value - o >= t.inaccuracy);
         let mark = t.mark(loss).or(only.then_some(Mark::Only));
         let side = pos.side_to_move();
-        let summary = match side {
-            Side::South => &mut players.south,
-            Side::North => &mut players.north,
-        };
-        summary.moves += 1;
-        if let Some(m) = mark {
-            summary.marks.add(m);
+        if i >= info.opening_plies {
+            let summary = match side {
+                Side::South => &mut players.south,
+                Side::North => &mut players.north,
+            };
+            summary.moves += 1;
+            if let Some(m) = mark {
+                summary.marks.add(m);
+            }
+            losses[side.index()] += loss as i64;
+            keeping[side.index()] += t.keeps_value(loss) as usize;
         }
-        losses[side.index()] += loss as i64;
-        keeping[side.index()] += t.keeps_value(loss) as usize;
         let margin = south_margin(&pos, j.value);
         margins.push((margin, j.exact));
         plies.push(PlyAnalysis {
@@ -307,7 +323,7 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
             summary.mean_loss = Some(losses[side] as f64 / summary.moves as f64);
         }
     }
-    let [south_name, north_name] = names;
+    let [south_name, north_name] = info.names;
     players.south.name = south_name;
     players.north.name = north_name;
 
@@ -355,7 +371,8 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
             south_margin: last_margin,
             exact: last_exact,
         },
-        method,
+        opening_plies: info.opening_plies,
+        method: info.method,
         thresholds: ThresholdSet {
             exact: Thresholds::EXACT,
             estimate: Thresholds::ESTIMATE,

@@ -22,6 +22,9 @@ pub struct GameText {
     pub after: Vec<String>,
     /// South's and North's players, when the record names them.
     pub names: [Option<String>; 2],
+    /// Moves at the start that no player chose (a match record's random
+    /// `opening` plies).
+    pub opening_plies: usize,
 }
 
 /// Reads a game. `record` picks one game of a JSON-lines file: the object
@@ -169,6 +172,7 @@ fn from_json_lines(lines: &[&str], record: Option<usize>) -> Result<GameText, In
         }
     };
     let mut moves = strings(v, "opening", line)?;
+    let opening_plies = moves.len();
     moves.extend(strings(v, "moves", line)?);
     let name = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
     Ok(GameText {
@@ -176,6 +180,7 @@ fn from_json_lines(lines: &[&str], record: Option<usize>) -> Result<GameText, In
         moves,
         after: strings(v, "positions", line)?,
         names: [name("south"), name("north")],
+        opening_plies,
     })
 }
 
@@ -204,6 +209,7 @@ mod tests {
             (None, vec!["2".into(), "4".into(), "1".into()])
         );
         assert_eq!(g.names, [Some("a".to_string()), Some("b".to_string())]);
+        assert_eq!(g.opening_plies, 1);
         let g = parse_game_text(text, Some(1)).unwrap();
         assert_eq!(g.moves, ["3", "5"]);
         assert_eq!(

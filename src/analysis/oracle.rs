@@ -11,7 +11,7 @@ use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
 use crate::progress::Progress;
-use crate::search::{search, Limits, Searchable, TranspositionTable};
+use crate::search::{search, Limits, SearchResult, Searchable, TranspositionTable};
 use crate::solve::opening::LockedRegion;
 use crate::solve::solution::{Solution, SolveError};
 
@@ -236,14 +236,7 @@ impl<G: Searchable> Oracle<G> for SearchOracle {
     /// second budget, to tell whether it was the only one (`!`); this stops
     /// as soon as one of them comes within the inaccuracy threshold.
     fn judge(&mut self, pos: &G, played: &G::Move) -> Result<Judgement<G::Move>, SolveError> {
-        let root = search(
-            pos,
-            &self.limits,
-            self.threads,
-            &self.tt,
-            &self.stop,
-            &mut |_| {},
-        );
+        let root = self.root(pos);
         let depth = root.depth.max(1);
         let (mut value, mut best, root_exact) = (
             root.value,
@@ -279,31 +272,28 @@ impl<G: Searchable> Oracle<G> for SearchOracle {
     }
 
     fn value(&mut self, pos: &G) -> Result<(i32, bool), SolveError> {
-        let r = search(
-            pos,
-            &self.limits,
-            self.threads,
-            &self.tt,
-            &self.stop,
-            &mut |_| {},
-        );
+        let r = self.root(pos);
         Ok((r.value, r.exact))
     }
 
     fn best_move(&mut self, pos: &G) -> Result<Option<G::Move>, SolveError> {
-        let r = search(
+        Ok(self.root(pos).best)
+    }
+}
+
+impl SearchOracle {
+    /// A search of `pos` within the budget.
+    fn root<G: Searchable>(&self, pos: &G) -> SearchResult<G::Move> {
+        search(
             pos,
             &self.limits,
             self.threads,
             &self.tt,
             &self.stop,
             &mut |_| {},
-        );
-        Ok(r.best)
+        )
     }
-}
 
-impl SearchOracle {
     /// The best value of the moves other than `played` (see `judge`), or
     /// `None` when the budget ran out first or there is no other move.
     fn others_best<G: Searchable>(

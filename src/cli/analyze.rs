@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::{parse_any, AnyPosition, CliError, Out};
-use crate::analysis::annotate::{analyze_game, GameAnalysis};
+use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
 use crate::analysis::game_text::{parse_game_text, GameText};
 use crate::analysis::oracle::{Oracle, SearchOracle};
 use crate::files;
@@ -168,18 +168,26 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
             }
             let (record, ignored) = replay(p, &game)?;
             let mut oracle = super::eval::kpe_oracle(p, args.db.as_deref(), quiet)?;
-            let method = "exact, from the solved database".to_string();
-            analyze_and_print(&record, ignored, &mut oracle, method, game.names, args, out)
+            let info = GameInfo {
+                names: game.names,
+                opening_plies: game.opening_plies,
+                method: "exact, from the solved database".to_string(),
+            };
+            analyze_and_print(&record, ignored, &mut oracle, info, args, out)
         }
         AnyPosition::Kiothi(p) => {
             let (record, ignored) = replay(p, &game)?;
             let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
             let stop = crate::interrupt::ctrl_c_flag();
             let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop);
-            let method = format!(
-                "search, {seconds} s per position on {threads} thread(s) (exact where proved)"
-            );
-            analyze_and_print(&record, ignored, &mut oracle, method, game.names, args, out)
+            let info = GameInfo {
+                names: game.names,
+                opening_plies: game.opening_plies,
+                method: format!(
+                    "search, {seconds} s per position on {threads} thread(s) (exact where proved)"
+                ),
+            };
+            analyze_and_print(&record, ignored, &mut oracle, info, args, out)
         }
     }
 }
@@ -188,13 +196,12 @@ fn analyze_and_print<G: Game, O: Oracle<G>>(
     record: &GameRecord<G>,
     ignored: usize,
     oracle: &mut O,
-    method: String,
-    names: [Option<String>; 2],
+    info: GameInfo,
     args: &AnalyzeArgs,
     out: &mut Out,
 ) -> Result<(), CliError> {
     let bar = Progress::auto(out.quiet || out.json).bar(record.moves().len() as u64 + 1, "analyze");
-    let analysis = analyze_game(record, oracle, method, names, &mut |done, _| {
+    let analysis = analyze_game(record, oracle, info, &mut |done, _| {
         bar.set_position(done as u64)
     })?;
     bar.finish_and_clear();
@@ -240,6 +247,12 @@ fn print_text<G: Game>(
     out.line(format!("game     {}", a.game))?;
     out.line(format!("start    {}", a.start))?;
     out.line(format!("values   {}", a.method))?;
+    if a.opening_plies > 0 {
+        out.line(format!(
+            "opening  plies 1-{} are the record's random opening: marked, not in the players' summaries",
+            a.opening_plies
+        ))?;
+    }
     out.line(format!(
         "{:>4} {:<4} {:<26} {:>6} {:>6} {:>5} {:<4} {:<5} best",
         "ply", "side", "move", "value", "played", "loss", "mark", "exact"

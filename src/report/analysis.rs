@@ -40,7 +40,7 @@ pub fn value_graph(a: &GameAnalysis) -> String {
     }
     LineChart {
         title: format!("{}: value after each ply", a.game),
-        x_label: "ply".to_string(),
+        x_label: "plies played".to_string(),
         y_label: "stones (South's expected final margin)".to_string(),
         series,
         log2_x: false,
@@ -72,7 +72,7 @@ fn player_row(side: &str, p: &PlayerSummary) -> String {
 
 fn thresholds_text(t: &Thresholds) -> String {
     format!(
-        "`?!` from {} stones, `?` from {}, `??` from {}",
+        "`?!` from a loss of {}, `?` from {}, `??` from {} stones",
         t.inaccuracy, t.mistake, t.blunder
     )
 }
@@ -117,6 +117,13 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     let _ = writeln!(md, "Command: `{command}`\n");
     let _ = writeln!(md, "- start: `{}`", a.start);
     let _ = writeln!(md, "- values: {}", a.method);
+    if a.opening_plies > 0 {
+        let _ = writeln!(
+            md,
+            "- plies 1–{} are the record's random opening (no player chose them): marked, but not in the players' summaries",
+            a.opening_plies
+        );
+    }
     let _ = writeln!(md, "- result: {}", ending_text(a));
     let _ = writeln!(md, "- {}", decided_text(a));
     let _ = writeln!(
