@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::state::AppState;
-use crate::analysis::annotate::analyze_game;
+use crate::analysis::annotate::{analyze_game, GameInfo};
 use crate::analysis::evaluation::{kpe_evaluation, SearchEvaluation};
 use crate::analysis::game_text::GameText;
 use crate::analysis::levels::{level_move, Level};
@@ -206,19 +206,27 @@ pub fn analysis(
         AnyPosition::Kpe(p) => {
             let (record, _) = crate::cli::analyze::replay(p, game)?;
             with_kpe(state, p, |o| {
-                let method = "exact, from the solved database".to_string();
-                Ok(analyze_game(&record, o, method, names, &mut |_, _| {})?)
+                let info = GameInfo {
+                    names,
+                    opening_plies: game.opening_plies,
+                    method: "exact, from the solved database".to_string(),
+                };
+                Ok(analyze_game(&record, o, info, &mut |_, _| {})?)
             })?
         }
         AnyPosition::Kiothi(p) => {
             let (record, _) = crate::cli::analyze::replay(p, game)?;
             let limits = crate::search::Limits::seconds(seconds);
             let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop);
-            let method = format!(
-                "search, {seconds} s per position on {} thread(s) (exact where proved)",
-                budget.threads
-            );
-            analyze_game(&record, &mut oracle, method, names, &mut |_, _| {})?
+            let info = GameInfo {
+                names,
+                opening_plies: game.opening_plies,
+                method: format!(
+                    "search, {seconds} s per position on {} thread(s) (exact where proved)",
+                    budget.threads
+                ),
+            };
+            analyze_game(&record, &mut oracle, info, &mut |_, _| {})?
         }
     };
     Ok(serde_json::json!(a))
