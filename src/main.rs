@@ -65,13 +65,23 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// Solve a Kpé variant completely: endgame database and opening phase.
+    /// Solve a Kpé variant completely (endgame database and opening phase),
+    /// or prove the exact value of a Kiothi play-phase position.
     Solve {
-        /// `kpe` or `kpe:WxK`.
+        /// `kpe`, `kpe:WxK`, or a Kiothi position (quoted notation).
         game: String,
         /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
         #[arg(long, value_name = "DIR")]
         db: Option<PathBuf>,
+        /// Kiothi: stop after this many seconds with the proved bounds (default: no limit).
+        #[arg(long, value_name = "SECONDS")]
+        time: Option<f64>,
+        /// Kiothi: stop after this many nodes with the proved bounds.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Kiothi: table of proved bounds, in MiB.
+        #[arg(long, value_name = "MB", default_value_t = 512)]
+        hash: usize,
     },
     /// Evaluate a position: exact for Kpé, by deep search for Kiothi.
     Eval {
@@ -293,9 +303,24 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             depth,
             divide,
         } => cli::perft::run(&parse(position)?, *depth, *divide, out)?,
-        Command::Solve { game, db } => {
-            cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?
-        }
+        Command::Solve {
+            game,
+            db,
+            time,
+            nodes,
+            hash,
+        } => match game.trim_start().starts_with("kiothi") {
+            true => {
+                let args = cli::prove::ProveArgs {
+                    seconds: *time,
+                    nodes: *nodes,
+                    hash_mb: *hash,
+                    threads: cli.threads.unwrap_or_else(rayon::current_num_threads),
+                };
+                cli::prove::run(&sow::games::kiothi::parse_position(game)?, args, out)?
+            }
+            false => cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?,
+        },
         Command::Eval {
             position,
             db,

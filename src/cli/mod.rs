@@ -21,6 +21,7 @@ pub mod openings;
 pub mod output;
 pub mod perft;
 pub mod position;
+pub mod prove;
 pub mod report;
 pub mod search_eval;
 pub mod show;

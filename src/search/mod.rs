@@ -8,6 +8,7 @@
 //! scores 0 (endless play).
 
 pub mod agents;
+pub mod bounds;
 mod kiothi_eval;
 
 /// Random placements per pair of lifted pits among Kiothi opening candidates.
@@ -17,6 +18,7 @@ pub fn kiothi_random_samples() -> usize {
 mod kpe_eval;
 pub mod matches;
 pub mod negamax;
+pub mod prove;
 pub mod threads;
 pub mod tt;
 pub mod tune;
