@@ -32,8 +32,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-cargo build --release --quiet
-SOW=target/release/sow
+# SOW=path runs that binary instead of building target/release/sow.
+if [ -z "${SOW:-}" ]; then
+    cargo build --release --quiet
+    SOW=target/release/sow
+fi
 COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE"
 VERSION="$($SOW --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -24,28 +24,60 @@ pub struct Proved {
     /// Index (in `Searchable::search_moves` order) of the move that proved
     /// the last lower bound, for move ordering and the principal variation.
     pub best: Option<u16>,
+    /// The last test that stayed open (neither answer proved).
+    pub open: Option<Open>,
 }
 
-// data: lo i16 [0,16) | hi i16 [16,32) | best+1 u16 [32,48) | work u8 [48,56) | 1 [56]
+/// A test `V ≥ t` left open by a search `depth` plies deep, in a search
+/// mode (`need`, 0 to 3, the prover's): the same test at no greater depth
+/// would end the same way, unless new bounds were proved since.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Open {
+    pub t: i32,
+    pub depth: u32,
+    pub need: u8,
+}
+
+/// Bounds are stored with this offset in 10 bits: values in [-511, 512].
+const OFFSET: i32 = 511;
+/// Largest storable bound: no board holds more stones.
+pub const LIMIT: i32 = 512;
+
+fn field(v: i32) -> u64 {
+    (v.clamp(-OFFSET, LIMIT) + OFFSET) as u64
+}
+
+fn unfield(bits: u64) -> i32 {
+    (bits & 0x3FF) as i32 - OFFSET
+}
+
+// data: lo [0,10) | hi [10,20) | best+1 [20,32) | work 6 bits [32,38)
+//       | open t [38,48) | open depth+1 u8 [48,56) | open need [56,58) | 1 [58]
 fn pack(p: &Proved, work: u8) -> u64 {
-    (p.lo as i16 as u16 as u64)
-        | (p.hi as i16 as u16 as u64) << 16
-        | p.best.map_or(0, |b| b as u64 + 1) << 32
-        | (work as u64) << 48
-        | 1 << 56
+    let best = p.best.filter(|&b| b < 0xFFF).map_or(0, |b| b as u64 + 1);
+    let open = p.open.map_or(0, |o| {
+        field(o.t) << 38 | (o.depth.min(254) as u64 + 1) << 48 | (o.need as u64 & 3) << 56
+    });
+    field(p.lo) | field(p.hi) << 10 | best << 20 | (work.min(63) as u64) << 32 | open | 1 << 58
 }
 
 fn unpack(data: u64) -> Proved {
-    let best = (data >> 32) & 0xFFFF;
+    let best = (data >> 20) & 0xFFF;
+    let open_depth = (data >> 48) & 0xFF;
     Proved {
-        lo: data as u16 as i16 as i32,
-        hi: (data >> 16) as u16 as i16 as i32,
+        lo: unfield(data),
+        hi: unfield(data >> 10),
         best: (best != 0).then(|| best as u16 - 1),
+        open: (open_depth != 0).then(|| Open {
+            t: unfield(data >> 38),
+            depth: open_depth as u32 - 1,
+            need: ((data >> 56) & 3) as u8,
+        }),
     }
 }
 
 fn work_of(data: u64) -> u8 {
-    (data >> 48) as u8
+    ((data >> 32) & 63) as u8
 }
 
 /// The shared table of proved bounds. `Sync`: share it by reference.
@@ -57,6 +89,7 @@ pub struct BoundTable {
 impl BoundTable {
     /// A table of about `mb` mebibytes (16 bytes an entry, at least one bucket).
     pub fn new(mb: usize) -> Self {
+        // One 10-bit field per bound (see `pack`): no board exceeds LIMIT.
         let buckets = ((mb << 20) / (16 * BUCKET)).max(1);
         BoundTable {
             slots: (0..buckets * BUCKET)
@@ -101,6 +134,7 @@ impl BoundTable {
                     lo: p.lo.max(old.lo),
                     hi: p.hi.min(old.hi),
                     best: p.best.or(old.best),
+                    open: p.open.or(old.open),
                 };
                 // Sound bounds never cross; if they did (a hash collision of
                 // 64-bit keys), keep the newer proof rather than nonsense.
@@ -137,6 +171,7 @@ mod tests {
                 lo: -30,
                 hi: 12,
                 best: None,
+                open: None,
             },
             3,
         );
@@ -146,6 +181,11 @@ mod tests {
                 lo: -4,
                 hi: 40,
                 best: Some(7),
+                open: Some(Open {
+                    t: -3,
+                    depth: 9,
+                    need: 2,
+                }),
             },
             1,
         );
@@ -154,7 +194,12 @@ mod tests {
             Some(Proved {
                 lo: -4,
                 hi: 12,
-                best: Some(7)
+                best: Some(7),
+                open: Some(Open {
+                    t: -3,
+                    depth: 9,
+                    need: 2
+                }),
             })
         );
         assert_eq!(t.probe(43), None);
@@ -168,6 +213,7 @@ mod tests {
             lo: 0,
             hi: 0,
             best: None,
+            open: None,
         };
         for k in 1..=4u64 {
             t.store(k, p, 10 + k as u8);

@@ -56,7 +56,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::bounds::{BoundTable, Proved};
+use super::bounds::{BoundTable, Open, Proved};
 use super::negamax::Limits;
 use super::threads::search_fresh;
 use super::{Searchable, HISTORY_SLOTS};
@@ -157,6 +157,7 @@ struct Ctx<'a> {
 /// the pruning of a three-valued search; without it an open subtree would
 /// be searched in full to the horizon.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum Need {
     /// Either answer (the root, and a node whose moves all failed so far).
     Both,
@@ -248,22 +249,38 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     }
 
     /// The stored bounds of `pos`, within the trivial `[-B, B]`.
-    fn known(&self, pos: &G, key: u64) -> (i32, i32, Option<u16>) {
+    fn known(&self, pos: &G, key: u64) -> Proved {
         let b = pos.board_total() as i32;
         match self.ctx.table.probe(key) {
-            Some(p) => (p.lo.max(-b), p.hi.min(b), p.best),
-            None => (-b, b, None),
+            Some(p) => Proved {
+                lo: p.lo.max(-b),
+                hi: p.hi.min(b),
+                ..p
+            },
+            None => Proved {
+                lo: -b,
+                hi: b,
+                best: None,
+                open: None,
+            },
         }
     }
 
-    fn store(&self, key: u64, lo: i32, hi: i32, best: Option<usize>, nodes_before: u64) {
+    fn store(&self, key: u64, p: Proved, nodes_before: u64) {
         let spent = self.local_nodes.saturating_sub(nodes_before).max(1);
-        let best = best.filter(|&i| i < u16::MAX as usize).map(|i| i as u16);
-        self.ctx.table.store(
-            key,
-            Proved { lo, hi, best },
-            64 - spent.leading_zeros() as u8,
-        );
+        self.ctx
+            .table
+            .store(key, p, 64 - spent.leading_zeros() as u8);
+    }
+
+    fn store_exact(&self, key: u64, v: i32, nodes_before: u64) {
+        let p = Proved {
+            lo: v,
+            hi: v,
+            best: None,
+            open: None,
+        };
+        self.store(key, p, nodes_before);
     }
 
     /// The children of the node on top of the line with their known bounds
@@ -280,8 +297,8 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
                         (0, 0)
                     }
                     None => {
-                        let (l, h, _) = self.known(&child, key);
-                        (l, h)
+                        let p = self.known(&child, key);
+                        (p.lo, p.hi)
                     }
                 };
                 Kid {
@@ -364,8 +381,13 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
                 rep: i,
             };
         }
-        let (mut lo, mut hi, tt_best) = self.known(pos, key);
-        if lo >= t || hi < t {
+        let stored = self.known(pos, key);
+        let (mut lo, mut hi, tt_best) = (stored.lo, stored.hi, stored.best);
+        // Decided, or left open by as deep a search of the same test.
+        let same_open = stored.open.is_some_and(|o| {
+            o.t == t && o.depth >= depth && (o.need == Need::Both as u8 || o.need == need as u8)
+        });
+        if lo >= t || hi < t || same_open {
             return Iv {
                 lo,
                 hi,
@@ -376,7 +398,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         if depth == 0 {
             if pos.is_over() {
                 let v = pos.terminal_value();
-                self.store(key, v, v, None, nodes_before);
+                self.store_exact(key, v, nodes_before);
                 return Iv {
                     lo: v,
                     hi: v,
@@ -392,7 +414,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         let moves = pos.search_moves();
         if moves.is_empty() {
             let v = pos.terminal_value();
-            self.store(key, v, v, None, nodes_before);
+            self.store_exact(key, v, nodes_before);
             return Iv {
                 lo: v,
                 hi: v,
@@ -404,6 +426,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         let mut kids = self.kids(pos, moves, &mut rep);
         let order = self.order(&kids, t, tt_best, ply);
         let mut proved_by = None;
+        let asked = need;
         let mut need = need;
         if !kids.iter().any(|k| k.lo >= t) {
             for i in order {
@@ -446,8 +469,16 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         lo = lo.max(best_lo);
         hi = hi.min(all_hi);
         if rep >= ply {
-            let best = proved_by.or((best_lo > -b).then_some(best_idx));
-            self.store(key, lo, hi, best, nodes_before);
+            let best = proved_by
+                .or((best_lo > -b).then_some(best_idx))
+                .filter(|&i| i < u16::MAX as usize)
+                .map(|i| i as u16);
+            let open = (lo < t && t <= hi && !self.aborted).then_some(Open {
+                t,
+                depth,
+                need: asked as u8,
+            });
+            self.store(key, Proved { lo, hi, best, open }, nodes_before);
             rep = NONE_REP;
         }
         Iv { lo, hi, rep }
@@ -552,7 +583,16 @@ pub fn prove<G: Searchable>(
             });
         }
     }
-    table.store(root_key, Proved { lo, hi, best: None }, u8::MAX);
+    table.store(
+        root_key,
+        Proved {
+            lo,
+            hi,
+            best: None,
+            open: None,
+        },
+        u8::MAX,
+    );
     let (best, pv) = if lo == hi {
         let pv = principal_variation(root, lo, table);
         (pv.first().copied(), pv)
@@ -606,7 +646,7 @@ fn root_test<G: Searchable>(
             k.hi = k.hi.min(f.hi);
         }
     }
-    let (_, _, tt_best) = workers[0].known(root, root_key);
+    let tt_best = workers[0].known(root, root_key).best;
     let order = if kids.iter().any(|k| k.lo >= t) {
         Vec::new()
     } else {
@@ -663,7 +703,16 @@ fn root_test<G: Searchable>(
         .enumerate()
         .max_by_key(|&(i, k)| (k.lo, std::cmp::Reverse(i)))
         .map(|(i, _)| i as u16);
-    ctx.table.store(root_key, Proved { lo, hi, best }, u8::MAX);
+    ctx.table.store(
+        root_key,
+        Proved {
+            lo,
+            hi,
+            best,
+            open: None,
+        },
+        u8::MAX,
+    );
     Iv { lo, hi, rep }
 }
 
