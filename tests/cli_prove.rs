@@ -7,6 +7,8 @@ use serde_json::Value;
 
 /// Six plies before the end of an engine game.
 const LATE: &str = "kiothi 0,0,0,0,0,0,0,1,1,1,0,0,0,0,0,0,0,1,1,1 S play 29 25";
+/// Twelve plies before the end of an engine game (about 500,000 nodes).
+const HARDER: &str = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14";
 
 fn sow(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sow"))
@@ -48,10 +50,10 @@ fn solve_kiothi_gives_the_contract_keys() {
 
 #[test]
 fn a_node_cap_gives_proved_bounds() {
-    let exact = json_of(&sow(&["--json", "solve", LATE]))["value"]
+    let exact = json_of(&sow(&["--json", "solve", HARDER]))["value"]
         .as_i64()
         .unwrap();
-    let v = json_of(&sow(&["--json", "solve", "--nodes", "1", LATE]));
+    let v = json_of(&sow(&["--json", "solve", "--nodes", "2000", HARDER]));
     assert_eq!(v["exact"], false, "{v}");
     assert_eq!(v["value"], Value::Null);
     assert_eq!(v["interrupted"], true);
