@@ -317,7 +317,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
                     hash_mb: *hash,
                     threads: cli.threads.unwrap_or_else(rayon::current_num_threads),
                 };
-                cli::prove::run(&sow::games::kiothi::parse_position(game)?, args, out)?
+                let pos = sow::games::kiothi::parse_position(game).map_err(CliError::from)?;
+                cli::prove::run(&pos, args, out)?
             }
             false => cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?,
         },

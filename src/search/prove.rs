@@ -71,6 +71,9 @@ const INF: i32 = 1 << 20;
 const CHECK: u64 = 64;
 /// Nodes between two updates of the shared node count.
 const FLUSH: u64 = 1024;
+/// Nodes with at least this many plies left order their moves by the
+/// engine's evaluation of the children.
+const EVAL_ORDER_DEPTH: u32 = 4;
 /// No repetition took part: the result can be stored.
 const NONE_REP: usize = usize::MAX;
 
@@ -315,7 +318,17 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
 
     /// The moves worth searching for `V ≥ t` (those whose upper bound
     /// reaches `t`), best first.
-    fn order(&self, kids: &[Kid<G>], t: i32, tt_best: Option<u16>, ply: usize) -> Vec<usize> {
+    fn order(
+        &self,
+        kids: &[Kid<G>],
+        t: i32,
+        tt_best: Option<u16>,
+        ply: usize,
+        depth: u32,
+    ) -> Vec<usize> {
+        // Far from the horizon a subtree is worth the engine's estimate of
+        // each child (`Searchable::evaluate`, the tuned evaluation) first.
+        let deep = depth >= EVAL_ORDER_DEPTH;
         let side = self
             .path
             .last()
@@ -328,6 +341,16 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             .map(|(i, k)| {
                 let score = if tt_best == Some(i as u16) {
                     i64::MAX
+                } else if deep {
+                    let estimate = (k.gain - k.pos.evaluate()).clamp(-1000, 1000) as i64;
+                    let killer = if killers[0] == Some(k.mv) {
+                        2
+                    } else {
+                        (killers[1] == Some(k.mv)) as i64
+                    };
+                    (estimate + 1000) << 34
+                        | killer << 32
+                        | self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
                 } else if k.gain > 0 {
                     1 << 40 | (k.gain as i64) << 20
                 } else if killers[0] == Some(k.mv) {
@@ -424,7 +447,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         self.path.push((key, pos.clone()));
         let mut rep = NONE_REP;
         let mut kids = self.kids(pos, moves, &mut rep);
-        let order = self.order(&kids, t, tt_best, ply);
+        let order = self.order(&kids, t, tt_best, ply, depth);
         let mut proved_by = None;
         let asked = need;
         let mut need = need;
@@ -650,7 +673,7 @@ fn root_test<G: Searchable>(
     let order = if kids.iter().any(|k| k.lo >= t) {
         Vec::new()
     } else {
-        workers[0].order(kids, t, tt_best, 0)
+        workers[0].order(kids, t, tt_best, 0, depth)
     };
     let next = AtomicUsize::new(0);
     // Set once a root move is left open: later moves only look for "yes".
