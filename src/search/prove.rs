@@ -276,7 +276,9 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             .store(key, p, 64 - spent.leading_zeros() as u8);
     }
 
-    fn store_exact(&self, key: u64, v: i32, nodes_before: u64) {
+    /// A finished game: its sweep (RULES §2.10), stored as exact.
+    fn game_over(&self, pos: &G, key: u64, nodes_before: u64) -> Iv {
+        let v = pos.terminal_value();
         let p = Proved {
             lo: v,
             hi: v,
@@ -284,6 +286,11 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             open: None,
         };
         self.store(key, p, nodes_before);
+        Iv {
+            lo: v,
+            hi: v,
+            rep: NONE_REP,
+        }
     }
 
     /// The children of the node on top of the line with their known bounds
@@ -419,30 +426,18 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         }
         let nodes_before = self.local_nodes;
         if depth == 0 {
-            if pos.is_over() {
-                let v = pos.terminal_value();
-                self.store_exact(key, v, nodes_before);
-                return Iv {
-                    lo: v,
-                    hi: v,
+            return match pos.is_over() {
+                true => self.game_over(pos, key, nodes_before),
+                false => Iv {
+                    lo,
+                    hi,
                     rep: NONE_REP,
-                };
-            }
-            return Iv {
-                lo,
-                hi,
-                rep: NONE_REP,
+                },
             };
         }
         let moves = pos.search_moves();
         if moves.is_empty() {
-            let v = pos.terminal_value();
-            self.store_exact(key, v, nodes_before);
-            return Iv {
-                lo: v,
-                hi: v,
-                rep: NONE_REP,
-            };
+            return self.game_over(pos, key, nodes_before);
         }
         self.path.push((key, pos.clone()));
         let mut rep = NONE_REP;
