@@ -102,6 +102,10 @@ enum Command {
         /// Transposition table size in MiB (search).
         #[arg(long, value_name = "MB", default_value_t = 256)]
         hash: usize,
+        /// The N best moves with values and lines (by search: each move's
+        /// child searched to the same depth, sharing the budget).
+        #[arg(long, value_name = "N")]
+        multipv: Option<usize>,
     },
     /// Opening report of a game, written as Markdown and JSON under --out.
     Openings {
@@ -230,6 +234,12 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Analyse a played game: every ply valued and marked (?? ? ?! !),
+    /// per-player summaries, the ply at which the result was decided.
+    Analyze(cli::analyze::AnalyzeArgs),
+    /// Play against the oracle in the terminal (commands: a move, hint,
+    /// undo, flip, save FILE, quit).
+    Play(cli::play::PlayArgs),
     /// Tune the Kiothi evaluation: self-play data, then a least-squares fit.
     Tune {
         /// `kiothi` or `kiothi:five` (the start of the self-play games).
@@ -294,7 +304,10 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             .build_global()
             .map_err(|e| CliError::usage("threads", format!("cannot start {n} threads: {e}")))?;
     }
+    let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
     match &cli.command {
+        Command::Analyze(args) => cli::analyze::run(args, threads, out)?,
+        Command::Play(args) => cli::play::run(args, threads, out)?,
         Command::Show { position } => cli::show::run(&parse(position)?, out)?,
         Command::Moves { position, all } => cli::moves::run(&parse(position)?, *all, out)?,
         Command::Apply { position, moves } => cli::apply::run(&parse(position)?, moves, out)?,
@@ -329,6 +342,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             time,
             nodes,
             hash,
+            multipv,
         } => {
             let budget = cli::search_eval::Budget {
                 depth: *depth,
@@ -340,10 +354,10 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             let searched = depth.is_some() || time.is_some() || nodes.is_some();
             match parse(position)? {
                 cli::AnyPosition::Kpe(p) if !searched => {
-                    cli::eval::run_kpe(&p, db.as_deref(), out)?
+                    cli::eval::run_kpe(&p, db.as_deref(), *multipv, out)?
                 }
-                cli::AnyPosition::Kpe(p) => cli::search_eval::run(&p, budget, out)?,
-                cli::AnyPosition::Kiothi(p) => cli::search_eval::run(&p, budget, out)?,
+                cli::AnyPosition::Kpe(p) => cli::search_eval::run(&p, budget, *multipv, out)?,
+                cli::AnyPosition::Kiothi(p) => cli::search_eval::run(&p, budget, *multipv, out)?,
             }
         }
         Command::Match {

@@ -5,6 +5,7 @@
 //! Output goes through [`Out`], which writes either human text or exactly one
 //! JSON object; errors are [`CliError`]s, printed by [`Out::fail`].
 
+pub mod analyze;
 pub mod apply;
 pub mod board;
 pub mod eval;
@@ -20,6 +21,7 @@ pub mod moves;
 pub mod openings;
 pub mod output;
 pub mod perft;
+pub mod play;
 pub mod position;
 pub mod prove;
 pub mod report;
