@@ -22,6 +22,7 @@ pub mod output;
 pub mod perft;
 pub mod play;
 pub mod position;
+pub mod prove;
 pub mod report;
 pub mod search_eval;
 pub mod serve;

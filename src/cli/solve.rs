@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::game_arg::GameArg;
+use super::game_arg::parse_kpe_game;
 use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
@@ -16,17 +16,47 @@ use crate::solve::solution::Solution;
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
-    /// `kpe` or `kpe:WxK`.
-    #[arg(value_parser = super::game_arg::parse_game)]
-    pub game: GameArg,
+    /// `kpe`, `kpe:WxK`, or a Kiothi play-phase position (quoted notation)
+    /// whose exact value is proved.
+    pub game: String,
     /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
+    /// Kiothi: stop after this many seconds with the proved bounds (default: no limit).
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    pub time: Option<f64>,
+    /// Kiothi: stop after this many nodes with the proved bounds.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Kiothi: table of proved bounds, in MiB.
+    #[arg(long, value_name = "MB", default_value_t = 512, value_parser = super::args::hash_mb)]
+    pub hash: usize,
 }
 
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        run(self.game.kpe()?, self.db.as_deref(), out)
+        if self.game.trim_start().starts_with("kiothi") {
+            let args = super::prove::ProveArgs {
+                seconds: self.time,
+                nodes: self.nodes,
+                hash_mb: self.hash,
+                threads: rayon::current_num_threads(),
+            };
+            let pos = crate::games::kiothi::parse_position(&self.game).map_err(CliError::from)?;
+            return super::prove::run(&pos, args, out);
+        }
+        for (flag, given) in [
+            ("time", self.time.is_some()),
+            ("nodes", self.nodes.is_some()),
+        ] {
+            if given {
+                return Err(CliError::usage(
+                    flag,
+                    format!("--{flag} is for proving a Kiothi position; a Kpé solve always runs to the end"),
+                ));
+            }
+        }
+        run(parse_kpe_game(&self.game)?, self.db.as_deref(), out)
     }
 }
 

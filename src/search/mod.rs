@@ -8,6 +8,7 @@
 //! scores 0 (endless play).
 
 pub mod agents;
+pub mod bounds;
 pub mod hand_eval;
 pub mod kiothi_eval;
 
@@ -17,6 +18,7 @@ pub fn kiothi_random_samples() -> usize {
 }
 mod kpe_eval;
 pub mod negamax;
+pub mod prove;
 pub mod threads;
 pub mod tt;
 pub mod zobrist;

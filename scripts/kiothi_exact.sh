@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# How far from the end of real Kiothi games the exact prover reaches:
+# writes results/kiothi/exact.md and results/kiothi/exact.json.
+#
+# Selection (deterministic): the first GAMES (default 6) games that ended
+# with no legal move (`"end":"over"`) in FILE (default: the games of the two
+# strongest engines, results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl).
+# For each game, the position DISTANCE plies before its last position is
+# given to `sow solve --json --time LIMIT` (default 60 s, all cores) for
+# DISTANCE = 4, 8, 12, ... until one is not proved exact within the limit;
+# then the distance 2 plies shorter is tried. The deepest distance proved
+# exact within the limit is the game's result. Distances stop at the end of
+# the opening (the first two plies) and at MAX_DISTANCE (default 60).
+#
+# Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GAMES=6
+FILE=results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl
+LIMIT=60
+OUT=results
+MAX_DISTANCE=60
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --games) GAMES="$2"; shift 2 ;;
+        --file) FILE="$2"; shift 2 ;;
+        --limit) LIMIT="$2"; shift 2 ;;
+        --out) OUT="$2"; shift 2 ;;
+        --max-distance) MAX_DISTANCE="$2"; shift 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance)" >&2; exit 2 ;;
+    esac
+done
+
+# SOW=path runs that binary instead of building target/release/sow.
+if [ -z "${SOW:-}" ]; then
+    cargo build --release --quiet
+    SOW=target/release/sow
+fi
+COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE"
+VERSION="$($SOW --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+MACHINE="$(uname -sm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB"
+LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
+# What else was running (the processes using the most CPU, names only).
+OTHERS="$(ps -eo pcpu=,comm= --sort=-pcpu | awk '$1 > 5 {print $2}' | sort | uniq -c | sort -rn | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')"
+START=$(date +%s)
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+games_json="$tmp/games.jsonl"
+: > "$games_json"
+
+# `sow solve` on the position `distance` plies before the end of the game
+# whose moves are in $tmp/moves; prints one JSON object with the distance.
+try_distance() {
+    local distance=$1 plies=$2
+    local keep=$((plies - distance))
+    local pos
+    pos="$($SOW apply -q kiothi $(head -n "$keep" "$tmp/moves" | tr '\n' ' ') | tail -n 1)"
+    $SOW solve --json --time "$LIMIT" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
+}
+
+index=0
+while IFS= read -r line && [ "$index" -lt "$GAMES" ]; do
+    [ "$(jq -r .end <<<"$line")" = over ] || continue
+    game=$(jq -r .game <<<"$line")
+    plies=$(jq -r .plies <<<"$line")
+    jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
+    tries="$tmp/tries.jsonl"
+    : > "$tries"
+    deepest=0
+    failed=0
+    distance=4
+    while [ "$distance" -le "$MAX_DISTANCE" ] && [ $((plies - distance)) -ge 2 ]; do
+        r="$(try_distance "$distance" "$plies")"
+        echo "$r" >> "$tries"
+        echo "game $game ($plies plies): distance $distance: $(jq -r '"exact \(.exact) value \(.value) [\(.lower), \(.upper)] \(.nodes) nodes \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+        if [ "$(jq -r .exact <<<"$r")" = true ]; then
+            deepest=$distance
+            distance=$((distance + 4))
+        else
+            failed=$distance
+            break
+        fi
+    done
+    if [ "$failed" -gt 0 ] && [ $((failed - 2)) -gt "$deepest" ]; then
+        r="$(try_distance $((failed - 2)) "$plies")"
+        echo "$r" >> "$tries"
+        echo "game $game: distance $((failed - 2)): $(jq -r '"exact \(.exact) \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+        if [ "$(jq -r .exact <<<"$r")" = true ]; then
+            deepest=$((failed - 2))
+        fi
+    fi
+    jq -c -n --argjson game "$game" --argjson plies "$plies" --argjson deepest "$deepest" \
+        --arg south "$(jq -r .south <<<"$line")" --arg north "$(jq -r .north <<<"$line")" \
+        --slurpfile tries "$tries" \
+        '{game: $game, south: $south, north: $north, plies: $plies, deepest_exact: $deepest, tries: $tries}' >> "$games_json"
+    index=$((index + 1))
+done < "$FILE"
+
+SECONDS_TOTAL=$(( $(date +%s) - START ))
+LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
+mkdir -p "$OUT/kiothi"
+json="$OUT/kiothi/exact.json"
+md="$OUT/kiothi/exact.md"
+jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
+    --arg file "$FILE" --argjson limit "$LIMIT" --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" \
+    --arg others "$OTHERS" --argjson seconds "$SECONDS_TOTAL" --slurpfile games "$games_json" \
+    '{command: $command, version: $version, date: $date, machine: $machine, file: $file,
+      limit_seconds: $limit, run_seconds: $seconds,
+      load_average: {start: $load_start, end: $load_end}, other_processes: $others,
+      games: $games}' > "$tmp/exact.json"
+
+{
+    echo "# Kiothi: exact values near the end of engine games"
+    echo
+    echo "How many plies before the end of a real game \`sow solve\` proves the exact"
+    echo "value within $LIMIT s. Written by \`$COMMAND\`."
+    echo
+    echo "- version: $VERSION"
+    echo "- date: $DATE, run time $SECONDS_TOTAL s"
+    echo "- machine: $MACHINE"
+    echo "- load average at start / end: $LOAD_START / $LOAD_END; processes using more than 5% CPU at the start: $OTHERS."
+    echo "  The machine was shared (other builds and tests ran at the same time): the times are inflated."
+    echo "- games: the first $GAMES games that ended with no legal move in \`$FILE\`"
+    echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT\`"
+    echo "  (both cores), DISTANCE = 4, 8, 12, ... until one is not exact in time, then 2 less."
+    echo
+    echo "| game | South | North | plies | deepest exact (plies before the end) | value there | time there (s) | nodes there |"
+    echo "|---:|---|---|---:|---:|---:|---:|---:|"
+    jq -r '.games[] | . as $g | ([.tries[] | select(.distance == $g.deepest_exact)] | first) as $t
+        | "| \(.game) | \(.south) | \(.north) | \(.plies) | \(.deepest_exact) | \($t.value // "-") | \(if $t then ($t.seconds*100|round/100) else "-" end) | \($t.nodes // "-") |"' "$tmp/exact.json"
+    echo
+    echo "Every try (distance: value or proved bounds, time, nodes):"
+    echo
+    echo "| game | distance | exact | value | lower | upper | seconds | nodes | depth |"
+    echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|"
+    jq -r '.games[] | .game as $g | .tries[]
+        | "| \($g) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \(.nodes) | \(.depth) |"' "$tmp/exact.json"
+} > "$tmp/exact.md"
+
+mv "$tmp/exact.json" "$json"
+mv "$tmp/exact.md" "$md"
+echo "wrote $json and $md" >&2

@@ -1,0 +1,153 @@
+//! `sow solve '<kiothi position>'`: the exact value of a late Kiothi
+//! position by the prover (`search::prove`): no time limit unless `--time`
+//! or `--nodes` is given, the proved bounds on a spinner on a terminal, and
+//! on Ctrl-C (or a limit) the best proved lower and upper bounds.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use super::search_eval::check_seconds;
+use super::{CliError, Out};
+use crate::games::kiothi::KiothiPosition;
+use crate::search::bounds::BoundTable;
+use crate::search::prove::{prove, ProveLimits, ProveProgress};
+use crate::Game;
+
+/// The options of `solve` for a Kiothi position.
+#[derive(Clone, Copy, Debug)]
+pub struct ProveArgs {
+    pub seconds: Option<f64>,
+    pub nodes: Option<u64>,
+    pub hash_mb: usize,
+    pub threads: usize,
+}
+
+/// The `--json` object (and the data of the human output).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProveReport {
+    pub position: String,
+    /// The exact value for the mover (RULES §0), `null` when not proved.
+    pub value: Option<i32>,
+    pub best: Option<String>,
+    pub pv: Vec<String>,
+    pub exact: bool,
+    /// Proved bounds on the value (equal when exact).
+    pub lower: i32,
+    pub upper: i32,
+    /// The final margin of the game for the mover (prisons so far plus the
+    /// value), when exact.
+    pub final_margin: Option<i32>,
+    /// Deepest iteration of the prover, in plies.
+    pub depth: u32,
+    pub nodes: u64,
+    pub seconds: f64,
+    /// Stopped by Ctrl-C, `--time` or `--nodes` before the value was exact.
+    pub interrupted: bool,
+}
+
+/// Proves `pos` and prints the report.
+pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), CliError> {
+    check_seconds(args.seconds)?;
+    if args.nodes == Some(0) {
+        return Err(CliError::usage("nodes", "--nodes must be at least 1"));
+    }
+    if args.hash_mb == 0 {
+        return Err(CliError::usage("hash", "--hash must be at least 1 MiB"));
+    }
+    if pos.is_opening() {
+        return Err(CliError::new(
+            "unsupported",
+            Some("position"),
+            format!(
+                "the prover solves play-phase positions (turn 3 on); this opening turn alone has {} moves, \
+                 far beyond an exact proof (use `sow eval` or `sow openings kiothi` for estimates)",
+                pos.move_count()
+            ),
+        ));
+    }
+    let table = BoundTable::new(args.hash_mb);
+    let stop = crate::interrupt::ctrl_c_flag();
+    let bar = spinner(out.quiet || out.json);
+    let limits = ProveLimits {
+        nodes: args.nodes,
+        seconds: args.seconds,
+    };
+    let proof = prove(pos, &limits, args.threads.max(1), &table, &stop, &mut |p| {
+        bar.set_message(progress_line(p))
+    });
+    bar.finish_and_clear();
+    let me = pos.side_to_move().index();
+    let prisons = pos.captured();
+    let report = ProveReport {
+        position: pos.to_string(),
+        value: proof.value(),
+        best: proof.best.map(|m| m.to_string()),
+        pv: proof.pv.iter().map(|m| m.to_string()).collect(),
+        exact: proof.exact(),
+        lower: proof.lower,
+        upper: proof.upper,
+        final_margin: proof
+            .value()
+            .map(|v| prisons[me] as i32 - prisons[1 - me] as i32 + v),
+        depth: proof.depth,
+        nodes: proof.nodes,
+        seconds: proof.seconds,
+        interrupted: proof.interrupted || (stop.load(Ordering::SeqCst) && !proof.exact()),
+    };
+    if out.json {
+        let value = serde_json::to_value(&report)
+            .map_err(|e| CliError::new("io", None, format!("encoding JSON: {e}")))?;
+        return out.json(&value);
+    }
+    print_human(pos, &report, out)
+}
+
+fn progress_line(p: &ProveProgress) -> String {
+    format!(
+        "depth {}  value in [{:+}, {:+}]  nodes {}  {:.1} s",
+        p.depth, p.lower, p.upper, p.nodes, p.seconds
+    )
+}
+
+/// A spinner on stderr, hidden when `quiet` or when stderr is not a terminal.
+fn spinner(quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} proving: {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(), CliError> {
+    if r.interrupted {
+        out.line("interrupted: the bounds proved so far")?;
+    }
+    out.line(format!("position {}", r.position))?;
+    let side = format!("{:?}", pos.side_to_move());
+    match r.value {
+        Some(v) => out.line(format!(
+            "value    {v:+} for {side} to move (exact; depth {}, {} nodes, {:.1} s)",
+            r.depth, r.nodes, r.seconds
+        ))?,
+        None => out.line(format!(
+            "value    between {:+} and {:+} for {side} to move (proved bounds; depth {}, {} nodes, {:.1} s)",
+            r.lower, r.upper, r.depth, r.nodes, r.seconds
+        ))?,
+    }
+    out.line(format!("best     {}", r.best.as_deref().unwrap_or("-")))?;
+    out.line(format!("pv       {}", r.pv.join(" ")))?;
+    if let Some(m) = r.final_margin {
+        out.line(format!(
+            "final    margin {m:+} for {side} (prisons so far plus the value)"
+        ))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,768 @@
+//! Exact values of late positions (`sow solve '<kiothi position>'`).
+//!
+//! # Method
+//! Null-window tests over proved bounds, driven MTD(f)-style inside
+//! iterative deepening:
+//!
+//! - A **test** `V ≥ t?` at depth `d` returns an interval `[lo, hi]` that is
+//!   *proved* to hold the true value `V` (RULES §0: the future margin for the
+//!   mover). It answers the test when `lo ≥ t` or `hi < t`, and is
+//!   inconclusive otherwise. Nothing is estimated: a non-terminal position
+//!   at the horizon is only known to lie in `[-B, B]` (`B` = stones on the
+//!   board, all a player can still gain or lose), and a move capturing `g`
+//!   stones is worth `g - V(child)`, so captures along the line narrow the
+//!   bounds exactly. Every interval any call returns is sound, also when a
+//!   node cap or Ctrl-C cuts a test short: that is what lets an interrupted
+//!   solve print proved lower and upper bounds.
+//! - Proved bounds go to a shared [`BoundTable`], valid at every depth, so
+//!   each deepening only searches what is still open. Before searching a
+//!   node's moves, every child's stored bounds are looked up (enhanced
+//!   transposition cutoffs): one child proved bad enough for the opponent
+//!   answers the test at once, and the children's upper bounds together may
+//!   refute it without a search. Moves that cannot reach the threshold are
+//!   skipped. The rest are ordered as in the engine (`negamax.rs`): the
+//!   move that proved the node before, captures by size, killer moves, the
+//!   history heuristic.
+//! - The root driver keeps the proved root interval `[lo, hi]` and a guess
+//!   `c` (first from a short engine search): at each depth it tests
+//!   `V ≥ c + 1` and `V ≥ c`, moves `c` to the fail-soft bound a test
+//!   returns, and goes one ply deeper when both tests are inconclusive. The
+//!   value is exact when `lo = hi`.
+//! - Both cores: the root's moves are shared between the threads (an atomic
+//!   index); the first thread to prove the root's test cancels the others.
+//!   Each thread keeps its own line (for repetitions), killers and history.
+//!
+//! # Repetitions (graph-history interaction)
+//! RULES §0: a line that never ends scores 0 for the stones on the board.
+//! As in the engine, a position that repeats one on the current line is
+//! scored 0 there (no stone can have been captured on the way: a capture
+//! empties the board for good, so a repeated board means nothing was
+//! gained in between). Such a score depends on the line: a bound derived
+//! from a repetition of a position *above* the node is not stored (for the
+//! node or any ancestor below the repeated one); a bound whose repetitions
+//! all return to the node itself or below is stored, since it is what a
+//! search started at that node finds. This is the usual "first repetition =
+//! endless play" convention, under which the root's value is the
+//! game-theoretic value of the graph game (each player can repeat a winning
+//! choice). The tests compare the prover with a plain exhaustive minimax
+//! over the same convention, and with the exact Kpé database.
+//!
+//! # Scope
+//! The prover works for any [`Searchable`] game whose `search_moves` are all
+//! the legal moves. A Kiothi opening (hundreds of millions of moves, of which
+//! `search_moves` is a selection) cannot be proved: the command refuses it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::bounds::{BoundTable, Open, Proved};
+use super::negamax::Limits;
+use super::threads::search_fresh;
+use super::{Searchable, HISTORY_SLOTS};
+
+/// Deepest iteration: far beyond any Kiothi late game.
+pub const MAX_DEPTH: u32 = 1000;
+
+/// Larger than any bound (boards hold at most 128 stones).
+const INF: i32 = 1 << 20;
+
+/// Nodes between two stop checks.
+const CHECK: u64 = 64;
+/// Nodes between two updates of the shared node count.
+const FLUSH: u64 = 1024;
+/// Nodes with at least this many plies left order their moves by the
+/// engine's evaluation of the children.
+const EVAL_ORDER_DEPTH: u32 = 4;
+/// No repetition took part: the result can be stored.
+const NONE_REP: usize = usize::MAX;
+
+/// When to give up proving. `Default`: never (until exact or Ctrl-C).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProveLimits {
+    /// Node budget (all threads together).
+    pub nodes: Option<u64>,
+    /// Wall-clock budget in seconds.
+    pub seconds: Option<f64>,
+}
+
+/// What was proved about the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proof<M> {
+    /// The true value (RULES §0, for the mover) is at least this ...
+    pub lower: i32,
+    /// ... and at most this; exact when both are equal.
+    pub upper: i32,
+    /// A best move when exact; otherwise the move with the best proved
+    /// lower bound. `None` when the game is over at the root.
+    pub best: Option<M>,
+    /// When exact, a line of best moves (followed through the table while it
+    /// holds proofs, stopped at a repetition); otherwise just `best`.
+    pub pv: Vec<M>,
+    /// Deepest iteration started.
+    pub depth: u32,
+    pub nodes: u64,
+    pub seconds: f64,
+    /// Stopped by a limit or the stop flag before the value was exact.
+    pub interrupted: bool,
+}
+
+impl<M> Proof<M> {
+    pub fn exact(&self) -> bool {
+        self.lower == self.upper
+    }
+
+    /// The exact value, if proved.
+    pub fn value(&self) -> Option<i32> {
+        self.exact().then_some(self.lower)
+    }
+}
+
+/// The state of a running proof, passed to the progress callback after
+/// every root test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProveProgress {
+    pub lower: i32,
+    pub upper: i32,
+    pub depth: u32,
+    pub nodes: u64,
+    pub seconds: f64,
+}
+
+/// A proved interval and the repetition it rests on.
+#[derive(Clone, Copy, Debug)]
+struct Iv {
+    lo: i32,
+    hi: i32,
+    /// Lowest line index of a repeated position that scored a leaf below
+    /// (`NONE_REP`: none above the node that returned it).
+    rep: usize,
+}
+
+/// State shared by the threads of one proof.
+struct Ctx<'a> {
+    table: &'a BoundTable,
+    /// Set by the caller (Ctrl-C).
+    stop: &'a AtomicBool,
+    /// Set when the root test is answered: the other threads unwind.
+    cancel: AtomicBool,
+    /// Set when a limit was hit or `stop` seen.
+    out_of_budget: AtomicBool,
+    nodes: AtomicU64,
+    limits: ProveLimits,
+    start: Instant,
+}
+
+/// Which answers of a test `V ≥ t` its caller can use. A node needs all its
+/// moves to fail to answer "no", so once one move is left open (at this
+/// depth) only "yes" remains possible: a caller that needs "no" stops
+/// there, and the node's later moves are searched for "yes" only. This is
+/// the pruning of a three-valued search; without it an open subtree would
+/// be searched in full to the horizon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Need {
+    /// Either answer (the root, and a node whose moves all failed so far).
+    Both,
+    /// Only "yes, `V ≥ t`": some move must be proved to reach `t`.
+    Ge,
+    /// Only "no, `V < t`": every move must be proved to fail.
+    Lt,
+}
+
+impl Need {
+    /// What the node's children must answer for the node's needs: a "yes"
+    /// here is a child's "no", and the other way round.
+    fn child(self) -> Need {
+        match self {
+            Need::Both => Need::Both,
+            Need::Ge => Need::Lt,
+            Need::Lt => Need::Ge,
+        }
+    }
+}
+
+/// A move at a node, with what is known about it.
+struct Kid<G: Searchable> {
+    mv: G::Move,
+    pos: G,
+    key: u64,
+    gain: i32,
+    /// Proved bounds on the move's value (`gain - V(child)`).
+    lo: i32,
+    hi: i32,
+}
+
+/// One thread's private state.
+struct Worker<'a, 'c, G: Searchable> {
+    ctx: &'c Ctx<'a>,
+    /// The current line, root first: (hash, position).
+    path: Vec<(u64, G)>,
+    killers: Vec<[Option<G::Move>; 2]>,
+    history: Vec<i32>,
+    local_nodes: u64,
+    aborted: bool,
+}
+
+impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
+    fn new(ctx: &'c Ctx<'a>) -> Self {
+        Worker {
+            ctx,
+            path: Vec::new(),
+            killers: vec![[None, None]; MAX_DEPTH as usize + 2],
+            history: vec![0; 2 * HISTORY_SLOTS],
+            local_nodes: 0,
+            aborted: false,
+        }
+    }
+
+    fn flush_nodes(&mut self) {
+        self.ctx.nodes.fetch_add(self.local_nodes, Relaxed);
+        self.local_nodes = 0;
+    }
+
+    fn count_node(&mut self) {
+        self.local_nodes += 1;
+        if !self.local_nodes.is_multiple_of(CHECK) {
+            return;
+        }
+        let total = self.ctx.nodes.load(Relaxed) + self.local_nodes;
+        if self.local_nodes >= FLUSH {
+            self.flush_nodes();
+        }
+        let c = self.ctx;
+        let over = c.stop.load(Relaxed)
+            || c.limits.nodes.is_some_and(|n| total >= n)
+            || c.limits
+                .seconds
+                .is_some_and(|s| c.start.elapsed().as_secs_f64() >= s);
+        if over {
+            c.out_of_budget.store(true, Relaxed);
+        }
+        if over || c.cancel.load(Relaxed) {
+            self.aborted = true;
+        }
+    }
+
+    /// Index on the current line of a position equal to `pos`, if any.
+    fn on_line(&self, key: u64, pos: &G) -> Option<usize> {
+        self.path
+            .iter()
+            .rposition(|(k, p)| *k == key && p.repetition_key() == pos.repetition_key())
+    }
+
+    /// The stored bounds of `pos`, within the trivial `[-B, B]`.
+    fn known(&self, pos: &G, key: u64) -> Proved {
+        let b = pos.board_total() as i32;
+        match self.ctx.table.probe(key) {
+            Some(p) => Proved {
+                lo: p.lo.max(-b),
+                hi: p.hi.min(b),
+                ..p
+            },
+            None => Proved {
+                lo: -b,
+                hi: b,
+                best: None,
+                open: None,
+            },
+        }
+    }
+
+    fn store(&self, key: u64, p: Proved, nodes_before: u64) {
+        let spent = self.local_nodes.saturating_sub(nodes_before).max(1);
+        self.ctx
+            .table
+            .store(key, p, 64 - spent.leading_zeros() as u8);
+    }
+
+    /// A finished game: its sweep (RULES §2.10), stored as exact.
+    fn game_over(&self, pos: &G, key: u64, nodes_before: u64) -> Iv {
+        let v = pos.terminal_value();
+        let p = Proved {
+            lo: v,
+            hi: v,
+            best: None,
+            open: None,
+        };
+        self.store(key, p, nodes_before);
+        Iv {
+            lo: v,
+            hi: v,
+            rep: NONE_REP,
+        }
+    }
+
+    /// The children of the node on top of the line with their known bounds
+    /// (a child repeating a position of the line is worth exactly 0 there).
+    fn kids(&self, pos: &G, moves: Vec<(G::Move, G)>, rep: &mut usize) -> Vec<Kid<G>> {
+        moves
+            .into_iter()
+            .map(|(mv, child)| {
+                let gain = G::capture_gain(pos, &child);
+                let key = child.zobrist();
+                let (clo, chi) = match self.on_line(key, &child) {
+                    Some(i) => {
+                        *rep = (*rep).min(i);
+                        (0, 0)
+                    }
+                    None => {
+                        let p = self.known(&child, key);
+                        (p.lo, p.hi)
+                    }
+                };
+                Kid {
+                    mv,
+                    pos: child,
+                    key,
+                    gain,
+                    lo: gain - chi,
+                    hi: gain - clo,
+                }
+            })
+            .collect()
+    }
+
+    /// The moves worth searching for `V ≥ t` (those whose upper bound
+    /// reaches `t`), best first.
+    fn order(
+        &self,
+        kids: &[Kid<G>],
+        t: i32,
+        tt_best: Option<u16>,
+        ply: usize,
+        depth: u32,
+    ) -> Vec<usize> {
+        // Far from the horizon a subtree is worth the engine's estimate of
+        // each child (`Searchable::evaluate`, the tuned evaluation) first.
+        let deep = depth >= EVAL_ORDER_DEPTH;
+        let side = self
+            .path
+            .last()
+            .map_or(0, |(_, p)| p.side_to_move().index());
+        let killers = self.killers[ply.min(self.killers.len() - 1)];
+        let mut order: Vec<(usize, i64)> = kids
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.hi >= t)
+            .map(|(i, k)| {
+                let score = if tt_best == Some(i as u16) {
+                    i64::MAX
+                } else if deep {
+                    let estimate = (k.gain - k.pos.evaluate()).clamp(-1000, 1000) as i64;
+                    let killer = if killers[0] == Some(k.mv) {
+                        2
+                    } else {
+                        (killers[1] == Some(k.mv)) as i64
+                    };
+                    (estimate + 1000) << 34
+                        | killer << 32
+                        | self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
+                } else if k.gain > 0 {
+                    1 << 40 | (k.gain as i64) << 20
+                } else if killers[0] == Some(k.mv) {
+                    1 << 32
+                } else if killers[1] == Some(k.mv) {
+                    (1 << 32) - 1
+                } else {
+                    self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
+                };
+                (i, score)
+            })
+            .collect();
+        order.sort_by_key(|o| std::cmp::Reverse(o.1));
+        order.into_iter().map(|o| o.0).collect()
+    }
+
+    /// Remembers a move that answered a test (killers and history).
+    fn reward(&mut self, mv: G::Move, gain: i32, ply: usize, depth: u32) {
+        if gain != 0 {
+            return;
+        }
+        let side = self
+            .path
+            .last()
+            .map_or(0, |(_, p)| p.side_to_move().index());
+        let slot = &mut self.killers[ply.min(MAX_DEPTH as usize + 1)];
+        if slot[0] != Some(mv) {
+            slot[1] = slot[0];
+            slot[0] = Some(mv);
+        }
+        let h = &mut self.history[side * HISTORY_SLOTS + G::history_slot(&mv)];
+        *h = (*h + (depth * depth) as i32).min(1 << 20);
+    }
+
+    /// The test `V(pos) ≥ t` with `depth` plies left; `pos` is not yet on
+    /// the line (which holds its `ply` ancestors).
+    fn test(&mut self, pos: &G, key: u64, depth: u32, ply: usize, t: i32, need: Need) -> Iv {
+        self.count_node();
+        let b = pos.board_total() as i32;
+        if self.aborted {
+            return Iv {
+                lo: -b,
+                hi: b,
+                rep: NONE_REP,
+            };
+        }
+        if let Some(i) = self.on_line(key, pos) {
+            return Iv {
+                lo: 0,
+                hi: 0,
+                rep: i,
+            };
+        }
+        let stored = self.known(pos, key);
+        let (mut lo, mut hi, tt_best) = (stored.lo, stored.hi, stored.best);
+        // Decided, or left open by as deep a search of the same test.
+        let same_open = stored.open.is_some_and(|o| {
+            o.t == t && o.depth >= depth && (o.need == Need::Both as u8 || o.need == need as u8)
+        });
+        if lo >= t || hi < t || same_open {
+            return Iv {
+                lo,
+                hi,
+                rep: NONE_REP,
+            };
+        }
+        let nodes_before = self.local_nodes;
+        if depth == 0 {
+            return match pos.is_over() {
+                true => self.game_over(pos, key, nodes_before),
+                false => Iv {
+                    lo,
+                    hi,
+                    rep: NONE_REP,
+                },
+            };
+        }
+        let moves = pos.search_moves();
+        if moves.is_empty() {
+            return self.game_over(pos, key, nodes_before);
+        }
+        self.path.push((key, pos.clone()));
+        let mut rep = NONE_REP;
+        let mut kids = self.kids(pos, moves, &mut rep);
+        let order = self.order(&kids, t, tt_best, ply, depth);
+        let mut proved_by = None;
+        let asked = need;
+        let mut need = need;
+        if !kids.iter().any(|k| k.lo >= t) {
+            for i in order {
+                let kid = &kids[i];
+                let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
+                let r = self.test(&child, ckey, depth - 1, ply + 1, gain - t + 1, need.child());
+                rep = rep.min(r.rep);
+                let kid = &mut kids[i];
+                kid.lo = kid.lo.max(gain - r.hi);
+                kid.hi = kid.hi.min(gain - r.lo);
+                if kid.lo >= t {
+                    proved_by = Some(i);
+                    break;
+                }
+                if self.aborted {
+                    break;
+                }
+                if kid.hi >= t {
+                    // This move is open: the node can no longer fail low
+                    // at this depth, only a later move can still prove it.
+                    match need {
+                        Need::Lt => break,
+                        Need::Both | Need::Ge => need = Need::Ge,
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        if let Some(i) = proved_by {
+            let (mv, gain) = (kids[i].mv, kids[i].gain);
+            self.reward(mv, gain, ply, depth);
+        }
+        let (best_idx, best_lo) = kids
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (i, k.lo))
+            .max_by_key(|&(i, l)| (l, std::cmp::Reverse(i)))
+            .unwrap_or((0, -INF));
+        let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(-INF);
+        lo = lo.max(best_lo);
+        hi = hi.min(all_hi);
+        if rep >= ply {
+            let best = proved_by
+                .or((best_lo > -b).then_some(best_idx))
+                .filter(|&i| i < u16::MAX as usize)
+                .map(|i| i as u16);
+            let open = (lo < t && t <= hi && !self.aborted).then_some(Open {
+                t,
+                depth,
+                need: asked as u8,
+            });
+            self.store(key, Proved { lo, hi, best, open }, nodes_before);
+            rep = NONE_REP;
+        }
+        Iv { lo, hi, rep }
+    }
+}
+
+/// Proves the value of `root` on `threads` threads, with `table` for the
+/// proved bounds (fresh, or kept from an earlier proof: its bounds stay
+/// true). `stop` may be set from anywhere (Ctrl-C): the proof then returns
+/// the bounds proved so far. `progress` is called after every root test.
+pub fn prove<G: Searchable>(
+    root: &G,
+    limits: &ProveLimits,
+    threads: usize,
+    table: &BoundTable,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&ProveProgress),
+) -> Proof<G::Move> {
+    let ctx = Ctx {
+        table,
+        stop,
+        cancel: AtomicBool::new(false),
+        out_of_budget: AtomicBool::new(false),
+        nodes: AtomicU64::new(0),
+        limits: *limits,
+        start: Instant::now(),
+    };
+    let moves = root.search_moves();
+    if moves.is_empty() {
+        let v = root.terminal_value();
+        return Proof {
+            lower: v,
+            upper: v,
+            best: None,
+            pv: Vec::new(),
+            depth: 0,
+            nodes: 1,
+            seconds: ctx.start.elapsed().as_secs_f64(),
+            interrupted: false,
+        };
+    }
+    let mut workers: Vec<Worker<G>> = (0..threads.max(1)).map(|_| Worker::new(&ctx)).collect();
+    let root_key = root.zobrist();
+    let b = root.board_total() as i32;
+    let (mut lo, mut hi) = (-b, b);
+    if let Some(p) = table.probe(root_key) {
+        lo = lo.max(p.lo);
+        hi = hi.min(p.hi);
+    }
+    // The first guess: a short engine search (deterministic: one thread,
+    // fixed depth and node caps).
+    let mut guess = search_fresh(
+        root,
+        &Limits {
+            depth: Some(8),
+            seconds: None,
+            nodes: Some(200_000),
+        },
+        16,
+    )
+    .value;
+    let mut root_kids: Vec<Kid<G>> = Vec::new();
+    let mut depth = 0;
+    while lo < hi && depth < MAX_DEPTH && !ctx.out_of_budget.load(Relaxed) {
+        depth += 1;
+        let mut inconclusive: Vec<i32> = Vec::new();
+        loop {
+            if lo >= hi || ctx.out_of_budget.load(Relaxed) {
+                break;
+            }
+            guess = guess.clamp(lo, hi);
+            // The thresholds still open at this depth: above the guess
+            // (`V ≥ guess + 1`) and at it (`V ≥ guess`).
+            let t = [guess + 1, guess]
+                .into_iter()
+                .find(|&t| t > lo && t <= hi && !inconclusive.contains(&t));
+            let Some(t) = t else { break };
+            let r = root_test(
+                root,
+                root_key,
+                &moves,
+                &mut root_kids,
+                &mut workers,
+                depth,
+                t,
+            );
+            lo = lo.max(r.lo);
+            hi = hi.min(r.hi);
+            if r.lo >= t {
+                guess = lo;
+            } else if r.hi < t {
+                guess = hi;
+            } else {
+                inconclusive.push(t);
+            }
+            progress(&ProveProgress {
+                lower: lo,
+                upper: hi,
+                depth,
+                nodes: ctx.nodes.load(Relaxed),
+                seconds: ctx.start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+    table.store(
+        root_key,
+        Proved {
+            lo,
+            hi,
+            best: None,
+            open: None,
+        },
+        u8::MAX,
+    );
+    let (best, pv) = if lo == hi {
+        let pv = principal_variation(root, lo, table);
+        (pv.first().copied(), pv)
+    } else {
+        let best = root_kids
+            .iter()
+            .max_by_key(|k| k.lo)
+            .map(|k| k.mv)
+            .or(moves.first().map(|m| m.0));
+        (best, best.into_iter().collect())
+    };
+    Proof {
+        lower: lo,
+        upper: hi,
+        best,
+        pv,
+        depth,
+        nodes: ctx.nodes.load(Relaxed),
+        seconds: ctx.start.elapsed().as_secs_f64(),
+        interrupted: lo < hi,
+    }
+}
+
+/// One root test `V ≥ t`, the root's moves shared between the workers.
+/// `kids` keeps the root moves' proved bounds from test to test.
+fn root_test<G: Searchable>(
+    root: &G,
+    root_key: u64,
+    moves: &[(G::Move, G)],
+    kids: &mut Vec<Kid<G>>,
+    workers: &mut [Worker<G>],
+    depth: u32,
+    t: i32,
+) -> Iv {
+    let ctx = workers[0].ctx;
+    ctx.cancel.store(false, Relaxed);
+    for w in workers.iter_mut() {
+        w.aborted = false;
+        w.path.clear();
+        w.path.push((root_key, root.clone()));
+    }
+    // Fresh bounds for the root's moves: tests elsewhere may have proved
+    // more since (the root is on the line, so a move back to it is worth 0).
+    let mut rep = NONE_REP;
+    let fresh = workers[0].kids(root, moves.to_vec(), &mut rep);
+    if kids.is_empty() {
+        *kids = fresh;
+    } else {
+        for (k, f) in kids.iter_mut().zip(fresh) {
+            k.lo = k.lo.max(f.lo);
+            k.hi = k.hi.min(f.hi);
+        }
+    }
+    let tt_best = workers[0].known(root, root_key).best;
+    let order = if kids.iter().any(|k| k.lo >= t) {
+        Vec::new()
+    } else {
+        workers[0].order(kids, t, tt_best, 0, depth)
+    };
+    let next = AtomicUsize::new(0);
+    // Set once a root move is left open: later moves only look for "yes".
+    let open = AtomicBool::new(false);
+    let results: Mutex<Vec<(usize, Iv)>> = Mutex::new(Vec::new());
+    let kids_ref: &Vec<Kid<G>> = kids;
+    std::thread::scope(|s| {
+        for w in workers.iter_mut() {
+            let (next, results, order, open) = (&next, &results, &order, &open);
+            s.spawn(move || loop {
+                let n = next.fetch_add(1, Relaxed);
+                if n >= order.len() || w.aborted || w.ctx.cancel.load(Relaxed) {
+                    break;
+                }
+                let kid = &kids_ref[order[n]];
+                let need = if open.load(Relaxed) {
+                    Need::Lt
+                } else {
+                    Need::Both
+                };
+                let r = w.test(&kid.pos, kid.key, depth - 1, 1, kid.gain - t + 1, need);
+                if kid.gain - r.hi >= t {
+                    w.ctx.cancel.store(true, Relaxed);
+                    w.reward(kid.mv, kid.gain, 0, depth);
+                } else if kid.gain - r.lo >= t {
+                    open.store(true, Relaxed);
+                }
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((order[n], r));
+                if w.aborted {
+                    break;
+                }
+            });
+        }
+    });
+    for w in workers.iter_mut() {
+        w.flush_nodes();
+    }
+    for (i, r) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        let k = &mut kids[i];
+        k.lo = k.lo.max(k.gain - r.hi);
+        k.hi = k.hi.min(k.gain - r.lo);
+    }
+    let lo = kids.iter().map(|k| k.lo).max().unwrap_or(-INF);
+    let hi = kids.iter().map(|k| k.hi).max().unwrap_or(-INF);
+    let best = kids
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, k)| (k.lo, std::cmp::Reverse(i)))
+        .map(|(i, _)| i as u16);
+    ctx.table.store(
+        root_key,
+        Proved {
+            lo,
+            hi,
+            best,
+            open: None,
+        },
+        u8::MAX,
+    );
+    Iv { lo, hi, rep }
+}
+
+/// A line of best moves from a root of exact value `value`: at each step a
+/// move whose child is proved (in `table`) to leave at least the value, as
+/// long as such proofs are stored, no position repeats and the game goes on.
+fn principal_variation<G: Searchable>(root: &G, value: i32, table: &BoundTable) -> Vec<G::Move> {
+    let mut pv = Vec::new();
+    let mut pos = root.clone();
+    let mut v = value;
+    let mut seen = vec![pos.repetition_key()];
+    while pv.len() < MAX_DEPTH as usize {
+        let next = pos.search_moves().into_iter().find(|(_, child)| {
+            let gain = G::capture_gain(&pos, child);
+            let chi = if child.search_moves().is_empty() {
+                child.terminal_value()
+            } else {
+                table
+                    .probe(child.zobrist())
+                    .map_or(child.board_total() as i32, |p| p.hi)
+                    .min(child.board_total() as i32)
+            };
+            gain - chi >= v
+        });
+        let Some((mv, child)) = next else { break };
+        v = G::capture_gain(&pos, &child) - v;
+        pv.push(mv);
+        if seen.contains(&child.repetition_key()) {
+            break;
+        }
+        seen.push(child.repetition_key());
+        pos = child;
+    }
+    pv
+}

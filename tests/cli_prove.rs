@@ -1,0 +1,83 @@
+//! `sow solve '<kiothi position>'` through the built binary: the JSON
+//! contract, the human output, interrupted proofs and refusals.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Six plies before the end of an engine game.
+const LATE: &str = "kiothi 0,0,0,0,0,0,0,1,1,1,0,0,0,0,0,0,0,1,1,1 S play 29 25";
+/// Twelve plies before the end of an engine game (about 500,000 nodes).
+const HARDER: &str = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14";
+
+fn sow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .output()
+        .expect("run sow")
+}
+
+fn json_of(o: &Output) -> Value {
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 1, "one JSON object: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn solve_kiothi_gives_the_contract_keys() {
+    let o = sow(&["--json", "solve", LATE]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json_of(&o);
+    for key in [
+        "position", "value", "best", "pv", "exact", "nodes", "seconds", "lower", "upper",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["position"], LATE);
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["value"], v["lower"]);
+    assert_eq!(v["lower"], v["upper"]);
+    assert_eq!(v["pv"][0], v["best"]);
+    // The human output gives the same value.
+    let o = sow(&["solve", LATE]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let value = v["value"].as_i64().unwrap();
+    assert!(
+        text.contains(&format!("value    {value:+} for South to move (exact")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_node_cap_gives_proved_bounds() {
+    let exact = json_of(&sow(&["--json", "solve", HARDER]))["value"]
+        .as_i64()
+        .unwrap();
+    let v = json_of(&sow(&["--json", "solve", "--nodes", "2000", HARDER]));
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(v["value"], Value::Null);
+    assert_eq!(v["interrupted"], true);
+    let (lo, hi) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
+    assert!(lo <= exact && exact <= hi, "{exact} outside [{lo}, {hi}]");
+}
+
+#[test]
+fn openings_and_bad_limits_are_refused() {
+    let o = sow(&["--json", "solve", "kiothi"]);
+    assert_eq!(o.status.code(), Some(2));
+    let v = json_of(&o);
+    assert_eq!(v["error"]["kind"], "unsupported");
+    assert_eq!(v["error"]["field"], "position");
+    for (args, field) in [
+        (vec!["solve", "--time", "0", LATE], "time"),
+        (vec!["solve", "--nodes", "0", LATE], "nodes"),
+        (vec!["solve", "--hash", "0", LATE], "hash"),
+        (vec!["solve", "kiothi 1,2 S play"], "counts"),
+    ] {
+        let mut all = vec!["--json"];
+        all.extend(args);
+        let o = sow(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert_eq!(json_of(&o)["error"]["field"], field, "{all:?}");
+    }
+}

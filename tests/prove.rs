@@ -1,0 +1,265 @@
+//! The exact prover (`sow::search::prove`) against a plain exhaustive
+//! minimax with the same repetition rule (RULES §0: a position already on the
+//! line scores 0 for the board), on late positions of the engine games in
+//! `results/kiothi/games/` and on random late positions; against the exact
+//! Kpé database; and the soundness of the bounds of an interrupted proof.
+
+use std::sync::atomic::AtomicBool;
+
+use sow::games::kiothi::{parse_position, KiothiPosition};
+use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::search::bounds::BoundTable;
+use sow::search::prove::{prove, Proof, ProveLimits};
+use sow::rng::Rng;
+use sow::search::Searchable;
+use sow::Game;
+
+/// Plain recursive minimax, no table: RULES §0 value for the mover, a
+/// position repeating one on the line scores 0.
+fn minimax<G: Searchable>(p: &G, line: &mut Vec<G>) -> i32 {
+    let key = p.repetition_key();
+    if line.contains(&key) {
+        return 0;
+    }
+    let moves = p.legal_moves();
+    if moves.is_empty() {
+        return p.terminal_value();
+    }
+    line.push(key);
+    let best = moves
+        .iter()
+        .map(|m| {
+            let child = p.play_unchecked(m);
+            G::capture_gain(p, &child) - minimax(&child, line)
+        })
+        .max()
+        .unwrap_or(i32::MIN);
+    line.pop();
+    best
+}
+
+/// Number of nodes of the exhaustive tree, stopping at `cap`.
+fn tree_size<G: Searchable>(p: &G, line: &mut Vec<G>, cap: u64) -> u64 {
+    let key = p.repetition_key();
+    if line.contains(&key) {
+        return 1;
+    }
+    let moves = p.legal_moves();
+    line.push(key);
+    let mut n = 1;
+    for m in &moves {
+        if n >= cap {
+            break;
+        }
+        n += tree_size(&p.play_unchecked(m), line, cap - n);
+    }
+    line.pop();
+    n
+}
+
+fn solve<G: Searchable>(p: &G, threads: usize, limits: ProveLimits) -> Proof<G::Move> {
+    let table = BoundTable::new(8);
+    let stop = AtomicBool::new(false);
+    prove(p, &limits, threads, &table, &stop, &mut |_| {})
+}
+
+/// Every position of every game of `file` (engine games), from the end.
+fn game_positions(file: &str) -> Vec<Vec<KiothiPosition>> {
+    let path = format!("{}/results/kiothi/games/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .map(|line| {
+            let g: serde_json::Value = serde_json::from_str(line).expect("a JSON game record");
+            let mut pos = parse_position("kiothi").unwrap();
+            let mut out = vec![pos];
+            let moves = g["opening"].as_array().unwrap().iter();
+            for m in moves.chain(g["moves"].as_array().unwrap().iter()) {
+                pos = pos.play(m.as_str().unwrap()).unwrap();
+                out.push(pos);
+            }
+            out.reverse();
+            out
+        })
+        .collect()
+}
+
+/// Late positions whose exhaustive tree stays small enough to enumerate.
+fn small_late_positions(max_tree: u64) -> Vec<KiothiPosition> {
+    let mut out = Vec::new();
+    for file in [
+        "ab_time_1-vs-ab_time_0.5.jsonl",
+        "ab_time_1-vs-mcts_10000.jsonl",
+        "greedy-vs-random.jsonl",
+    ] {
+        for game in game_positions(file) {
+            for p in game.iter().take(12) {
+                if tree_size(p, &mut Vec::new(), max_tree) < max_tree {
+                    out.push(*p);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn agrees_with_exhaustive_minimax_on_late_game_positions() {
+    let positions = small_late_positions(50_000);
+    assert!(
+        positions.len() >= 100,
+        "only {} late positions",
+        positions.len()
+    );
+    let mut deep = 0;
+    for (i, p) in positions.iter().enumerate() {
+        let want = minimax(p, &mut Vec::new());
+        let got = solve(p, 1 + i % 2, ProveLimits::default());
+        assert_eq!(got.value(), Some(want), "{p}");
+        if !p.is_over() {
+            // The best move keeps the value, and the line is legal.
+            let best = got.best.expect("a best move");
+            let child = p.play_unchecked(&best);
+            let v = KiothiPosition::capture_gain(p, &child)
+                - minimax(&child, &mut vec![p.repetition_key()]);
+            assert_eq!(v, want, "{p}: best move {best}");
+            let mut q = *p;
+            for m in &got.pv {
+                q = q.play(&m.to_string()).unwrap();
+            }
+        }
+        deep += (tree_size(p, &mut Vec::new(), 1001) > 1000) as usize;
+    }
+    assert!(
+        deep >= 20,
+        "only {deep} positions with a tree of 1000 nodes"
+    );
+}
+
+/// Random late positions: from 8 to 20 plies before the end of each engine
+/// game, a seeded number of random moves, until the exhaustive tree is small.
+fn random_late_positions(rng: &mut Rng, max_tree: u64) -> Vec<KiothiPosition> {
+    let mut out = Vec::new();
+    for game in game_positions("ab_time_1-vs-ab_time_0.015625.jsonl") {
+        let Some(mut p) = game.get(8 + rng.below(13)).cloned() else {
+            continue;
+        };
+        for _ in 0..40 {
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            p = p.play_unchecked(&moves[rng.below(moves.len())]);
+            if tree_size(&p, &mut Vec::new(), max_tree) < max_tree {
+                out.push(p);
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn agrees_with_exhaustive_minimax_on_random_late_positions() {
+    let positions = random_late_positions(&mut Rng::new(11), 50_000);
+    assert!(
+        positions.len() >= 20,
+        "only {} random late positions",
+        positions.len()
+    );
+    for p in &positions {
+        let want = minimax(p, &mut Vec::new());
+        assert_eq!(
+            solve(p, 2, ProveLimits::default()).value(),
+            Some(want),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn agrees_with_the_kpe_database_and_minimax_on_small_boards() {
+    // Kpé 2x2: small enough for the plain minimax from the start positions
+    // of every layer reached by random play.
+    let v = KpeVariant::new(2, 2).unwrap();
+    let start = KpePosition::start(v);
+    let mut rng = Rng::new(5);
+    for _ in 0..25 {
+        let mut p = start;
+        for _ in 0..rng.below(12) {
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            p = p.play_unchecked(&moves[rng.below(moves.len())]);
+        }
+        let want = minimax(&p, &mut Vec::new());
+        assert_eq!(
+            solve(&p, 2, ProveLimits::default()).value(),
+            Some(want),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn interrupted_bounds_are_sound() {
+    let positions = small_late_positions(20_000);
+    let mut cut = 0;
+    for p in positions.iter().filter(|p| !p.is_over()) {
+        let want = minimax(p, &mut Vec::new());
+        for cap in [64, 256, 1024] {
+            let got = solve(
+                p,
+                2,
+                ProveLimits {
+                    nodes: Some(cap),
+                    seconds: None,
+                },
+            );
+            assert!(
+                got.lower <= want && want <= got.upper,
+                "{p}: value {want} outside [{}, {}] with {cap} nodes",
+                got.lower,
+                got.upper
+            );
+            cut += got.interrupted as usize;
+        }
+    }
+    assert!(cut >= 10, "only {cut} proofs were cut short");
+}
+
+#[test]
+fn a_finished_game_is_its_sweep() {
+    // South has no warrior: the game is over, North takes the board.
+    let p = parse_position("kiothi 0,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,0,1,0 S play 30 26").unwrap();
+    let got = solve(&p, 1, ProveLimits::default());
+    assert_eq!((got.value(), got.best), (Some(-4), None));
+}
+
+/// Experiment (run by hand with `--ignored --nocapture`): proof times on
+/// the positions 4..28 plies before the end of a few engine games.
+#[test]
+#[ignore]
+fn timing_by_distance() {
+    let games = game_positions("ab_time_1-vs-ab_time_0.5.jsonl");
+    for (g, game) in games.iter().take(3).enumerate() {
+        for d in (4..=28).step_by(4) {
+            let Some(p) = game.get(d) else { break };
+            let got = solve(
+                p,
+                2,
+                ProveLimits {
+                    nodes: None,
+                    seconds: Some(60.0),
+                },
+            );
+            println!(
+                "game {g} d {d}: [{}, {}] depth {} nodes {} {:.2} s",
+                got.lower, got.upper, got.depth, got.nodes, got.seconds
+            );
+            if !got.exact() {
+                break;
+            }
+        }
+    }
+}
