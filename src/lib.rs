@@ -4,6 +4,7 @@ pub mod cli;
 pub mod error;
 pub mod game;
 pub mod games;
+pub mod limits;
 pub mod perft;
 pub mod record;
 pub mod report;

@@ -255,6 +255,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    sow::limits::file_size_limit_as_error();
     let args: Vec<String> = std::env::args().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -276,9 +277,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
     if let Some(n) = cli.threads {
-        if n == 0 {
-            return Err(CliError::usage("threads", "--threads must be at least 1").into());
-        }
+        sow::limits::check_threads(n).map_err(|e| CliError::usage("threads", e))?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()

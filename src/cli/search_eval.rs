@@ -70,6 +70,13 @@ impl Budget {
     }
 }
 
+/// The `--hash` table, refused (not aborted) when the memory is not there.
+fn hash_table(mb: usize) -> Result<TranspositionTable, CliError> {
+    crate::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))?;
+    TranspositionTable::try_new(mb)
+        .ok_or_else(|| CliError::usage("hash", format!("--hash {mb} MiB: cannot allocate it")))
+}
+
 /// Installs a Ctrl-C handler that sets `stop` (once per process).
 fn stop_on_ctrl_c() -> Arc<AtomicBool> {
     static STOP: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
@@ -102,7 +109,7 @@ pub fn run<G: Searchable>(pos: &G, budget: Budget, out: &mut Out) -> Result<(), 
             "the game is over: there is no move to search",
         ));
     }
-    let tt = TranspositionTable::new(budget.hash_mb);
+    let tt = hash_table(budget.hash_mb)?;
     let stop = stop_on_ctrl_c();
     let json_mode = out.json;
     let mut progress_err = None;

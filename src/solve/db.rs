@@ -73,6 +73,13 @@ pub enum DbError {
         dir: PathBuf,
         hint: String,
     },
+    #[error("incomplete database for {variant} in {dir} ({what}): {state}")]
+    Incomplete {
+        variant: String,
+        dir: PathBuf,
+        what: String,
+        state: String,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DbError + '_ {
@@ -185,14 +192,37 @@ pub fn write_file_parts(
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
     };
-    write().map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))
+    // A failed write (disk full, a file size limit, no permission) leaves
+    // no partial file behind, and the error names the file being written.
+    if let Err(e) = write().and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(path)(e));
+    }
+    Ok(())
+}
+
+/// The bytes of a database file: mapped from disk, or owned (a file read
+/// some other way, and the fuzzer, which feeds the checks bytes without a
+/// file system).
+pub enum FileBytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Owned(v) => v,
+        }
+    }
 }
 
 /// A memory-mapped database file whose header has been checked.
 pub struct MappedFile {
     path: PathBuf,
-    map: Mmap,
+    map: FileBytes,
     entries: u64,
     data_start: usize,
     block: usize,
@@ -216,6 +246,17 @@ impl MappedFile {
         // SAFETY: database files are written once (temporary file then
         // rename) and never modified in place afterwards.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        Self::from_bytes(path, FileBytes::Mapped(map), id, expected_entries)
+    }
+
+    /// Checks the bytes of a file named `path` (for messages only: nothing
+    /// is read from disk) as [`MappedFile::open`] does.
+    pub fn from_bytes(
+        path: &Path,
+        map: FileBytes,
+        id: FileId,
+        expected_entries: Option<u64>,
+    ) -> Result<Self, DbError> {
         let corrupt = |what: String| DbError::Corrupt {
             path: path.to_path_buf(),
             what,
@@ -270,9 +311,21 @@ impl MappedFile {
                 return Err(mismatch(format!("{entries} entries, expected {expected}")));
             }
         }
-        let payload = read_u64(&map, 32) as usize;
-        let block = read_u64(&map, 48) as usize;
-        let blocks = read_u64(&map, 56) as usize;
+        let payload = read_u64(&map, 32);
+        // A layer holds one byte per entry; a region 8 key bytes and one
+        // value byte per entry. Checked here so that no later read can
+        // index past the payload.
+        let per_entry = match id.kind {
+            FileKind::Layer => 1,
+            FileKind::Region => 9,
+        };
+        if entries.checked_mul(per_entry) != Some(payload) {
+            return Err(corrupt(format!(
+                "{payload} payload bytes for {entries} entries of {per_entry} bytes"
+            )));
+        }
+        let block = read_u64(&map, 48);
+        let blocks = read_u64(&map, 56);
         if !(block.is_power_of_two() && (1 << 12..=1 << 20).contains(&block))
             || blocks != payload.div_ceil(block)
         {
@@ -280,14 +333,20 @@ impl MappedFile {
                 "block table of {blocks} blocks of {block} bytes for {payload} bytes"
             )));
         }
-        let data_start = HEADER + 8 * blocks;
-        if map.len() != data_start + payload {
+        // Sizes in u64 with checked sums: a forged header cannot wrap them.
+        let expected_len = blocks
+            .checked_mul(8)
+            .and_then(|t| t.checked_add(HEADER as u64))
+            .and_then(|d| d.checked_add(payload));
+        if expected_len != Some(map.len() as u64) {
             return Err(truncated(format!(
                 "{} bytes, expected {}",
                 map.len(),
-                data_start + payload
+                expected_len.map_or("more than 2^64".to_string(), |l| l.to_string())
             )));
         }
+        let (block, blocks) = (block as usize, blocks as usize);
+        let data_start = HEADER + 8 * blocks;
         let table = &map[HEADER..data_start];
         if checksum(table) != read_u64(&map, 40) {
             return Err(corrupt("checksum of the block table does not match".into()));
@@ -350,6 +409,12 @@ impl MappedFile {
 
     /// Payload bytes `range`, checked.
     pub fn bytes(&self, start: usize, len: usize) -> Result<&[u8], DbError> {
+        if start
+            .checked_add(len)
+            .is_none_or(|end| end > self.payload().len())
+        {
+            return Err(self.out_of_range(start, len));
+        }
         if len > 0 {
             for b in start / self.block..=(start + len - 1) / self.block {
                 self.verify_block(b)?;
@@ -358,9 +423,22 @@ impl MappedFile {
         Ok(&self.payload()[start..start + len])
     }
 
+    fn out_of_range(&self, start: usize, len: usize) -> DbError {
+        DbError::Corrupt {
+            path: self.path.clone(),
+            what: format!(
+                "read of {len} bytes at {start} past the {}-byte payload",
+                self.payload().len()
+            ),
+        }
+    }
+
     /// One payload byte, checked.
     #[inline]
     pub fn byte(&self, at: usize) -> Result<u8, DbError> {
+        if at >= self.payload().len() {
+            return Err(self.out_of_range(at, 1));
+        }
         self.verify_block(at / self.block)?;
         Ok(self.payload()[at])
     }

@@ -5,6 +5,7 @@ pub mod db;
 pub mod endgame;
 pub mod endless;
 pub mod index;
+pub mod lock;
 pub mod opening;
 pub mod progress;
 pub mod retrograde;

@@ -149,6 +149,11 @@ impl Solution {
         progress: Progress,
     ) -> Result<(Self, SolveStats), SolveError> {
         check_solvable(variant)?;
+        // One writer per directory (`lock.rs`); a second one waits here.
+        let dir = db::variant_dir(db_dir, variant);
+        let _writer = super::lock::DbLock::acquire(&dir, |h| {
+            eprintln!("{}: waiting for {h}, which is building it", dir.display())
+        })?;
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut stats = SolveStats::default();
@@ -206,11 +211,7 @@ impl Solution {
     /// Opens a database for queries. Blocks are checked as they are read.
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
-        let missing = || DbError::Missing {
-            variant: variant.tag(),
-            dir: db_dir.to_path_buf(),
-            hint: format!("sow solve {} --db {}", variant.tag(), db_dir.display()),
-        };
+        let missing = || super::lock::absent(db_dir, variant, &eg.layers().collect::<Vec<_>>());
         let mut files: Vec<Option<MappedFile>> = (0..=variant.total()).map(|_| None).collect();
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
@@ -243,7 +244,7 @@ impl Solution {
         progress: Progress,
     ) -> Result<Self, SolveError> {
         match Self::open(variant, db_dir) {
-            Err(SolveError::Db(DbError::Missing { .. }))
+            Err(SolveError::Db(DbError::Missing { .. } | DbError::Incomplete { .. }))
                 if endgame_positions(variant) <= ON_THE_FLY_POSITIONS =>
             {
                 check_solvable(variant)?;
