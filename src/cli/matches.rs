@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::files::write_atomic;
 use super::{CliError, Out};
-use crate::search::matches::{run_match, Balance, MatchConfig};
+use crate::search::matches::{make_openings, play_match_until, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};
 
 /// Match settings from the command line.
@@ -84,7 +84,18 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         ply_cap: 1000,
         balance: balance(args)?,
     };
-    let report = run_match(start, &a, &b, &cfg);
+    // Ctrl-C starts no new game: the report holds the finished ones.
+    let stop = super::search_eval::stop_on_ctrl_c();
+    let openings = make_openings(start, &cfg, cfg.games.div_ceil(2));
+    let report = play_match_until(&openings, &a, &b, &cfg, &stop);
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    if report.games == 0 {
+        return Err(CliError::new(
+            "interrupted",
+            None,
+            "interrupted before the first game finished",
+        ));
+    }
     if let Some(path) = args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;
@@ -106,6 +117,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
             "start": start.to_string(),
             "seed": args.seed,
             "balance": cfg.balance,
+            "interrupted": interrupted,
         }));
     }
     out.line(format!(
@@ -116,6 +128,12 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         out.line(format!(
             "openings balanced: expected final margin (captures plus a depth-{1} search) within {0} stones of even",
             b.margin, b.depth
+        ))?;
+    }
+    if interrupted {
+        out.line(format!(
+            "interrupted: {} of {} games finished",
+            report.games, cfg.games
         ))?;
     }
     out.line(format!(

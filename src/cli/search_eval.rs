@@ -78,7 +78,7 @@ fn hash_table(mb: usize) -> Result<TranspositionTable, CliError> {
 }
 
 /// Installs a Ctrl-C handler that sets `stop` (once per process).
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+pub fn stop_on_ctrl_c() -> Arc<AtomicBool> {
     static STOP: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     STOP.get_or_init(|| {
         let stop = Arc::new(AtomicBool::new(false));

@@ -8,7 +8,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::agents::AgentSpec;
 use super::zobrist::{splitmix64, Rng};
@@ -207,15 +207,29 @@ pub fn play_match<G: Searchable>(
     b: &AgentSpec,
     cfg: &MatchConfig,
 ) -> MatchReport {
+    play_match_until(openings, a, b, cfg, &AtomicBool::new(false))
+}
+
+/// `play_match`, starting no new game once `stop` is set (Ctrl-C): the
+/// report holds the games that finished.
+pub fn play_match_until<G: Searchable>(
+    openings: &[Opening<G>],
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+    stop: &AtomicBool,
+) -> MatchReport {
     assert!(
         openings.len() >= cfg.games.div_ceil(2),
         "fewer openings than the games need"
     );
-    let play = |g: usize| play_game(&openings[g / 2], a, b, cfg, g);
+    let play = |g: usize| {
+        (!stop.load(Ordering::Relaxed)).then(|| play_game(&openings[g / 2], a, b, cfg, g))
+    };
     let records: Vec<GameRecord> = if a.threads() == 1 && b.threads() == 1 {
-        (0..cfg.games).into_par_iter().map(play).collect()
+        (0..cfg.games).into_par_iter().filter_map(play).collect()
     } else {
-        (0..cfg.games).map(play).collect()
+        (0..cfg.games).filter_map(play).collect()
     };
     summarize(a, b, records)
 }

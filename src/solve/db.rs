@@ -228,6 +228,8 @@ pub struct MappedFile {
     block: usize,
     block_sums: Vec<u64>,
     verified: Vec<AtomicU64>,
+    /// Layers: the largest value a byte may hold (the game's stones).
+    max_value: Option<u32>,
 }
 
 fn read_u32(b: &[u8], at: usize) -> u32 {
@@ -363,6 +365,7 @@ impl MappedFile {
             block,
             block_sums,
             verified,
+            max_value: (id.kind == FileKind::Layer).then(|| id.variant.total()),
         })
     }
 
@@ -394,6 +397,20 @@ impl MappedFile {
                     b * self.block
                 ),
             });
+        }
+        // A value beyond the game's stones is a file that checksums
+        // cannot catch (written wrong, or forged): refused all the same.
+        if let Some(max) = self.max_value {
+            if let Some(i) = bytes.iter().position(|&v| (v as i8).unsigned_abs() as u32 > max) {
+                return Err(DbError::Corrupt {
+                    path: self.path.clone(),
+                    what: format!(
+                        "value {} at byte {} is beyond the game's {max} stones",
+                        bytes[i] as i8,
+                        b * self.block + i
+                    ),
+                });
+            }
         }
         self.verified[b / 64].fetch_or(bit, Relaxed);
         Ok(())

@@ -20,7 +20,10 @@ pub const ON_THE_FLY_POSITIONS: u64 = 10_000_000;
 /// Unlocked positions of a variant (the endgame database size).
 pub fn endgame_positions(variant: KpeVariant) -> u64 {
     let eg = Endgame::new(variant);
-    eg.layers().map(|n| eg.index.layer_size(n)).sum()
+    // Saturating: layer sizes saturate for the largest variants.
+    eg.layers()
+        .map(|n| eg.index.layer_size(n))
+        .fold(0, u64::saturating_add)
 }
 
 /// Checks that a variant can be solved by this tool on this machine.
@@ -229,6 +232,14 @@ impl Solution {
             return Err(missing().into());
         }
         let start_region = StartRegion::Mapped(MappedFile::open(&path, region_id(variant), None)?);
+        // The region is the start's: a file without the start is not it.
+        if start_region.value(&KpePosition::start(variant))?.is_none() {
+            return Err(DbError::Corrupt {
+                path,
+                what: "the opening file does not hold the start position".into(),
+            }
+            .into());
+        }
         Ok(Solution {
             eg,
             layers: Layers::Mapped(files),
@@ -448,10 +459,46 @@ impl StartRegion {
                     .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
                     .collect();
                 let values: Vec<i8> = file.bytes(8 * n, n)?.iter().map(|&b| b as i8).collect();
+                check_region(file, variant, &keys, &values)?;
                 Ok(LockedRegion::from_sorted(variant, &keys, &values))
             }
         }
     }
+}
+
+/// Checks a region file's content before it is trusted whole: keys sorted
+/// (by stones, then mixed key) and each a locked position of the variant,
+/// values within the game's stones. Checksums catch accidental damage;
+/// this catches a file that is consistent but not a region of `variant`.
+fn check_region(
+    file: &MappedFile,
+    variant: KpeVariant,
+    keys: &[u64],
+    values: &[i8],
+) -> Result<(), DbError> {
+    let corrupt = |what: String| DbError::Corrupt {
+        path: file.path().to_path_buf(),
+        what,
+    };
+    let total = variant.total() as usize;
+    let mut last = None;
+    for (i, &m) in keys.iter().enumerate() {
+        let key = unmix(m);
+        let stones = stones_of(variant, key);
+        let pos = super::opening::unpack(variant, key);
+        let locked = !(pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North));
+        if stones > total || !locked || super::opening::region_key(&pos) != key {
+            return Err(corrupt(format!("entry {i} is not a locked position of kpe:{variant}")));
+        }
+        if last.is_some_and(|l| l >= (stones, m)) {
+            return Err(corrupt(format!("entry {i} is out of order")));
+        }
+        last = Some((stones, m));
+    }
+    if let Some(i) = values.iter().position(|&v| v.unsigned_abs() as usize > total) {
+        return Err(corrupt(format!("value {} of entry {i} is beyond the {total} stones", values[i])));
+    }
+    Ok(())
 }
 
 /// The default database directory: `$SOW_DB`, else the user's data directory.
