@@ -401,7 +401,10 @@ impl MappedFile {
         // A value beyond the game's stones is a file that checksums
         // cannot catch (written wrong, or forged): refused all the same.
         if let Some(max) = self.max_value {
-            if let Some(i) = bytes.iter().position(|&v| (v as i8).unsigned_abs() as u32 > max) {
+            if let Some(i) = bytes
+                .iter()
+                .position(|&v| (v as i8).unsigned_abs() as u32 > max)
+            {
                 return Err(DbError::Corrupt {
                     path: self.path.clone(),
                     what: format!(

@@ -488,15 +488,23 @@ fn check_region(
         let pos = super::opening::unpack(variant, key);
         let locked = !(pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North));
         if stones > total || !locked || super::opening::region_key(&pos) != key {
-            return Err(corrupt(format!("entry {i} is not a locked position of kpe:{variant}")));
+            return Err(corrupt(format!(
+                "entry {i} is not a locked position of kpe:{variant}"
+            )));
         }
         if last.is_some_and(|l| l >= (stones, m)) {
             return Err(corrupt(format!("entry {i} is out of order")));
         }
         last = Some((stones, m));
     }
-    if let Some(i) = values.iter().position(|&v| v.unsigned_abs() as usize > total) {
-        return Err(corrupt(format!("value {} of entry {i} is beyond the {total} stones", values[i])));
+    if let Some(i) = values
+        .iter()
+        .position(|&v| v.unsigned_abs() as usize > total)
+    {
+        return Err(corrupt(format!(
+            "value {} of entry {i} is beyond the {total} stones",
+            values[i]
+        )));
     }
     Ok(())
 }

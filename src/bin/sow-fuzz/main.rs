@@ -4,6 +4,7 @@
 //! ```text
 //! sow-fuzz TARGET --inputs N [--seed S] [--seeds DIR] [--findings DIR] [--work DIR]
 //! sow-fuzz --list
+//! sow-fuzz TARGET --dump-seeds DIR      # the seeds as files (AFL's input)
 //! ```
 //!
 //! Each input is a seed (`fuzz/seeds/`, taken from the tests' positions)
@@ -39,6 +40,8 @@ struct Args {
     seeds: PathBuf,
     findings: PathBuf,
     work: PathBuf,
+    /// Write the target's seeds as files here and stop (AFL's input dir).
+    dump_seeds: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -55,6 +58,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             .filter(|p| p.is_dir())
             .map_or_else(std::env::temp_dir, Path::to_path_buf)
             .join(format!("sow-fuzz-{}", std::process::id())),
+        dump_seeds: None,
     };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -71,10 +75,15 @@ fn parse_args() -> Result<Option<Args>, String> {
                     .parse()
                     .map_err(|e| format!("--inputs: {e}"))?
             }
-            "--seed" => a.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--seed" => {
+                a.seed = value("--seed")?
+                    .parse()
+                    .map_err(|e| format!("--seed: {e}"))?
+            }
             "--seeds" => a.seeds = value("--seeds")?.into(),
             "--findings" => a.findings = value("--findings")?.into(),
             "--work" => a.work = value("--work")?.into(),
+            "--dump-seeds" => a.dump_seeds = Some(value("--dump-seeds")?.into()),
             t if !t.starts_with('-') && a.target.is_empty() => a.target = t.to_string(),
             other => return Err(format!("unexpected argument `{other}`")),
         }
@@ -110,7 +119,9 @@ fn main() {
         }
     };
     // One thread for the database checks: the campaigns run beside others.
-    let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global();
     let _ = std::fs::create_dir_all(&args.work);
     let target = match targets::target(&args.target, &args.seeds, &args.work) {
         Ok(t) => t,
@@ -120,8 +131,20 @@ fn main() {
         }
     };
     if target.seeds.is_empty() {
-        eprintln!("error: no seeds for {} in {}", target.name, args.seeds.display());
+        eprintln!(
+            "error: no seeds for {} in {}",
+            target.name,
+            args.seeds.display()
+        );
         std::process::exit(2);
+    }
+    if let Some(dir) = &args.dump_seeds {
+        let _ = std::fs::create_dir_all(dir);
+        for (i, seed) in target.seeds.iter().enumerate() {
+            let _ = std::fs::write(dir.join(format!("seed-{i:04}")), seed);
+        }
+        let _ = std::fs::remove_dir_all(&args.work);
+        return;
     }
 
     let t0 = Instant::now();
@@ -196,7 +219,8 @@ fn main() {
             .started_ms
             .store(started.as_millis() as u64, Ordering::SeqCst);
         current.busy.store(true, Ordering::SeqCst);
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (target.run)(&input)));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (target.run)(&input)));
         current.busy.store(false, Ordering::SeqCst);
         let us = (t0.elapsed() - started).as_micros() as u64;
         slowest_us.fetch_max(us, Ordering::Relaxed);
@@ -226,8 +250,8 @@ fn main() {
             }
         };
         // New outcomes, and a trickle of accepted inputs, join the corpus.
-        let keep = !signatures.contains_key(&signature)
-            || (signature == "accepted" && rng.below(64) == 0);
+        let keep =
+            !signatures.contains_key(&signature) || (signature == "accepted" && rng.below(64) == 0);
         *signatures.entry(signature).or_insert(0) += 1;
         if keep && input.len() < 1 << 16 {
             if corpus.len() >= CORPUS_MAX {

@@ -124,7 +124,8 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
         },
         "kiothi-moves" => Target {
             name: "kiothi-moves",
-            what: "a Kiothi position line, then moves: redistributions and sowings (as `sow apply`)",
+            what:
+                "a Kiothi position line, then moves: redistributions and sowings (as `sow apply`)",
             input: Input::Text,
             seeds: move_seeds(&game_of("kiothi"), 2),
             run: Box::new(|b| moves(b)),
@@ -224,7 +225,12 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
                 run: Box::new(move |b| db_dir(&copy, &files, b)),
             }
         }
-        _ => return Err(format!("unknown target `{name}` (targets: {})", NAMES.join(", "))),
+        _ => {
+            return Err(format!(
+                "unknown target `{name}` (targets: {})",
+                NAMES.join(", ")
+            ))
+        }
     };
     Ok(t)
 }
@@ -235,7 +241,9 @@ fn refusal(e: &InputError) -> Outcome {
     let field = e.field().unwrap_or("");
     let message = e.to_string();
     if field.is_empty() || message.is_empty() || message.contains('\n') {
-        return Err(format!("refusal without a field or one-line message: {e:?}"));
+        return Err(format!(
+            "refusal without a field or one-line message: {e:?}"
+        ));
     }
     let json = CliError::from(e.clone()).to_json();
     if json["error"]["kind"] != e.kind() || json["error"]["field"] != field {
@@ -374,7 +382,9 @@ fn agent_spec(b: &[u8]) -> Outcome {
             let name = spec.to_string();
             match AgentSpec::parse(&name) {
                 Ok(back) if back.to_string() == name => Ok(Verdict::Accepted),
-                _ => Err(format!("agent `{t}` prints as `{name}`, which does not parse back")),
+                _ => Err(format!(
+                    "agent `{t}` prints as `{name}`, which does not parse back"
+                )),
             }
         }
         Err(e) => refusal(&e),
@@ -477,7 +487,9 @@ fn db_file(path: &Path, id: FileId, entries: Option<u64>, b: &[u8]) -> Outcome {
         let mut probe = Ok(());
         let _ = start.for_each_child(|_, child| {
             probe = region.value(&child).map(|_| ());
-            probe.as_ref().map_or(ControlFlow::Break(()), |_| ControlFlow::Continue(()))
+            probe
+                .as_ref()
+                .map_or(ControlFlow::Break(()), |_| ControlFlow::Continue(()))
         });
         if let Err(e) = probe.and_then(|()| region.value(&start).map(|_| ())) {
             return db_refusal(&e, path);
@@ -522,7 +534,8 @@ fn query_dir(db: &Path, path: &Path) -> Outcome {
         // An unlocked position's exact value (every layer is read by
         // `stats`; one probe per layer here).
         let all = v.all_marks();
-        let unlocked = KpePosition::from_parts(v, &[2, 1, 0, 1], sow::Side::South, [all, all], [2, 2]);
+        let unlocked =
+            KpePosition::from_parts(v, &[2, 1, 0, 1], sow::Side::South, [all, all], [2, 2]);
         solution.value(&unlocked, None)?;
         solution.move_values(&unlocked, None)?;
         solution.endings(Progress::Hidden)?;
