@@ -63,11 +63,7 @@ fn the_largest_variants_are_refused_without_overflow() {
         let v = KpeVariant::new(w, k).unwrap();
         let e = check_solvable(v).expect_err("too large");
         assert_eq!(e.field(), Some("variant"));
-        assert_eq!(
-            sow::solve::solution::endgame_positions(v),
-            u64::MAX,
-            "saturates"
-        );
+        assert!(sow::solve::solution::endgame_positions(v) > sow::solve::solution::MAX_POSITIONS);
     }
 }
 
