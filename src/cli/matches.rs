@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::files::write_atomic;
 use super::{CliError, Out};
-use crate::search::matches::{make_openings, play_match_until, Balance, MatchConfig};
+use crate::search::matches::{make_openings_until, play_match_until, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};
 
 /// Match settings from the command line.
@@ -86,15 +86,19 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     };
     // Ctrl-C starts no new game: the report holds the finished ones.
     let stop = super::search_eval::stop_on_ctrl_c();
-    let openings = make_openings(start, &cfg, cfg.games.div_ceil(2));
-    let report = play_match_until(&openings, &a, &b, &cfg, &stop);
-    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
-    if report.games == 0 {
-        return Err(CliError::new(
+    let none_finished = || {
+        CliError::new(
             "interrupted",
             None,
             "interrupted before the first game finished",
-        ));
+        )
+    };
+    let openings =
+        make_openings_until(start, &cfg, cfg.games.div_ceil(2), &stop).ok_or_else(none_finished)?;
+    let report = play_match_until(&openings, &a, &b, &cfg, &stop);
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    if report.games == 0 {
+        return Err(none_finished());
     }
     if let Some(path) = args.records {
         let mut buf = Vec::new();

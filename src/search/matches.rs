@@ -192,9 +192,19 @@ pub fn run_match<G: Searchable>(
 
 /// The first `count` openings of matches played with `cfg` (in parallel).
 pub fn make_openings<G: Searchable>(start: &G, cfg: &MatchConfig, count: usize) -> Vec<Opening<G>> {
+    make_openings_until(start, cfg, count, &AtomicBool::new(false)).expect("never stopped")
+}
+
+/// `make_openings`, or `None` as soon as `stop` is set (Ctrl-C).
+pub fn make_openings_until<G: Searchable>(
+    start: &G,
+    cfg: &MatchConfig,
+    count: usize,
+    stop: &AtomicBool,
+) -> Option<Vec<Opening<G>>> {
     (0..count as u64)
         .into_par_iter()
-        .map(|id| make_opening(start, cfg, id))
+        .map(|id| (!stop.load(Ordering::Relaxed)).then(|| make_opening(start, cfg, id)))
         .collect()
 }
 
