@@ -184,3 +184,28 @@ fn a_layer_value_beyond_the_stones_is_refused_when_read() {
     assert!(s.value(&pos, None).is_err());
     fs::remove_dir_all(&db).unwrap();
 }
+
+#[test]
+fn a_region_file_missing_a_position_is_refused_when_loaded_whole() {
+    // Sorted, valid keys, consistent checksums, but one position left out:
+    // the never-ends pass (`stats`) expected every locked child there.
+    let (db, v) = built("missing-entry");
+    let path = db::region_path(&db, v);
+    let good = fs::read(&path).unwrap();
+    let entries = u64::from_le_bytes(good[24..32].try_into().unwrap()) as usize;
+    let payload = &good[good.len() - 9 * entries..];
+    let (keys, values) = payload.split_at(8 * entries);
+    // Leave out the last entry (the start is among the first).
+    let n = entries - 1;
+    db::write_file_parts(
+        &path,
+        region_id(v),
+        n as u64,
+        &[&keys[..8 * n], &values[..n]],
+    )
+    .unwrap();
+    let s = Solution::open(v, &db).unwrap();
+    let e = corrupt(s.endings(Progress::Hidden).err().expect("refused"));
+    assert!(e.contains("opening.sowdb"), "{e}");
+    fs::remove_dir_all(&db).unwrap();
+}

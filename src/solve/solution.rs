@@ -460,7 +460,9 @@ impl StartRegion {
                     .collect();
                 let values: Vec<i8> = file.bytes(8 * n, n)?.iter().map(|&b| b as i8).collect();
                 check_region(file, variant, &keys, &values)?;
-                Ok(LockedRegion::from_sorted(variant, &keys, &values))
+                let region = LockedRegion::from_sorted(variant, &keys, &values);
+                check_closed(file, variant, &region, &keys)?;
+                Ok(region)
             }
         }
     }
@@ -507,6 +509,39 @@ fn check_region(
         )));
     }
     Ok(())
+}
+
+/// Checks that a loaded region holds every locked child of its positions,
+/// as the passes over the whole region (never-ends, statistics) expect.
+fn check_closed(
+    file: &MappedFile,
+    variant: KpeVariant,
+    region: &LockedRegion,
+    keys: &[u64],
+) -> Result<(), DbError> {
+    use rayon::prelude::*;
+    let missing = keys.par_iter().enumerate().find_any(|&(_, &m)| {
+        let pos = super::opening::unpack(variant, unmix(m));
+        let mut lacking = false;
+        let _ = pos.for_each_child(|_, child| {
+            let locked =
+                !(child.is_unlocked(crate::Side::South) && child.is_unlocked(crate::Side::North));
+            lacking = locked && region.value(&child).is_none();
+            if lacking {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        });
+        lacking
+    });
+    match missing {
+        Some((i, _)) => Err(DbError::Corrupt {
+            path: file.path().to_path_buf(),
+            what: format!("a position after entry {i} is missing from the region"),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The default database directory: `$SOW_DB`, else the user's data directory.
