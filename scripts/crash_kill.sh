@@ -40,6 +40,8 @@ trap 'rm -rf "$work"' EXIT
 size=${variant#kpe:}
 vdir="kpe-$size"
 RANDOM=14
+# bc arithmetic printed as JSON-valid decimals (0.5, not .5).
+calc() { LC_ALL=C printf '%.3f' "$(echo "$1" | bc -l)"; }
 
 now() { date +%s.%N; }
 
@@ -95,7 +97,7 @@ phase_of() {
 echo "== reference: $bin solve $variant" >&2
 t0=$(now)
 "$bin" --quiet solve "$variant" --db "$work/ref" >/dev/null
-ref_seconds=$(echo "$(now) - $t0" | bc)
+ref_seconds=$(calc "$(now) - $t0")
 layers=$(ls "$work/ref/$vdir"/layer-*.sowdb | wc -l)
 echo "reference: $layers layers, $ref_seconds s" >&2
 
@@ -139,7 +141,7 @@ echo "== export --out" >&2
 "$bin" --quiet export "$variant" --positions $layer --db "$work/ref" --out "$work/ref.csv"
 t0=$(now)
 "$bin" --quiet export "$variant" --positions $layer --db "$work/ref" --out "$work/again.csv"
-export_seconds=$(echo "$(now) - $t0" | bc)
+export_seconds=$(calc "$(now) - $t0")
 cmp -s "$work/ref.csv" "$work/again.csv" || { echo "export is not deterministic" >&2; exit 1; }
 export_kills=0 export_partial=0 export_ok=0
 for i in $(seq 1 "$kills"); do
@@ -158,7 +160,7 @@ echo "export: $export_kills kills, partial outputs $export_partial, completed id
 echo "== report --quick" >&2
 t0=$(now)
 "$bin" --quiet report --quick --db "$work/rdb" --out "$work/rref" >/dev/null
-report_seconds=$(echo "$(now) - $t0" | bc)
+report_seconds=$(calc "$(now) - $t0")
 whole() { # every file under $1 whole; prints the broken ones
   find "$1" -type f ! -name '*.tmp' | while read -r f; do
     [ -s "$f" ] || { echo "$f empty"; continue; }

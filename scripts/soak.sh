@@ -3,7 +3,7 @@
 #
 #   scripts/soak.sh [--interrupts N] [--games G] [--bin PATH]
 #
-# 1. `sow match ab:depth=2 greedy --games 400` and `sow eval kiothi --time 20`
+# 1. `sow match ab:depth=2 greedy --games 10000` and `sow eval kiothi --time 20`
 #    get SIGINT after a random delay, N times each: each must exit 0 and print
 #    its best completed result (match: games finished and score; eval: the
 #    value of the last completed depth), with no panic on stderr.
@@ -30,6 +30,8 @@ done
 work=$(mktemp -d /tmp/sow-soak.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 RANDOM=14
+# bc arithmetic printed as JSON-valid decimals (0.5, not .5).
+calc() { LC_ALL=C printf '%.3f' "$(echo "$1" | bc -l)"; }
 
 # Sends SIGINT to "$@" after $1 seconds; prints the exit code.
 interrupt_after() {
@@ -48,7 +50,7 @@ clean_eval=0 eval_depths=()
 failures=()
 for i in $(seq 1 "$interrupts"); do
   delay=$(echo "scale=2; 0.5 + 6 * $RANDOM / 32768" | bc)
-  code=$(interrupt_after "$delay" "$bin" --json match ab:depth=2 greedy --games 400 --seed "$i")
+  code=$(interrupt_after "$delay" "$bin" --json match ab:depth=2 greedy --games 10000 --seed "$i")
   games_done=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["games"] if "games" in d else -1)' "$work/out" 2>/dev/null || echo -1)
   if [ "$code" = 0 ] && [ "$games_done" -gt 0 ] && ! grep -q panick "$work/err"; then
     clean_match=$((clean_match + 1)); match_games+=("$games_done")
@@ -84,19 +86,22 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 long_code=0
 wait "$pid" || long_code=$?
-long_seconds=$(echo "$(date +%s.%N) - $t0" | bc)
+long_seconds=$(calc "$(date +%s.%N) - $t0")
 long_games=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["games"])' "$work/long.json" 2>/dev/null || echo 0)
 long_panic=$(grep -c panick "$work/long.err" || true)
 # RSS in MiB: first sample after the first tenth of the run, the largest
 # later, and their difference (flat: the tables are allocated once).
-read -r rss_samples rss_early rss_peak rss_last < <(python3 - "$work/rss" <<'PY'
+read -r rss_samples rss_early rss_peak rss_last rss_deciles < <(python3 - "$work/rss" <<'PY'
 import sys
 rows = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 if not rows:
-    print(0, 0, 0, 0); sys.exit()
+    print(0, 0, 0, 0, "[]"); sys.exit()
 t_end = rows[-1][0]
 late = [r for r in rows if r[0] >= t_end / 10] or rows
-print(len(rows), round(late[0][1] / 1024, 1), round(max(r[1] for r in late) / 1024, 1), round(rows[-1][1] / 1024, 1))
+# RSS at each tenth of the run (the sample nearest to it).
+deciles = [round(min(rows, key=lambda r: abs(r[0] - t_end * k / 10))[1] / 1024, 1) for k in range(1, 11)]
+print(len(rows), round(late[0][1] / 1024, 1), round(max(r[1] for r in late) / 1024, 1),
+      round(rows[-1][1] / 1024, 1), str(deciles).replace(" ", ""))
 PY
 )
 echo "self-play: exit $long_code, $long_games games in $long_seconds s, panics $long_panic, RSS MiB after 10%: $rss_early, peak after: $rss_peak, last: $rss_last ($rss_samples samples)" >&2
@@ -106,10 +111,10 @@ ints() { local IFS=,; echo "[$*]"; }
 cat > results/reliability/soak.json <<JSON
 {"command": "scripts/soak.sh --interrupts $interrupts --games $games", "date": "$(date -u +%FT%TZ)",
  "interrupts": {"runs": $interrupts,
-   "match": {"command": "sow --json match ab:depth=2 greedy --games 400 --seed I, SIGINT after 0.5-6.5 s", "clean": $clean_match, "games_finished": $(ints "${match_games[@]:-}")},
+   "match": {"command": "sow --json match ab:depth=2 greedy --games 10000 --seed I, SIGINT after 0.5-6.5 s", "clean": $clean_match, "games_finished": $(ints "${match_games[@]:-}")},
    "eval": {"command": "sow --json eval kiothi --time 20 --hash 64, SIGINT after 0.3-5.3 s", "clean": $clean_eval, "depths": $(ints "${eval_depths[@]:-}")}},
  "selfplay": {"command": "sow --json match ab:depth=1 ab:depth=1 --games $games", "exit": $long_code, "games": $long_games, "seconds": $long_seconds, "panics": $long_panic,
-   "rss_samples": $rss_samples, "rss_mib_after_first_tenth": $rss_early, "rss_mib_peak_after": $rss_peak, "rss_mib_last": $rss_last}}
+   "rss_samples": $rss_samples, "rss_mib_after_first_tenth": $rss_early, "rss_mib_peak_after": $rss_peak, "rss_mib_last": $rss_last, "rss_mib_by_tenth": $rss_deciles}}
 JSON
 cat results/reliability/soak.json
 [ "$clean_match" -eq "$interrupts" ] && [ "$clean_eval" -eq "$interrupts" ] && [ "$long_code" -eq 0 ] && [ "$long_games" -eq "$games" ]
