@@ -33,6 +33,9 @@ pub enum Verdict {
 
 pub type Outcome = Result<Verdict, String>;
 
+/// A target's check of one input.
+pub type Run = Box<dyn Fn(&[u8]) -> Outcome + Send + Sync>;
+
 /// How a target builds its inputs.
 pub enum Input {
     /// Text inputs, mutated token-wise (positions, moves, tags).
@@ -48,7 +51,7 @@ pub struct Target {
     pub what: &'static str,
     pub input: Input,
     pub seeds: Vec<Vec<u8>>,
-    pub run: Box<dyn Fn(&[u8]) -> Outcome + Send + Sync>,
+    pub run: Run,
 }
 
 /// The header fields of a database file (offset, width), from the layout
@@ -106,21 +109,21 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
             what: "Kpé position notation and shortcuts (kpe, kpe:WxK), then its moves played",
             input: Input::Text,
             seeds: game_of("kpe"),
-            run: Box::new(|b| position(b)),
+            run: Box::new(position),
         },
         "kiothi-position" => Target {
             name: "kiothi-position",
             what: "Kiothi position notation and shortcuts, then its moves played (play phase)",
             input: Input::Text,
             seeds: game_of("kiothi"),
-            run: Box::new(|b| position(b)),
+            run: Box::new(position),
         },
         "kpe-moves" => Target {
             name: "kpe-moves",
             what: "a Kpé position line, then moves (as `sow apply`)",
             input: Input::Text,
             seeds: move_seeds(&game_of("kpe"), 1),
-            run: Box::new(|b| moves(b)),
+            run: Box::new(moves),
         },
         "kiothi-moves" => Target {
             name: "kiothi-moves",
@@ -128,7 +131,7 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
                 "a Kiothi position line, then moves: redistributions and sowings (as `sow apply`)",
             input: Input::Text,
             seeds: move_seeds(&game_of("kiothi"), 2),
-            run: Box::new(|b| moves(b)),
+            run: Box::new(moves),
         },
         "variant-tag" => Target {
             name: "variant-tag",
