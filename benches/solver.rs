@@ -5,8 +5,8 @@
 use divan::counter::ItemsCount;
 use divan::{black_box, Bencher};
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::progress::Progress;
 use sow::solve::endgame::Endgame;
-use sow::solve::progress::Progress;
 use sow::solve::solution::{endgame_positions, Solution};
 use sow::Game;
 

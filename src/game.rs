@@ -102,6 +102,20 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'sta
         n
     }
 
+    /// RULES §4 perft to `depth` counted without enumerating the moves,
+    /// where the rules allow it, split by groups of root moves (a label and
+    /// the sequences starting with a move of that group; the counts add up
+    /// to perft). `None`: the tree must be enumerated.
+    fn perft_by_formula(&self, _depth: u32) -> Option<Vec<(String, u64)>> {
+        None
+    }
+
+    /// The position after the `index`-th legal move (in `for_each_move`'s
+    /// order), `None` past the last. Games with huge move lists unrank.
+    fn nth_child(&self, index: u64) -> Option<Self> {
+        nth_child_by_enumeration(self, index)
+    }
+
     /// All legal moves. Check `move_count` first where it may be huge.
     fn legal_moves(&self) -> Vec<Self::Move> {
         let mut out = Vec::new();
@@ -130,4 +144,19 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'sta
         let me = self.side_to_move().index();
         sweep[me] as i32 - sweep[1 - me] as i32
     }
+}
+
+/// `Game::nth_child` by walking the children up to `index`.
+pub fn nth_child_by_enumeration<G: Game>(pos: &G, index: u64) -> Option<G> {
+    let mut i = 0u64;
+    let mut found = None;
+    let _ = pos.for_each_child(|_, child| {
+        if i == index {
+            found = Some(child);
+            return ControlFlow::Break(());
+        }
+        i += 1;
+        ControlFlow::Continue(())
+    });
+    found
 }

@@ -1,11 +1,13 @@
 //! sow: rules engines, solver and search for the mancala games Kpé and Kiothi.
 
+pub mod analysis;
 pub mod cli;
 pub mod error;
 pub mod game;
 pub mod games;
 pub mod limits;
 pub mod perft;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod search;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use sow::cli::{self, CliError, Out};
 
 /// Rules engines, perft and analysis for the mancala games Kpé and Kiothi.
@@ -56,15 +56,7 @@ enum Command {
         moves: Vec<String>,
     },
     /// Count the move sequences of exactly DEPTH moves (RULES §4).
-    Perft {
-        /// Position (quoted notation or a shortcut).
-        position: String,
-        /// Number of moves.
-        depth: u32,
-        /// List the count under each root move.
-        #[arg(long)]
-        divide: bool,
-    },
+    Perft(cli::perft::PerftArgs),
     /// Solve a Kpé variant completely: endgame database and opening phase.
     Solve {
         /// `kpe` or `kpe:WxK`.
@@ -92,6 +84,10 @@ enum Command {
         /// Transposition table size in MiB (search).
         #[arg(long, value_name = "MB", default_value_t = 256)]
         hash: usize,
+        /// The N best moves with values and lines (by search: each move's
+        /// child searched to the same depth, sharing the budget).
+        #[arg(long, value_name = "N")]
+        multipv: Option<usize>,
     },
     /// Opening report of a game, written as Markdown and JSON under --out.
     Openings {
@@ -220,6 +216,12 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Analyse a played game: every ply valued and marked (?? ? ?! !),
+    /// per-player summaries, the ply at which the result was decided.
+    Analyze(cli::analyze::AnalyzeArgs),
+    /// Play against the oracle in the terminal (commands: a move, hint,
+    /// undo, flip, save FILE, quit).
+    Play(cli::play::PlayArgs),
     /// Tune the Kiothi evaluation: self-play data, then a least-squares fit.
     Tune {
         /// `kiothi` or `kiothi:five` (the start of the self-play games).
@@ -252,6 +254,10 @@ enum Command {
         #[arg(long)]
         hand_eval: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(cli::completions::CompletionsArgs),
+    /// Print the man page (roff), every subcommand included.
+    Man(cli::man::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -283,15 +289,14 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             .build_global()
             .map_err(|e| CliError::usage("threads", format!("cannot start {n} threads: {e}")))?;
     }
+    let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
     match &cli.command {
+        Command::Analyze(args) => cli::analyze::run(args, threads, out)?,
+        Command::Play(args) => cli::play::run(args, threads, out)?,
         Command::Show { position } => cli::show::run(&parse(position)?, out)?,
         Command::Moves { position, all } => cli::moves::run(&parse(position)?, *all, out)?,
         Command::Apply { position, moves } => cli::apply::run(&parse(position)?, moves, out)?,
-        Command::Perft {
-            position,
-            depth,
-            divide,
-        } => cli::perft::run(&parse(position)?, *depth, *divide, out)?,
+        Command::Perft(args) => cli::perft::run(args, &parse(&args.position)?, out)?,
         Command::Solve { game, db } => {
             cli::solve::run(cli::kpe_db::parse_kpe_game(game)?, db.as_deref(), out)?
         }
@@ -302,6 +307,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             time,
             nodes,
             hash,
+            multipv,
         } => {
             let budget = cli::search_eval::Budget {
                 depth: *depth,
@@ -313,10 +319,10 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
             let searched = depth.is_some() || time.is_some() || nodes.is_some();
             match parse(position)? {
                 cli::AnyPosition::Kpe(p) if !searched => {
-                    cli::eval::run_kpe(&p, db.as_deref(), out)?
+                    cli::eval::run_kpe(&p, db.as_deref(), *multipv, out)?
                 }
-                cli::AnyPosition::Kpe(p) => cli::search_eval::run(&p, budget, out)?,
-                cli::AnyPosition::Kiothi(p) => cli::search_eval::run(&p, budget, out)?,
+                cli::AnyPosition::Kpe(p) => cli::search_eval::run(&p, budget, *multipv, out)?,
+                cli::AnyPosition::Kiothi(p) => cli::search_eval::run(&p, budget, *multipv, out)?,
             }
         }
         Command::Match {
@@ -442,6 +448,8 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
                 }
             }
         }
+        Command::Completions(args) => cli::completions::run(args, &mut Cli::command(), out)?,
+        Command::Man(args) => cli::man::run(args, &Cli::command(), out)?,
     }
     Ok(())
 }
@@ -497,4 +505,49 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
     );
     let mut out = Out::stdout(json, false);
     ExitCode::from(out.fail(&err))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// Every subcommand, as clap knows it (a new command is covered as soon
+    /// as it is added to `Command`).
+    fn subcommands() -> Vec<String> {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for known in ["show", "perft", "completions", "man"] {
+            assert!(names.iter().any(|n| n == known), "{names:?}");
+        }
+        names
+    }
+
+    #[test]
+    fn completions_name_every_subcommand_in_every_shell() {
+        for shell in clap_complete::Shell::value_variants() {
+            let text = String::from_utf8(cli::completions::script(*shell, &mut Cli::command()))
+                .expect("UTF-8");
+            for name in subcommands() {
+                assert!(text.contains(&name), "{shell:?} completions lack `{name}`");
+            }
+        }
+    }
+
+    #[test]
+    fn man_page_has_a_section_for_every_subcommand() {
+        let page = String::from_utf8(cli::man::page(&Cli::command()).unwrap()).unwrap();
+        assert!(
+            page.starts_with(".ie") || page.contains(".TH sow 1"),
+            "{}",
+            &page[..200]
+        );
+        for name in subcommands() {
+            let heading = format!(".SH \"SOW {}\"", name.to_uppercase());
+            assert!(page.contains(&heading), "man page lacks {heading}");
+        }
+        assert!(page.contains("max\\-nodes") || page.contains("max-nodes"));
+    }
 }

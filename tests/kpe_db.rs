@@ -5,8 +5,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::progress::Progress;
 use sow::solve::db::{layer_path, region_path, DbError};
-use sow::solve::progress::Progress;
 use sow::solve::solution::{Solution, SolveError};
 use sow::Game;
 

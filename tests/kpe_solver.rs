@@ -8,7 +8,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use sow::games::kpe::{KpePosition, KpeVariant};
-use sow::solve::progress::Progress;
+use sow::progress::Progress;
 use sow::solve::solution::Solution;
 use sow::Game;
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 use sow::games::kpe::KpeVariant;
 use sow::solve::db::{self, DbError};
 use sow::solve::lock::DbLock;
-use sow::solve::progress::Progress;
+use sow::progress::Progress;
 use sow::solve::solution::{Solution, SolveError};
 
 fn temp(name: &str) -> PathBuf {

@@ -1,54 +1,71 @@
 //! `sow eval <POSITION>`: the exact value of a Kpé position from its
 //! database (or solved on the fly for a small variant), every move with its
-//! value, and the perfect-play line.
+//! value, and the perfect-play line; with `--multipv N` the first N moves
+//! with their lines too.
 
 use std::path::Path;
 
 use serde_json::json;
 
-use super::kpe_db::{self, line_json, line_text, moves_json, played_line};
+use super::kpe_db;
 use super::{CliError, Out};
+use crate::analysis::evaluation::kpe_evaluation;
+use crate::analysis::oracle::KpeOracle;
 use crate::games::kpe::KpePosition;
-use crate::solve::progress::Progress;
-use crate::Game;
+use crate::progress::Progress;
 
-pub fn run_kpe(pos: &KpePosition, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
-    let progress = Progress::auto(out.quiet || out.json);
-    let dir = kpe_db::db_dir(db);
-    let solution = kpe_db::open_solution(pos.variant(), &dir, progress)?;
-    let extra = solution.region_for(pos, progress)?;
-    let value = if pos.is_over() {
-        pos.terminal_value()
-    } else {
-        solution.value(pos, extra.as_ref())?
-    };
-    let moves = solution.move_values(pos, extra.as_ref())?;
-    let line = played_line(&solution, pos, extra.as_ref())?;
+/// The oracle of a Kpé variant: its database, or a small variant solved on
+/// the fly (progress bars on a terminal unless `quiet`).
+pub fn kpe_oracle(
+    pos: &KpePosition,
+    db: Option<&Path>,
+    quiet: bool,
+) -> Result<KpeOracle, CliError> {
+    let progress = Progress::auto(quiet);
+    let solution = kpe_db::open_solution(pos.variant(), &kpe_db::db_dir(db), progress)?;
+    Ok(KpeOracle::new(solution, progress))
+}
+
+pub fn run_kpe(
+    pos: &KpePosition,
+    db: Option<&Path>,
+    multipv: Option<usize>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    super::search_eval::check_multipv(multipv)?;
+    let mut oracle = kpe_oracle(pos, db, out.quiet || out.json)?;
+    let e = kpe_evaluation(&mut oracle, pos, multipv)?;
     if out.json {
-        return out.json(&json!({
-            "position": pos.to_string(),
-            "value": value,
-            "result": kpe_db::result_word(value),
-            "moves": moves_json(&moves),
-            "best": moves.first().map(|(m, _)| m.to_string()),
-            "pv": line_json(&line.moves),
-            "pv_ends_by": line.ended_by,
-            "exact": true,
-        }));
+        return out.json(&json!(e));
     }
     out.line(format!("position {pos}"))?;
+    if e.over {
+        out.line(format!(
+            "game over: {} to move has no legal move; the value is the final sweep",
+            super::board::side_name(pos.side())
+        ))?;
+    }
     out.line(format!(
-        "value    {value:+} for {:?} to move ({}, exact)",
+        "value    {:+} for {:?} to move ({}, exact)",
+        e.value,
         pos.side(),
-        kpe_db::result_word(value)
+        e.result
     ))?;
-    for (mv, v) in &moves {
-        out.line(format!("  move {mv}: {v:+}"))?;
+    for m in &e.moves {
+        match &m.pv {
+            Some(line) => out.line(format!(
+                "  move {}: {:+}  line {}",
+                m.mv,
+                m.value,
+                line.join(" ")
+            ))?,
+            None => out.line(format!("  move {}: {:+}", m.mv, m.value))?,
+        }
     }
     out.line(format!(
         "pv       {} ({} moves, ends by {})",
-        line_text(&line.moves),
-        line.moves.len(),
-        line.ended_by
+        e.pv.join(" "),
+        e.pv.len(),
+        e.pv_ends_by
     ))
 }

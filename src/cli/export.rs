@@ -33,8 +33,8 @@ use serde_json::json;
 use super::kpe_db;
 use super::{CliError, Out};
 use crate::games::kpe::KpeVariant;
+use crate::progress::Progress;
 use crate::solve::opening::{unmix, unpack};
-use crate::solve::progress::Progress;
 use crate::solve::solution::{Solution, StartRegion};
 use crate::{Game, Side};
 

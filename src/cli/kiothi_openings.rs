@@ -19,6 +19,7 @@ use super::files::write_report;
 use super::kpe_db::value_table;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
+use crate::progress::{Progress, ProgressBar};
 use crate::search::negamax::Limits;
 use crate::search::threads::search;
 use crate::search::tt::TranspositionTable;
@@ -47,6 +48,7 @@ fn rank(
     seconds: f64,
     threads: usize,
     tt: &TranspositionTable,
+    bar: &ProgressBar,
 ) -> (usize, Vec<Scored>) {
     let stop = AtomicBool::new(false);
     let value_of = |child: &KiothiPosition, limits: &Limits| {
@@ -58,10 +60,12 @@ fn rank(
         (gained - r.value, r.depth + 1, r.exact)
     };
     let candidates = pos.search_moves();
+    bar.set_length((candidates.len() + DEEPENED.min(candidates.len())) as u64);
     let mut scored: Vec<Scored> = candidates
         .iter()
         .map(|(mv, child)| {
             let (value, depth, exact) = value_of(child, &Limits::depth(RANK_DEPTH));
+            bar.inc(1);
             Scored {
                 mv: mv.to_string(),
                 child: *child,
@@ -75,7 +79,9 @@ fn rank(
     for s in scored.iter_mut().take(DEEPENED) {
         let (value, depth, exact) = value_of(&s.child, &Limits::seconds(seconds));
         (s.value, s.depth, s.exact) = (value, depth, exact);
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let deepened = DEEPENED.min(scored.len());
     scored[..deepened].sort_by_key(|s| -s.value);
     (candidates.len(), scored)
@@ -88,13 +94,23 @@ fn moves_json(list: &[Scored], n: usize) -> Value {
         .collect()
 }
 
-pub fn report(start: &KiothiPosition, seconds: f64, threads: usize, hash_mb: usize) -> Value {
+/// The opening report; a bar per ranking (South's moves, then North's
+/// replies to each of South's best) counts the candidates ranked.
+pub fn report(
+    start: &KiothiPosition,
+    seconds: f64,
+    threads: usize,
+    hash_mb: usize,
+    progress: Progress,
+) -> Value {
     let t0 = Instant::now();
     let tt = TranspositionTable::new(hash_mb);
-    let (count, south) = rank(start, seconds, threads, &tt);
+    let bar = progress.count(0, "South", "candidates");
+    let (count, south) = rank(start, seconds, threads, &tt, &bar);
     let mut replies = Vec::new();
-    for s in south.iter().take(REPLIED) {
-        let (n, north) = rank(&s.child, seconds / 2.0, threads, &tt);
+    for (i, s) in south.iter().take(REPLIED).enumerate() {
+        let bar = progress.count(0, format!("reply {}", i + 1), "candidates");
+        let (n, north) = rank(&s.child, seconds / 2.0, threads, &tt, &bar);
         replies.push(json!({
             "move": s.mv,
             "value": s.value,
@@ -160,7 +176,8 @@ pub fn run(
     out: &mut Out,
 ) -> Result<(), CliError> {
     super::search_eval::check_seconds(seconds)?;
-    let r = report(start, seconds.unwrap_or(1.0), threads, 256);
+    let progress = Progress::auto(out.quiet || out.json);
+    let r = report(start, seconds.unwrap_or(1.0), threads, 256, progress);
     let dir = out_dir.join("kiothi");
     let stem = if start.board_sum() == 50 {
         "openings-five"

@@ -13,10 +13,10 @@ use super::files::{write_atomic, write_in, write_report};
 use super::{kiothi_openings, CliError, Out};
 use crate::game::Game;
 use crate::games::kiothi::{KiothiMove, KiothiPosition, Setup};
+use crate::progress::Progress;
 use crate::report::kiothi as pictures;
 use crate::search::matches::{make_openings, play_match, Balance};
 use crate::search::{AgentSpec, MatchConfig, MatchReport};
-use crate::solve::progress::Progress;
 
 /// One pairing of the score table: `a` plays `b` over `games` games.
 pub struct Pairing {
@@ -495,8 +495,12 @@ pub fn run(
     out.flush()?;
 
     let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
-    let openings = make_openings(&start, &MATCH, most_games.div_ceil(2));
-    let bar = progress.bar(planned.len() as u64, "kiothi");
+    // One bar for the plan: the balanced openings drawn, then every game.
+    let drawn = most_games.div_ceil(2);
+    let total_games: usize = planned.iter().map(|p| p.games).sum();
+    let bar = progress.count((drawn + total_games) as u64, "kiothi", "openings + games");
+    bar.set_message("drawing balanced openings");
+    let openings = make_openings(&start, &MATCH, drawn, &bar);
     let mut matches = Vec::new();
     let mut reports = Vec::new();
     for p in &planned {
@@ -506,19 +510,23 @@ pub fn run(
             games: p.games,
             ..MATCH
         };
-        let r = play_match(&openings, &p.a, &p.b, &cfg);
+        let r = play_match(&openings, &p.a, &p.b, &cfg, &bar);
         let mut records = Vec::new();
         r.write_records(&mut records).map_err(CliError::from)?;
         write_atomic(&dir.join(p.records_name()), &records)?;
         matches.push(match_json(p, &r, t.elapsed().as_secs_f64(), threads));
         reports.push(r);
-        bar.inc(1);
     }
     bar.finish_and_clear();
     remove_other_records(&dir, &planned)?;
 
-    let mut opening =
-        kiothi_openings::report(&start, plan.openings_seconds, threads, OPENINGS_HASH_MB);
+    let mut opening = kiothi_openings::report(
+        &start,
+        plan.openings_seconds,
+        threads,
+        OPENINGS_HASH_MB,
+        progress,
+    );
     opening["command"] = json!(command);
     opening["budget_seconds"] = json!(plan.openings_seconds);
     write_report(

@@ -27,10 +27,11 @@ use serde_json::{json, Value};
 use super::stats::outcome_fields;
 use super::{CliError, Out};
 use crate::games::kiothi::{KiothiPosition, Phase, Setup};
+use crate::progress::Progress;
 use crate::search::{
-    run_match, search, AgentSpec, Limits, MatchConfig, SearchResult, TranspositionTable,
+    matches::run_match_with_progress, search, AgentSpec, Limits, MatchConfig, SearchResult,
+    TranspositionTable,
 };
-use crate::solve::progress::Progress;
 use crate::Game;
 
 pub const DEFAULT_GAMES: usize = 20;
@@ -142,6 +143,7 @@ impl Row {
 pub fn reached_positions(
     start: &KiothiPosition,
     plan: &SelfPlay,
+    progress: Progress,
 ) -> Result<Vec<KiothiPosition>, CliError> {
     let cfg = MatchConfig {
         games: plan.games,
@@ -150,7 +152,9 @@ pub fn reached_positions(
         ..MatchConfig::default()
     };
     let agent = plan.agent();
-    let report = run_match(start, &agent, &agent, &cfg);
+    let bar = progress.count(0, "self-play", "openings + games");
+    let report = run_match_with_progress(start, &agent, &agent, &cfg, &bar);
+    bar.finish_and_clear();
     let mut seen = HashSet::new();
     let mut positions = Vec::new();
     for record in &report.records {
@@ -179,7 +183,7 @@ pub fn reached_positions(
 /// Values every position by a depth-`depth` search on one thread with an
 /// emptied table (parallel over positions, deterministic).
 pub fn estimate(positions: &[KiothiPosition], depth: u32, progress: Progress) -> Vec<Sample> {
-    let bar = progress.bar(positions.len() as u64, "estimate");
+    let bar = progress.count(positions.len() as u64, "estimate", "positions");
     let limits = Limits::depth(depth);
     let samples = positions
         .par_iter()
@@ -278,12 +282,9 @@ pub fn run(game: &str, plan: &SelfPlay, format: &str, out: &mut Out) -> Result<(
             format!("expected `csv` or `json`, found `{format}`"),
         ));
     }
-    let positions = reached_positions(&start, plan)?;
-    let samples = estimate(
-        &positions,
-        plan.depth,
-        Progress::auto(out.quiet || out.json),
-    );
+    let progress = Progress::auto(out.quiet || out.json);
+    let positions = reached_positions(&start, plan, progress)?;
+    let samples = estimate(&positions, plan.depth, progress);
     let rows = rows(&samples);
     if out.json {
         return out.json(&rows_json(game, plan, &rows));

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::CliError;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::solve::solution::{default_db_dir, Solution, SolveError};
 
 impl From<SolveError> for CliError {
@@ -60,14 +60,7 @@ pub fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// "win", "draw" or "loss" for the mover.
-pub fn result_word(value: i32) -> &'static str {
-    match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    }
-}
+pub use crate::analysis::evaluation::result_word;
 
 /// Move values as `[{"move","value"}]`.
 pub fn moves_json(moves: &[(KpeMove, i32)]) -> Value {
@@ -89,33 +82,8 @@ pub fn line_text(line: &[KpeMove]) -> String {
         .join(" ")
 }
 
-/// The perfect-play line with the position it ends in and how it ends.
-pub struct PlayedLine {
-    pub moves: Vec<KpeMove>,
-    pub end: KpePosition,
-    pub ended_by: &'static str,
-}
-
-/// Plays the principal variation out from `pos` (at most 1,000 moves).
-pub fn played_line(
-    solution: &Solution,
-    pos: &KpePosition,
-    extra: Option<&crate::solve::opening::LockedRegion>,
-) -> Result<PlayedLine, CliError> {
-    use crate::Game;
-    let moves = solution.principal_variation(pos, extra, 1000)?;
-    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
-    let ended_by = if end.is_over() {
-        "end of game"
-    } else {
-        "repetition (endless play)"
-    };
-    Ok(PlayedLine {
-        moves,
-        end,
-        ended_by,
-    })
-}
+/// The perfect-play line (the analysis layer computes it).
+pub use crate::analysis::evaluation::{played_line, PlayedLine};
 
 /// The strings of a JSON array (moves of a line).
 pub fn strings(v: &Value) -> Vec<&str> {

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::files::write_atomic;
 use super::{CliError, Out};
+use crate::progress::Progress;
 use crate::search::matches::{make_openings_until, play_match_until, Balance, MatchConfig};
 use crate::search::{AgentSpec, Searchable};
 
@@ -84,6 +85,9 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         ply_cap: 1000,
         balance: balance(args)?,
     };
+    let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
+    let count = cfg.games.div_ceil(2);
+    bar.set_length((count + cfg.games) as u64);
     // Ctrl-C starts no new game: the report holds the finished ones.
     let stop = super::search_eval::stop_on_ctrl_c();
     let none_finished = || {
@@ -94,8 +98,9 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         )
     };
     let openings =
-        make_openings_until(start, &cfg, cfg.games.div_ceil(2), &stop).ok_or_else(none_finished)?;
-    let report = play_match_until(&openings, &a, &b, &cfg, &stop);
+        make_openings_until(start, &cfg, count, &bar, &stop).ok_or_else(none_finished)?;
+    let report = play_match_until(&openings, &a, &b, &cfg, &bar, &stop);
+    bar.finish_and_clear();
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     if report.games == 0 {
         return Err(none_finished());

@@ -5,8 +5,10 @@
 //! Output goes through [`Out`], which writes either human text or exactly one
 //! JSON object; errors are [`CliError`]s, printed by [`Out::fail`].
 
+pub mod analyze;
 pub mod apply;
 pub mod board;
+pub mod completions;
 pub mod eval;
 pub mod export;
 pub mod files;
@@ -15,11 +17,13 @@ pub mod kiothi_openings;
 pub mod kiothi_report;
 pub mod kiothi_stats;
 pub mod kpe_db;
+pub mod man;
 pub mod matches;
 pub mod moves;
 pub mod openings;
 pub mod output;
 pub mod perft;
+pub mod play;
 pub mod position;
 pub mod report;
 pub mod search_eval;
@@ -154,20 +158,35 @@ mod tests {
         assert_eq!((count, listed), (10001, None));
     }
 
+    fn perft_args(depth: u32, divide: bool) -> perft::PerftArgs {
+        perft::PerftArgs {
+            position: String::new(),
+            depth,
+            divide,
+            max_nodes: perft::DEFAULT_MAX_NODES,
+        }
+    }
+
     #[test]
     fn divide_refuses_a_huge_root() {
         let wide = Wide(DIVIDE_LIMIT as u32 + 1);
         let (mut o, _) = out(true);
-        let err = perft::perft(&wide, 1, true, &mut o).unwrap_err();
+        let err = perft::perft(&wide, &perft_args(1, true), &mut o).unwrap_err();
         assert_eq!(err.kind, "usage");
         assert_eq!(err.field.as_deref(), Some("divide"));
         let (mut o, buf) = out(true);
-        perft::perft(&wide, 2, false, &mut o).unwrap();
+        perft::perft(&wide, &perft_args(2, false), &mut o).unwrap();
         let v: Value = serde_json::from_str(&text(&buf)).unwrap();
         assert_eq!(v["nodes"], 0, "every move ends the game");
         let (mut o, buf) = out(true);
-        perft::perft(&wide, 1, false, &mut o).unwrap();
+        perft::perft(&wide, &perft_args(1, false), &mut o).unwrap();
         let v: Value = serde_json::from_str(&text(&buf)).unwrap();
         assert_eq!(v["nodes"], 100_001);
+        // A root too large to hold at once is walked in chunks.
+        let wide = Wide((1 << 20) + 5);
+        let (mut o, buf) = out(true);
+        perft::perft(&wide, &perft_args(2, false), &mut o).unwrap();
+        let v: Value = serde_json::from_str(&text(&buf)).unwrap();
+        assert_eq!(v["nodes"], 0);
     }
 }

@@ -11,7 +11,7 @@ use super::files::write_report;
 use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line, strings, value_table};
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::Game;
 
 /// The report as JSON (the Markdown is rendered from it).

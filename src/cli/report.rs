@@ -13,9 +13,9 @@ use serde_json::{json, Value};
 use super::files::write_in;
 use super::{kiothi_report, kpe_db, openings, stats, variants, CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::progress::Progress;
 use crate::report::kiothi as kiothi_pictures;
 use crate::report::kpe as pictures;
-use crate::solve::progress::Progress;
 use crate::solve::solution::Solution;
 
 /// Today's date (UTC) as YYYY-MM-DD.

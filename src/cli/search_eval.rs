@@ -9,6 +9,8 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::{CliError, Out};
+use crate::analysis::evaluation::SearchEvaluation;
+use crate::analysis::move_values::{search_move_values, MoveValues};
 use crate::search::negamax::{Limits, SearchResult};
 use crate::search::threads::search;
 use crate::search::tt::TranspositionTable;
@@ -70,9 +72,14 @@ impl Budget {
     }
 }
 
+/// Refuses a `--hash` of 0 or above the memory available.
+pub fn check_hash(mb: usize) -> Result<(), CliError> {
+    crate::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))
+}
+
 /// The `--hash` table, refused (not aborted) when the memory is not there.
 fn hash_table(mb: usize) -> Result<TranspositionTable, CliError> {
-    crate::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))?;
+    check_hash(mb)?;
     TranspositionTable::try_new(mb)
         .ok_or_else(|| CliError::usage("hash", format!("--hash {mb} MiB: cannot allocate it")))
 }
@@ -101,70 +108,109 @@ fn line<M: std::fmt::Display>(r: &SearchResult<M>) -> String {
     )
 }
 
-pub fn run<G: Searchable>(pos: &G, budget: Budget, out: &mut Out) -> Result<(), CliError> {
-    let limits = budget.limits()?;
-    if pos.is_over() {
-        return Err(CliError::usage(
-            "position",
-            "the game is over: there is no move to search",
-        ));
+/// Refuses `--multipv 0`.
+pub fn check_multipv(multipv: Option<usize>) -> Result<(), CliError> {
+    if multipv == Some(0) {
+        return Err(CliError::usage("multipv", "--multipv must be at least 1"));
     }
+    Ok(())
+}
+
+pub fn run<G: Searchable>(
+    pos: &G,
+    budget: Budget,
+    multipv: Option<usize>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let limits = budget.limits()?;
+    check_multipv(multipv)?;
     let tt = hash_table(budget.hash_mb)?;
     let stop = stop_on_ctrl_c();
     let json_mode = out.json;
+    let threads = budget.threads.max(1);
     let mut progress_err = None;
-    let result = search(pos, &limits, budget.threads.max(1), &tt, &stop, &mut |it| {
+    let mut progress = |text: String, out: &mut Out| {
         if !json_mode && progress_err.is_none() {
-            if let Err(e) = out.line(line(it)).and_then(|_| out.flush()) {
+            if let Err(e) = out.line(text).and_then(|_| out.flush()) {
                 progress_err = Some(e);
             }
         }
-    });
+    };
+    let e = match multipv {
+        Some(n) => {
+            let values = search_move_values(pos, &limits, threads, &tt, &stop, &mut |v| {
+                progress(multipv_line(v), out)
+            });
+            SearchEvaluation::from_move_values(pos, &values, n, stop.load(Ordering::SeqCst))
+        }
+        None => {
+            let result = search(pos, &limits, threads, &tt, &stop, &mut |it| {
+                progress(line(it), out)
+            });
+            SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst))
+        }
+    };
     if let Some(e) = progress_err {
         return Err(e);
     }
-    let captured = pos.captured();
-    let me = pos.side_to_move().index();
-    // The final margin of the game for the mover if the value holds.
-    let margin = captured[me] as i32 - captured[1 - me] as i32 + result.value;
-    let one_warrior = margin.abs() == 2;
-    let interrupted = stop.load(Ordering::SeqCst);
-    let best = result.best.map(|m| m.to_string());
     if out.json {
-        return out.json(&json!({
-            "position": pos.to_string(),
-            "value": result.value,
-            "best": best,
-            "pv": result.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-            "depth": result.depth,
-            "nodes": result.nodes,
-            "nps": result.nps,
-            "exact": result.exact,
-            "one_warrior_victory": one_warrior,
-            "final_margin": margin,
-            "seconds": result.seconds,
-            "interrupted": interrupted,
-        }));
+        return out.json(&json!(e));
     }
-    if interrupted {
+    if e.interrupted {
         out.line("interrupted: best completed iteration below")?;
     }
     out.line(format!("position {pos}"))?;
+    if e.over {
+        out.line(format!(
+            "game over: {:?} to move has no legal move; the value is the final sweep (final margin {:+})",
+            pos.side_to_move(),
+            e.final_margin
+        ))?;
+    }
     out.line(format!(
         "value    {:+} for {:?} to move ({}; depth {}, {} nodes, {:.1} s)",
-        result.value,
+        e.value,
         pos.side_to_move(),
-        if result.exact { "exact" } else { "estimate" },
-        result.depth,
-        result.nodes,
-        result.seconds
+        if e.exact { "exact" } else { "estimate" },
+        e.depth,
+        e.nodes,
+        e.seconds
     ))?;
-    out.line(format!("best     {}", best.as_deref().unwrap_or("-")))?;
-    out.line(format!("pv       {}", result.pv_string()))?;
-    if one_warrior {
+    out.line(format!("best     {}", e.best.as_deref().unwrap_or("-")))?;
+    out.line(format!("pv       {}", e.pv.join(" ")))?;
+    for (i, m) in e.moves.iter().flatten().enumerate() {
         out.line(format!(
-            "one-warrior victory: the best line ends with a margin of {margin:+}"
+            "  {:>2}. {:<12} {:+4} {}  line {}",
+            i + 1,
+            m.mv,
+            m.value,
+            if m.exact == Some(true) {
+                "exact   "
+            } else {
+                "estimate"
+            },
+            m.pv.as_deref().unwrap_or_default().join(" ")
+        ))?;
+    }
+    if e.one_warrior_victory {
+        out.line(format!(
+            "one-warrior victory: the best line ends with a margin of {:+}",
+            e.final_margin
         ))?;
     }
     Ok(())
+}
+
+/// The progress line of one completed depth of a per-move search.
+fn multipv_line<M: std::fmt::Display>(v: &MoveValues<M>) -> String {
+    let best = v.moves.first();
+    format!(
+        "depth {:>3}  moves {:>4}  best {} {:+}  nodes {:>12}  {:.1} s",
+        v.depth,
+        v.moves.len(),
+        best.map_or("-".to_string(), |m| m.mv.to_string()),
+        best.map_or(0, |m| m.value),
+        v.nodes,
+        v.seconds
+    )
 }

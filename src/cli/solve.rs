@@ -9,7 +9,7 @@ use serde_json::json;
 use super::kpe_db::{self, peak_rss_mib};
 use super::{CliError, Out};
 use crate::games::kpe::KpeVariant;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::solve::solution::Solution;
 
 pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {

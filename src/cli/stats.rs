@@ -19,7 +19,7 @@ use serde_json::json;
 use super::kpe_db;
 use super::{CliError, Out};
 use crate::games::kpe::KpeVariant;
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 
 /// Positions of one phase and stone count, by value.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::files::write_atomic;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
+use crate::progress::Progress;
 use crate::search::tune::{
     self, fit, from_csv, to_csv, Comparison, Errors, SelfPlay, FEATURE_NAMES,
 };
@@ -68,7 +69,10 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
             opening_plies: args.opening_plies,
             hand_eval: args.hand_eval,
         };
-        let samples = tune::self_play(start, &cfg);
+        let bar =
+            Progress::auto(out.quiet || out.json).count(args.games as u64, "self-play", "games");
+        let samples = tune::self_play(start, &cfg, &bar);
+        bar.finish_and_clear();
         write_atomic(args.data, to_csv(&samples).as_bytes())?;
         let provenance = json!({
             "data": args.data.display().to_string(),

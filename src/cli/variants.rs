@@ -11,7 +11,7 @@ use super::files::write_atomic;
 use super::kpe_db::{self, result_word};
 use super::{CliError, Out};
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::solve::progress::Progress;
+use crate::progress::Progress;
 use crate::solve::solution::{endgame_positions, Solution};
 
 /// The variants of the table, smallest first, up to `max_positions`
@@ -95,17 +95,26 @@ pub fn table(
     out: &mut Out,
 ) -> Result<Value, CliError> {
     let mut rows = Vec::new();
-    for variant in variants(max_positions) {
+    let list = variants(max_positions);
+    // The variants done out of all, above each variant's own layer bars;
+    // a line per finished variant.
+    let bar = progress.count(list.len() as u64, "variants", "variants");
+    for variant in list {
+        bar.set_message(format!("kpe:{variant}"));
         let row = solve_row(variant, db, progress)?;
-        out.info(format!(
-            "kpe:{variant}: start {:+} ({}), {:.1} s",
-            row["value"].as_i64().unwrap_or(0),
-            row["result"].as_str().unwrap_or(""),
-            row["seconds"].as_f64().unwrap_or(0.0)
-        ))?;
-        out.flush()?;
+        bar.suspend(|| -> Result<(), CliError> {
+            out.info(format!(
+                "kpe:{variant}: start {:+} ({}), {:.1} s",
+                row["value"].as_i64().unwrap_or(0),
+                row["result"].as_str().unwrap_or(""),
+                row["seconds"].as_f64().unwrap_or(0.0)
+            ))?;
+            out.flush()
+        })?;
+        bar.inc(1);
         rows.push(row);
     }
+    bar.finish_and_clear();
     let command = format!("sow variants --max-positions {max_positions}");
     let report = json!({"game": "kpe", "command": command, "variants": rows});
     write_atomic(

@@ -14,6 +14,7 @@ use super::agents::AgentSpec;
 use super::zobrist::{splitmix64, Rng};
 use super::{search, Limits, Searchable, TranspositionTable};
 use crate::game::Side;
+use crate::progress::ProgressBar;
 
 /// How a match is played.
 #[derive(Clone, Debug, PartialEq)]
@@ -186,13 +187,33 @@ pub fn run_match<G: Searchable>(
     b: &AgentSpec,
     cfg: &MatchConfig,
 ) -> MatchReport {
-    let openings = make_openings(start, cfg, cfg.games.div_ceil(2));
-    play_match(&openings, a, b, cfg)
+    run_match_with_progress(start, a, b, cfg, &ProgressBar::hidden())
 }
 
-/// The first `count` openings of matches played with `cfg` (in parallel).
-pub fn make_openings<G: Searchable>(start: &G, cfg: &MatchConfig, count: usize) -> Vec<Opening<G>> {
-    make_openings_until(start, cfg, count, &AtomicBool::new(false)).expect("never stopped")
+/// `run_match`, advancing `bar` by one per opening drawn and per game played
+/// (its length is set here).
+pub fn run_match_with_progress<G: Searchable>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+    bar: &ProgressBar,
+) -> MatchReport {
+    let count = cfg.games.div_ceil(2);
+    bar.set_length((count + cfg.games) as u64);
+    let openings = make_openings(start, cfg, count, bar);
+    play_match(&openings, a, b, cfg, bar)
+}
+
+/// The first `count` openings of matches played with `cfg` (in parallel),
+/// advancing `bar` by one per opening.
+pub fn make_openings<G: Searchable>(
+    start: &G,
+    cfg: &MatchConfig,
+    count: usize,
+    bar: &ProgressBar,
+) -> Vec<Opening<G>> {
+    make_openings_until(start, cfg, count, bar, &AtomicBool::new(false)).expect("never stopped")
 }
 
 /// `make_openings`, or `None` as soon as `stop` is set (Ctrl-C).
@@ -200,24 +221,32 @@ pub fn make_openings_until<G: Searchable>(
     start: &G,
     cfg: &MatchConfig,
     count: usize,
+    bar: &ProgressBar,
     stop: &AtomicBool,
 ) -> Option<Vec<Opening<G>>> {
     (0..count as u64)
         .into_par_iter()
-        .map(|id| (!stop.load(Ordering::Relaxed)).then(|| make_opening(start, cfg, id)))
+        .map(|id| {
+            (!stop.load(Ordering::Relaxed)).then(|| {
+                let opening = make_opening(start, cfg, id);
+                bar.inc(1);
+                opening
+            })
+        })
         .collect()
 }
 
 /// `run_match` from openings made beforehand by `make_openings` with the
 /// same `cfg` (several matches can share them): game `g` is played from
-/// `openings[g / 2]`.
+/// `openings[g / 2]`; `bar` advances by one per game.
 pub fn play_match<G: Searchable>(
     openings: &[Opening<G>],
     a: &AgentSpec,
     b: &AgentSpec,
     cfg: &MatchConfig,
+    bar: &ProgressBar,
 ) -> MatchReport {
-    play_match_until(openings, a, b, cfg, &AtomicBool::new(false))
+    play_match_until(openings, a, b, cfg, bar, &AtomicBool::new(false))
 }
 
 /// `play_match`, starting no new game once `stop` is set (Ctrl-C): the
@@ -227,6 +256,7 @@ pub fn play_match_until<G: Searchable>(
     a: &AgentSpec,
     b: &AgentSpec,
     cfg: &MatchConfig,
+    bar: &ProgressBar,
     stop: &AtomicBool,
 ) -> MatchReport {
     assert!(
@@ -234,7 +264,11 @@ pub fn play_match_until<G: Searchable>(
         "fewer openings than the games need"
     );
     let play = |g: usize| {
-        (!stop.load(Ordering::Relaxed)).then(|| play_game(&openings[g / 2], a, b, cfg, g))
+        (!stop.load(Ordering::Relaxed)).then(|| {
+            let record = play_game(&openings[g / 2], a, b, cfg, g);
+            bar.inc(1);
+            record
+        })
     };
     let records: Vec<GameRecord> = if a.threads() == 1 && b.threads() == 1 {
         (0..cfg.games).into_par_iter().filter_map(play).collect()
@@ -456,9 +490,9 @@ mod tests {
             balance: Some(Balance { depth: 4, margin }),
             ..MatchConfig::default()
         };
-        let random = make_openings(&start, &plain, 6);
-        let anything = make_openings(&start, &with(1000), 6);
-        let even = make_openings(&start, &with(0), 6);
+        let random = make_openings(&start, &plain, 6, &ProgressBar::hidden());
+        let anything = make_openings(&start, &with(1000), 6, &ProgressBar::hidden());
+        let even = make_openings(&start, &with(0), 6, &ProgressBar::hidden());
         let mut redrawn = 0;
         for ((r, a), e) in random.iter().zip(&anything).zip(&even) {
             assert_eq!(r.value, None);

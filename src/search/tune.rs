@@ -20,6 +20,7 @@ use super::Searchable;
 use crate::error::InputError;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase};
+use crate::progress::ProgressBar;
 
 pub use super::kiothi_eval::{features, Feature, FEATURES, FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE};
 
@@ -161,12 +162,16 @@ pub fn self_play_engine(depth: u32, hand_eval: bool) -> AgentSpec {
 /// Plays the self-play games (in parallel) and samples every play-phase
 /// position the engine moved from. The engine plays both sides: the
 /// colour-swapped twin of a game would be the same game, so each opening
-/// is played once.
-pub fn self_play(start: &KiothiPosition, cfg: &SelfPlay) -> Vec<Sample> {
+/// is played once. `bar` advances by one per game.
+pub fn self_play(start: &KiothiPosition, cfg: &SelfPlay, bar: &ProgressBar) -> Vec<Sample> {
     let engine = self_play_engine(cfg.depth, cfg.hand_eval);
     let games: Vec<PlayedGame> = (0..cfg.games)
         .into_par_iter()
-        .map(|g| play_game(start, &engine, cfg, g))
+        .map(|g| {
+            let game = play_game(start, &engine, cfg, g);
+            bar.inc(1);
+            game
+        })
         .collect();
     games.iter().flat_map(samples_of_game).collect()
 }

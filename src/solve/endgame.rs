@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::index::BoardIndex;
-use super::progress::Progress;
+use crate::progress::Progress;
 use std::sync::atomic::AtomicU32;
 
 use super::retrograde::{pack_state, LayerState, NO_EXIT};

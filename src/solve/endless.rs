@@ -18,9 +18,9 @@ use rayon::prelude::*;
 
 use super::endgame::{Endgame, LayerValues};
 use super::opening::{region_key, LockedRegion};
-use super::progress::Progress;
 use super::unmove::for_each_unmove;
 use crate::games::kpe::KpePosition;
+use crate::progress::Progress;
 use crate::{Game, Side};
 
 /// Positions handled per parallel task when scanning a layer.

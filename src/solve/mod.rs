@@ -7,7 +7,6 @@ pub mod endless;
 pub mod index;
 pub mod lock;
 pub mod opening;
-pub mod progress;
 pub mod retrograde;
 pub mod solution;
 pub mod unmove;

@@ -12,10 +12,10 @@ use hashbrown::HashSet;
 use rayon::prelude::*;
 
 use super::endgame::{Endgame, LayerValues};
-use super::progress::Progress;
 use super::retrograde::{prefetch, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::progress::Progress;
 use crate::{Game, Side};
 
 /// A position relative to its mover, packed: `b` bits per pit (enough for

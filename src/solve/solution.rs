@@ -8,8 +8,8 @@ use super::db::{self, DbError, FileId, FileKind, MappedFile};
 use super::endgame::{Endgame, LayerValues};
 use super::endless::Endings;
 use super::opening::{mix, region_key, stones_of, unmix, LockedRegion};
-use super::progress::Progress;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
+use crate::progress::Progress;
 use crate::Game;
 
 /// Largest database (positions) this tool builds: about 3 GiB of values.

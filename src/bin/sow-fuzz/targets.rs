@@ -17,7 +17,7 @@ use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::search::agents::AgentSpec;
 use sow::search::zobrist::Rng;
 use sow::solve::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
-use sow::solve::progress::Progress;
+use sow::progress::Progress;
 use sow::solve::solution::{Solution, StartRegion};
 use sow::Game;
 

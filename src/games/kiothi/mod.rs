@@ -3,6 +3,7 @@
 mod movegen;
 mod notation;
 mod opening;
+mod opening_count;
 mod position;
 mod sowing;
 
@@ -112,6 +113,29 @@ impl Game for KiothiPosition {
         match self.phase {
             Phase::Opening => self.opening_move_count(),
             Phase::Play => self.play_move_count(),
+        }
+    }
+
+    /// RULES §2.2 counted (see `opening_count`): depth 1 at either opening
+    /// turn, depth 2 from turn 1, split by lift set (`4+5`, or `4` alone).
+    fn perft_by_formula(&self, depth: u32) -> Option<Vec<(String, u64)>> {
+        let split = self.opening_divide_by_formula(depth)?;
+        Some(
+            split
+                .into_iter()
+                .map(|(pits, n)| {
+                    let label = pits.iter().map(u8::to_string).collect::<Vec<_>>();
+                    (label.join("+"), n)
+                })
+                .collect(),
+        )
+    }
+
+    /// Opening: the placement is unranked, not enumerated.
+    fn nth_child(&self, index: u64) -> Option<KiothiPosition> {
+        match self.phase {
+            Phase::Opening => Some(self.play_opening(&self.nth_opening_move(index)?)),
+            Phase::Play => crate::game::nth_child_by_enumeration(self, index),
         }
     }
 

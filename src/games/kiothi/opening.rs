@@ -126,6 +126,40 @@ impl KiothiPosition {
             .fold(0u64, |acc, &(_, _, n)| acc.saturating_add(placements(n)))
     }
 
+    /// The `index`-th opening move in `for_each_opening_move`'s order,
+    /// found by unranking (no enumeration); `None` past the last.
+    pub(crate) fn nth_opening_move(&self, mut index: u64) -> Option<OpeningMove> {
+        for &(lifted, n_lifted, warriors) in self.lift_sets().as_slice() {
+            let here = placements(warriors);
+            if index >= here {
+                index -= here;
+                continue;
+            }
+            // Reverse lexicographic order: pit p takes the most warriors first.
+            let mut placed = [0u8; PITS];
+            let mut left = warriors;
+            for (p, slot) in placed.iter_mut().enumerate().take(PITS - 1) {
+                let rest_pits = (PITS - 1 - p) as u32;
+                for v in (0..=left).rev() {
+                    let with_v = ways(left - v, rest_pits);
+                    if index < with_v {
+                        *slot = v as u8;
+                        left -= v;
+                        break;
+                    }
+                    index -= with_v;
+                }
+            }
+            placed[PITS - 1] = left as u8;
+            return Some(OpeningMove {
+                lifted,
+                n_lifted,
+                placed,
+            });
+        }
+        None
+    }
+
     /// Plays an opening move (legality not checked).
     pub(crate) fn play_opening(&self, mv: &OpeningMove) -> KiothiPosition {
         let mut pits = self.pits;
@@ -217,8 +251,13 @@ pub(crate) fn occupied_mask(pits: &[u8; PITS]) -> u32 {
 
 /// C(n+19, 19): ways to place `n` warriors in 20 pits, saturating at `u64::MAX`.
 pub fn placements(n: u32) -> u64 {
+    ways(n, PITS as u32)
+}
+
+/// Ways to place `n` warriors in `parts` pits: C(n+parts-1, parts-1).
+pub(crate) fn ways(n: u32, parts: u32) -> u64 {
     let mut c: u128 = 1;
-    for i in 1..=19u128 {
+    for i in 1..parts as u128 {
         c = c * (n as u128 + i) / i;
     }
     u64::try_from(c).unwrap_or(u64::MAX)

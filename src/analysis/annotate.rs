@@ -1,0 +1,395 @@
+//! Annotating a played game: for every ply the value before the move, the
+//! value of the move played, the best moves, the loss and a mark; per
+//! player the share of value-keeping moves, the mean loss and the marks;
+//! and the ply at which the result was decided. `sow analyze` prints this
+//! (text, `--json`, Markdown) and the web server serves it.
+
+use serde::Serialize;
+
+use super::oracle::Oracle;
+use crate::game::{Game, Side};
+use crate::record::{GameRecord, Termination};
+use crate::solve::solution::SolveError;
+
+/// Losses in stones from which a move is marked, by how sure the values
+/// are. The one place these numbers live (README "Marks" quotes them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Thresholds {
+    /// `?!` from this loss on; below it a move keeps the value.
+    pub inaccuracy: i32,
+    /// `?` from this loss on.
+    pub mistake: i32,
+    /// `??` from this loss on.
+    pub blunder: i32,
+}
+
+impl Thresholds {
+    /// Proven values (the Kpé database; search values proven to the end):
+    /// every stone lost counts.
+    pub const EXACT: Thresholds = Thresholds {
+        inaccuracy: 1,
+        mistake: 3,
+        blunder: 6,
+    };
+
+    /// Search estimates (Kiothi): two searches of the same position to the
+    /// same depth can disagree by a stone or two (the horizon falls in
+    /// another place of a capture sequence, a transposition brings a deeper
+    /// value), so a loss below 3 stones is not held against the move, and
+    /// the marks need twice the exact losses.
+    pub const ESTIMATE: Thresholds = Thresholds {
+        inaccuracy: 3,
+        mistake: 6,
+        blunder: 12,
+    };
+
+    /// The thresholds for values that are proven or estimated.
+    pub fn for_values(exact: bool) -> Thresholds {
+        if exact {
+            Self::EXACT
+        } else {
+            Self::ESTIMATE
+        }
+    }
+
+    /// The mark of a loss (`!` is decided elsewhere: it needs the other moves).
+    pub fn mark(&self, loss: i32) -> Option<Mark> {
+        if loss >= self.blunder {
+            Some(Mark::Blunder)
+        } else if loss >= self.mistake {
+            Some(Mark::Mistake)
+        } else if loss >= self.inaccuracy {
+            Some(Mark::Inaccuracy)
+        } else {
+            None
+        }
+    }
+
+    /// A move that loses less than the inaccuracy threshold keeps the value.
+    pub fn keeps_value(&self, loss: i32) -> bool {
+        loss < self.inaccuracy
+    }
+}
+
+/// The mark of a move, as chess annotators write them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Mark {
+    #[serde(rename = "??")]
+    Blunder,
+    #[serde(rename = "?")]
+    Mistake,
+    #[serde(rename = "?!")]
+    Inaccuracy,
+    /// The only move that keeps the value.
+    #[serde(rename = "!")]
+    Only,
+}
+
+impl Mark {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Mark::Blunder => "??",
+            Mark::Mistake => "?",
+            Mark::Inaccuracy => "?!",
+            Mark::Only => "!",
+        }
+    }
+}
+
+/// One ply of an analysed game. Values are for the mover, in stones.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlyAnalysis {
+    /// 1-based.
+    pub ply: usize,
+    /// `"S"` or `"N"`.
+    pub side: String,
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The position's value before the move (RULES §0).
+    pub value: i32,
+    /// The value of the move played.
+    pub played: i32,
+    /// The best moves (every move worth `value`, as far as known).
+    pub best: Vec<String>,
+    /// `value - played`, at least 0.
+    pub loss: i32,
+    pub mark: Option<Mark>,
+    /// Both values proven.
+    pub exact: bool,
+    /// The position before the move.
+    pub position: String,
+    /// South's expected final margin before the move: the captures so far
+    /// plus the value, from South's side (the value graph plots this).
+    pub south_margin: i32,
+    /// Search depth in plies (0: database).
+    pub depth: u32,
+}
+
+/// Counts of each mark.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MarkCounts {
+    #[serde(rename = "??")]
+    pub blunders: usize,
+    #[serde(rename = "?")]
+    pub mistakes: usize,
+    #[serde(rename = "?!")]
+    pub inaccuracies: usize,
+    #[serde(rename = "!")]
+    pub only_moves: usize,
+}
+
+impl MarkCounts {
+    fn add(&mut self, mark: Mark) {
+        match mark {
+            Mark::Blunder => self.blunders += 1,
+            Mark::Mistake => self.mistakes += 1,
+            Mark::Inaccuracy => self.inaccuracies += 1,
+            Mark::Only => self.only_moves += 1,
+        }
+    }
+}
+
+/// One player's moves in sum.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PlayerSummary {
+    /// Share (0 to 1) of the player's moves that kept the value (lost less
+    /// than the inaccuracy threshold); `null` when the player did not move.
+    pub value_keeping: Option<f64>,
+    /// Mean loss in stones per move; `null` when the player did not move.
+    pub mean_loss: Option<f64>,
+    pub marks: MarkCounts,
+    pub moves: usize,
+    /// The agent or person, when the record names them.
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Players {
+    #[serde(rename = "S")]
+    pub south: PlayerSummary,
+    #[serde(rename = "N")]
+    pub north: PlayerSummary,
+}
+
+/// How the analysed game ended.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ending {
+    /// `over` (no legal move), `repetition` (third occurrence, RULES §0) or
+    /// `unfinished` (the record stops earlier, e.g. at a match's ply cap).
+    pub end: &'static str,
+    pub position: String,
+    /// Final stones of South and North: captures plus the sweep, or plus
+    /// half the board each for a repetition or an unfinished game (as
+    /// `sow match` scores a game stopped at its ply cap).
+    pub points: [f64; 2],
+    /// `"S"`, `"N"` or `null` for a draw.
+    pub winner: Option<String>,
+    /// South's expected final margin in the last position, by the oracle.
+    pub south_margin: i32,
+    pub exact: bool,
+}
+
+/// A whole game, annotated (`sow analyze --json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameAnalysis {
+    /// The game and variant, as notation tags it (`kpe`, `kpe:3x3`, `kiothi`).
+    pub game: String,
+    pub start: String,
+    pub plies: Vec<PlyAnalysis>,
+    pub players: Players,
+    /// The ply after which the result (win, draw or loss) was decided and
+    /// stayed so: from the position after this ply on, every position's
+    /// proven value gives the game's final result. 0: decided from the
+    /// start; `null`: never proven (Kiothi far from the end) or the game
+    /// ended otherwise than its value said (a repetition, a record cut short).
+    pub decided_at: Option<usize>,
+    pub ending: Ending,
+    /// Where the values come from.
+    pub method: String,
+    /// The marks' thresholds in stones of loss.
+    pub thresholds: ThresholdSet,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ThresholdSet {
+    pub exact: Thresholds,
+    pub estimate: Thresholds,
+}
+
+/// South's view of a value for the mover of `pos`, plus the captures so
+/// far: the final margin for South if the value holds.
+fn south_margin<G: Game>(pos: &G, value: i32) -> i32 {
+    let c = pos.captured();
+    let for_south = if pos.side_to_move() == Side::South {
+        value
+    } else {
+        -value
+    };
+    c[0] as i32 - c[1] as i32 + for_south
+}
+
+/// The first index `k` such that every position from `k` on has a proven
+/// value whose result (sign of South's margin) is `result`.
+fn decided_from(positions: &[(i32, bool)], result: i32) -> Option<usize> {
+    let mut k = positions.len();
+    while k > 0 {
+        let (margin, exact) = positions[k - 1];
+        if !exact || margin.signum() != result {
+            break;
+        }
+        k -= 1;
+    }
+    (k < positions.len()).then_some(k)
+}
+
+/// Annotates every ply of `record` with values from `oracle`. `names` are
+/// South's and North's players when known; `on_ply(done, total)` follows
+/// the work (one call per ply, then one for the last position).
+pub fn analyze_game<G: Game, O: Oracle<G>>(
+    record: &GameRecord<G>,
+    oracle: &mut O,
+    method: String,
+    names: [Option<String>; 2],
+    on_ply: &mut dyn FnMut(usize, usize),
+) -> Result<GameAnalysis, SolveError> {
+    let moves = record.moves();
+    let mut plies = Vec::with_capacity(moves.len());
+    let mut margins = Vec::with_capacity(moves.len() + 1);
+    let mut players = Players::default();
+    let mut losses = [0i64; 2];
+    let mut keeping = [0usize; 2];
+    let mut pos = record.start().clone();
+    for (i, mv) in moves.iter().enumerate() {
+        on_ply(i, moves.len() + 1);
+        let j = oracle.judge(&pos, mv)?;
+        let loss = j.loss();
+        let t = Thresholds::for_values(j.exact);
+        let only = loss == 0 && j.others_best.is_some_and(|o| j.value - o >= t.inaccuracy);
+        let mark = t.mark(loss).or(only.then_some(Mark::Only));
+        let side = pos.side_to_move();
+        let summary = match side {
+            Side::South => &mut players.south,
+            Side::North => &mut players.north,
+        };
+        summary.moves += 1;
+        if let Some(m) = mark {
+            summary.marks.add(m);
+        }
+        losses[side.index()] += loss as i64;
+        keeping[side.index()] += t.keeps_value(loss) as usize;
+        let margin = south_margin(&pos, j.value);
+        margins.push((margin, j.exact));
+        plies.push(PlyAnalysis {
+            ply: i + 1,
+            side: side.letter().to_string(),
+            mv: mv.to_string(),
+            value: j.value,
+            played: j.played,
+            best: j.best.iter().map(|m| m.to_string()).collect(),
+            loss,
+            mark,
+            exact: j.exact,
+            position: pos.to_string(),
+            south_margin: margin,
+            depth: j.depth,
+        });
+        pos = pos.play_unchecked(mv);
+    }
+    on_ply(moves.len(), moves.len() + 1);
+    let (last_value, last_exact) = oracle.value(&pos)?;
+    let last_margin = south_margin(&pos, last_value);
+    margins.push((last_margin, last_exact));
+    on_ply(moves.len() + 1, moves.len() + 1);
+
+    for (side, summary) in [(0, &mut players.south), (1, &mut players.north)] {
+        if summary.moves > 0 {
+            summary.value_keeping = Some(keeping[side] as f64 / summary.moves as f64);
+            summary.mean_loss = Some(losses[side] as f64 / summary.moves as f64);
+        }
+    }
+    let [south_name, north_name] = names;
+    players.south.name = south_name;
+    players.north.name = north_name;
+
+    let (end, points) = match record.result() {
+        Some(r) => (
+            match r.termination {
+                Termination::NoMove => "over",
+                Termination::Repetition => "repetition",
+            },
+            r.totals,
+        ),
+        None => {
+            let c = pos.captured();
+            let half = pos.board_total() as f64 / 2.0;
+            ("unfinished", [c[0] as f64 + half, c[1] as f64 + half])
+        }
+    };
+    let final_sign = match points[0].partial_cmp(&points[1]) {
+        Some(std::cmp::Ordering::Greater) => 1,
+        Some(std::cmp::Ordering::Less) => -1,
+        _ => 0,
+    };
+    let winner = match final_sign {
+        1 => Some("S".to_string()),
+        -1 => Some("N".to_string()),
+        _ => None,
+    };
+    Ok(GameAnalysis {
+        game: record
+            .start()
+            .to_string()
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        start: record.start().to_string(),
+        plies,
+        players,
+        decided_at: decided_from(&margins, final_sign),
+        ending: Ending {
+            end,
+            position: pos.to_string(),
+            points,
+            winner,
+            south_margin: last_margin,
+            exact: last_exact,
+        },
+        method,
+        thresholds: ThresholdSet {
+            exact: Thresholds::EXACT,
+            estimate: Thresholds::ESTIMATE,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_follow_the_thresholds() {
+        let t = Thresholds::EXACT;
+        assert_eq!(t.mark(0), None);
+        assert_eq!(t.mark(1), Some(Mark::Inaccuracy));
+        assert_eq!(t.mark(3), Some(Mark::Mistake));
+        assert_eq!(t.mark(6), Some(Mark::Blunder));
+        let e = Thresholds::ESTIMATE;
+        assert_eq!(e.mark(2), None);
+        assert!(e.keeps_value(2) && !t.keeps_value(2));
+        assert_eq!(e.mark(12), Some(Mark::Blunder));
+        assert_eq!(
+            serde_json::to_string(&[Mark::Blunder, Mark::Only]).unwrap(),
+            r#"["??","!"]"#
+        );
+    }
+
+    #[test]
+    fn decided_from_needs_a_proven_suffix_with_the_final_result() {
+        // Margins for South, with exactness; the game ended won by South.
+        let p = [(0, true), (2, false), (4, true), (2, true), (6, true)];
+        assert_eq!(decided_from(&p, 1), Some(2));
+        assert_eq!(decided_from(&[(0, true), (0, true)], 0), Some(0));
+        assert_eq!(decided_from(&[(2, true), (-2, true)], 1), None);
+    }
+}

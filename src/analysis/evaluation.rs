@@ -1,0 +1,241 @@
+//! `sow eval`'s answer as one typed model: the CLI prints it (text or
+//! `--json`) and the web server serves it. Two shapes: exact (a solved Kpé
+//! variant) and by search (Kiothi, or Kpé with a search limit).
+//!
+//! Fields are declared in alphabetical order: the JSON they print is
+//! byte-identical to the `serde_json` maps (sorted keys) `eval` printed
+//! before these structs, plus the keys added since (`over`,
+//! `final_margin` for Kpé, `moves` with `--multipv`).
+
+use serde::Serialize;
+
+use super::move_values::{MoveValue, MoveValues};
+use super::oracle::{KpeOracle, Oracle};
+use crate::game::Game;
+use crate::games::kpe::{KpeMove, KpePosition};
+use crate::search::SearchResult;
+use crate::solve::opening::LockedRegion;
+use crate::solve::solution::{Solution, SolveError};
+
+/// A move with its value; with `--multipv`, its line (`pv`) and, by
+/// search, whether the value is proven.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
+    #[serde(rename = "move")]
+    pub mv: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pv: Option<Vec<String>>,
+    pub value: i32,
+}
+
+/// `eval` of a Kpé position from its solved database.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExactEvaluation {
+    /// A best move; `null` when the game is over.
+    pub best: Option<String>,
+    /// Always true.
+    pub exact: bool,
+    /// The final margin of the game for the mover if the value holds
+    /// (captures so far plus the value).
+    pub final_margin: i32,
+    /// Every legal move with its value, best first.
+    pub moves: Vec<MoveEntry>,
+    /// The game is over: the value is the final sweep (RULES §1 rule 5).
+    pub over: bool,
+    pub position: String,
+    /// The perfect-play line, to the end or to the first repetition.
+    pub pv: Vec<String>,
+    /// `end of game` or `repetition (endless play)`.
+    pub pv_ends_by: &'static str,
+    /// `win`, `draw` or `loss` for the mover.
+    pub result: &'static str,
+    /// RULES §0 value for the mover.
+    pub value: i32,
+}
+
+/// `eval` by search.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchEvaluation {
+    pub best: Option<String>,
+    /// Depth of the deepest completed iteration (0 when the game is over).
+    pub depth: u32,
+    pub exact: bool,
+    pub final_margin: i32,
+    /// Ctrl-C stopped the search: the best completed iteration is given.
+    pub interrupted: bool,
+    /// With `--multipv N`: the N best moves, each with its value, line and
+    /// whether it is proven, all from the same depth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<MoveEntry>>,
+    pub nodes: u64,
+    pub nps: f64,
+    /// The best line ends in a win by exactly two warriors (RULES §2 rule 10).
+    pub one_warrior_victory: bool,
+    /// The game is over: the value is the final sweep (RULES §2 rule 10).
+    pub over: bool,
+    pub position: String,
+    pub pv: Vec<String>,
+    pub seconds: f64,
+    pub value: i32,
+}
+
+/// Either answer, as `eval --json` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Evaluation {
+    Exact(ExactEvaluation),
+    Search(SearchEvaluation),
+}
+
+/// "win", "draw" or "loss" for the mover.
+pub fn result_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+/// Moves as notation strings.
+pub fn notation<M: std::fmt::Display>(line: &[M]) -> Vec<String> {
+    line.iter().map(|m| m.to_string()).collect()
+}
+
+/// The final margin for the mover of `pos` if `value` holds.
+pub fn final_margin<G: Game>(pos: &G, value: i32) -> i32 {
+    let c = pos.captured();
+    let me = pos.side_to_move().index();
+    c[me] as i32 - c[1 - me] as i32 + value
+}
+
+/// The perfect-play line with the position it ends in and how it ends.
+pub struct PlayedLine {
+    pub moves: Vec<KpeMove>,
+    pub end: KpePosition,
+    pub ended_by: &'static str,
+}
+
+/// Plays the principal variation out from `pos` (at most 1,000 moves).
+pub fn played_line(
+    solution: &Solution,
+    pos: &KpePosition,
+    extra: Option<&LockedRegion>,
+) -> Result<PlayedLine, SolveError> {
+    let moves = solution.principal_variation(pos, extra, super::oracle::LINE_LIMIT)?;
+    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
+    let ended_by = if end.is_over() {
+        "end of game"
+    } else {
+        "repetition (endless play)"
+    };
+    Ok(PlayedLine {
+        moves,
+        end,
+        ended_by,
+    })
+}
+
+fn entry<M: std::fmt::Display>(m: &MoveValue<M>, with_line: bool, with_exact: bool) -> MoveEntry {
+    MoveEntry {
+        exact: with_exact.then_some(m.exact),
+        mv: m.mv.to_string(),
+        pv: with_line.then(|| notation(&m.line)),
+        value: m.value,
+    }
+}
+
+/// The exact evaluation of a Kpé position; with `multipv = Some(n)` the
+/// first `n` moves also carry their perfect-play line.
+pub fn kpe_evaluation(
+    oracle: &mut KpeOracle,
+    pos: &KpePosition,
+    multipv: Option<usize>,
+) -> Result<ExactEvaluation, SolveError> {
+    let lines = multipv.unwrap_or(0);
+    let values = oracle.move_values_with_lines(pos, lines)?;
+    let (value, _) = oracle.value(pos)?;
+    let line = oracle.played_line(pos)?;
+    Ok(ExactEvaluation {
+        best: values.moves.first().map(|m| m.mv.to_string()),
+        exact: true,
+        final_margin: final_margin(pos, value),
+        moves: values
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| entry(m, i < lines, false))
+            .collect(),
+        over: pos.is_over(),
+        position: pos.to_string(),
+        pv: notation(&line.moves),
+        pv_ends_by: line.ended_by,
+        result: result_word(value),
+        value,
+    })
+}
+
+impl SearchEvaluation {
+    /// The evaluation from a root search (`search::search`).
+    pub fn from_root<G: Game>(
+        pos: &G,
+        root: &SearchResult<G::Move>,
+        interrupted: bool,
+    ) -> SearchEvaluation {
+        let margin = final_margin(pos, root.value);
+        SearchEvaluation {
+            best: root.best.map(|m| m.to_string()),
+            depth: root.depth,
+            exact: root.exact,
+            final_margin: margin,
+            interrupted,
+            moves: None,
+            nodes: root.nodes,
+            nps: root.nps,
+            one_warrior_victory: margin.abs() == 2,
+            over: pos.is_over(),
+            position: pos.to_string(),
+            pv: notation(&root.pv),
+            seconds: root.seconds,
+            value: root.value,
+        }
+    }
+
+    /// The evaluation from a per-move search (`--multipv n`): the value,
+    /// best move and line are its best move's, and the `n` best moves are
+    /// listed. A finished position has no move: its value is the sweep.
+    pub fn from_move_values<G: Game>(
+        pos: &G,
+        values: &MoveValues<G::Move>,
+        n: usize,
+        interrupted: bool,
+    ) -> SearchEvaluation {
+        let top = values.moves.first();
+        let value = top.map_or_else(|| pos.terminal_value(), |m| m.value);
+        let margin = final_margin(pos, value);
+        SearchEvaluation {
+            best: top.map(|m| m.mv.to_string()),
+            depth: values.depth,
+            exact: values.exact() || top.is_none(),
+            final_margin: margin,
+            interrupted,
+            moves: Some(
+                values
+                    .moves
+                    .iter()
+                    .take(n)
+                    .map(|m| entry(m, true, true))
+                    .collect(),
+            ),
+            nodes: values.nodes,
+            nps: values.nodes as f64 / values.seconds.max(1e-9),
+            one_warrior_victory: margin.abs() == 2,
+            over: pos.is_over(),
+            position: pos.to_string(),
+            pv: top.map(|m| notation(&m.line)).unwrap_or_default(),
+            seconds: values.seconds,
+            value,
+        }
+    }
+}

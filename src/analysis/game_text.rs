@@ -1,0 +1,251 @@
+//! Reading a played game from text, whatever wrote it: a start position
+//! line followed by moves (whitespace or one per line); the JSON lines of
+//! `sow match --records` and of `sow play`'s `save`; `sow apply --json`; or
+//! `sow apply`'s text output. Only the text is read here: the start and the
+//! moves stay strings, checked when the game is replayed.
+
+use serde_json::Value;
+
+use crate::error::InputError;
+
+/// A game as read from text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameText {
+    /// The start position in notation, when the text gives it (a match
+    /// record does not: its start is the match's `--game`).
+    pub start: Option<String>,
+    /// Every move in notation, in order (a match record's random opening
+    /// plies first).
+    pub moves: Vec<String>,
+    /// The position after each move, when the text lists them (`sow apply`
+    /// text output): used to find and check the start.
+    pub after: Vec<String>,
+    /// South's and North's players, when the record names them.
+    pub names: [Option<String>; 2],
+}
+
+/// Reads a game. `record` picks one game of a JSON-lines file: the object
+/// whose `game` field equals it, else the one at that 0-based line; the
+/// first game by default.
+pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, InputError> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let Some(first) = lines.first() else {
+        return Err(InputError::malformed(
+            "file",
+            "no game in the input (it is empty)",
+        ));
+    };
+    if first.starts_with('{') {
+        return from_json_lines(&lines, record);
+    }
+    if record.is_some() {
+        return Err(InputError::malformed(
+            "record",
+            "--record picks a game of a JSON-lines file; this input holds one game",
+        ));
+    }
+    if is_apply_line(first) {
+        return from_apply_text(&lines);
+    }
+    // A start position line, then moves.
+    let moves = lines[1..]
+        .iter()
+        .flat_map(|l| l.split_whitespace())
+        .map(str::to_string)
+        .collect();
+    Ok(GameText {
+        start: Some(first.to_string()),
+        moves,
+        ..GameText::default()
+    })
+}
+
+/// `  1. 2      kpe 7,6,0,...`: a ply number, a move, the position after.
+fn is_apply_line(line: &str) -> bool {
+    let Some((number, _)) = line.split_once(". ") else {
+        return false;
+    };
+    !number.is_empty() && number.chars().all(|c| c.is_ascii_digit())
+}
+
+fn from_apply_text(lines: &[&str]) -> Result<GameText, InputError> {
+    let mut game = GameText::default();
+    for (i, line) in lines.iter().enumerate() {
+        if !is_apply_line(line) {
+            // The last line repeats the final position.
+            if i + 1 == lines.len() {
+                break;
+            }
+            return Err(InputError::malformed(
+                "file",
+                format!(
+                    "line {} is not `N. MOVE POSITION` as `sow apply` prints: `{line}`",
+                    i + 1
+                ),
+            ));
+        }
+        let (_, rest) = line.split_once(". ").expect("checked");
+        let rest = rest.trim_start();
+        let (mv, after) = rest.split_once(char::is_whitespace).ok_or_else(|| {
+            InputError::malformed(
+                "file",
+                format!("line {} has no position after its move", i + 1),
+            )
+        })?;
+        game.moves.push(mv.to_string());
+        game.after.push(after.trim().to_string());
+    }
+    Ok(game)
+}
+
+fn strings(v: &Value, key: &str, line: usize) -> Result<Vec<String>, InputError> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|m| {
+                m.as_str().map(str::to_string).ok_or_else(|| {
+                    InputError::malformed(
+                        key,
+                        format!("record on line {line}: `{key}` must hold move strings, found {m}"),
+                    )
+                })
+            })
+            .collect(),
+        Some(other) => Err(InputError::malformed(
+            key,
+            format!("record on line {line}: `{key}` must be a list of moves, found {other}"),
+        )),
+    }
+}
+
+fn from_json_lines(lines: &[&str], record: Option<usize>) -> Result<GameText, InputError> {
+    let mut objects = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let v: Value = serde_json::from_str(line).map_err(|e| {
+            InputError::malformed("file", format!("line {} is not a JSON object: {e}", i + 1))
+        })?;
+        if !v.is_object() {
+            return Err(InputError::malformed(
+                "file",
+                format!("line {} is not a JSON object", i + 1),
+            ));
+        }
+        objects.push(v);
+    }
+    let index = match record {
+        None => 0,
+        Some(n) => objects
+            .iter()
+            .position(|o| o.get("game").and_then(Value::as_u64) == Some(n as u64))
+            .or((n < objects.len()).then_some(n))
+            .ok_or_else(|| {
+                InputError::malformed(
+                    "record",
+                    format!("no game {n} among the {} records", objects.len()),
+                )
+            })?,
+    };
+    let v = &objects[index];
+    let line = index + 1;
+    if v.get("moves").is_none() {
+        return Err(InputError::malformed(
+            "moves",
+            format!("record on line {line} has no `moves` list"),
+        ));
+    }
+    let start = match v.get("start") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(InputError::malformed(
+                "start",
+                format!("record on line {line}: `start` must be a position string, found {other}"),
+            ))
+        }
+    };
+    let mut moves = strings(v, "opening", line)?;
+    moves.extend(strings(v, "moves", line)?);
+    let name = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    Ok(GameText {
+        start,
+        moves,
+        after: strings(v, "positions", line)?,
+        names: [name("south"), name("north")],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_line_then_moves() {
+        let g = parse_game_text("kpe:3x3 3,3,3,3,3,3 S ... ...\n0 3\n1\n\n 4 ", None).unwrap();
+        assert_eq!(g.start.as_deref(), Some("kpe:3x3 3,3,3,3,3,3 S ... ..."));
+        assert_eq!(g.moves, ["0", "3", "1", "4"]);
+    }
+
+    #[test]
+    fn match_records_join_opening_and_moves_and_pick_a_game() {
+        let text = concat!(
+            r#"{"game":0,"south":"a","north":"b","opening":["2"],"moves":["4","1"]}"#,
+            "\n",
+            r#"{"game":1,"south":"b","north":"a","opening":["3"],"moves":["5"]}"#,
+            "\n"
+        );
+        let g = parse_game_text(text, None).unwrap();
+        assert_eq!(
+            (g.start, g.moves.clone()),
+            (None, vec!["2".into(), "4".into(), "1".into()])
+        );
+        assert_eq!(g.names, [Some("a".to_string()), Some("b".to_string())]);
+        let g = parse_game_text(text, Some(1)).unwrap();
+        assert_eq!(g.moves, ["3", "5"]);
+        assert_eq!(
+            parse_game_text(text, Some(7)).unwrap_err().field(),
+            Some("record")
+        );
+    }
+
+    #[test]
+    fn apply_outputs_are_read() {
+        let json = r#"{"final":"kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0","moves":["2","4"],"over":false,"positions":["a","b"],"start":"kpe 6,6,6,6,6,6,6,6 S .... .... 0 0"}"#;
+        let g = parse_game_text(json, None).unwrap();
+        assert_eq!(
+            g.start.as_deref(),
+            Some("kpe 6,6,6,6,6,6,6,6 S .... .... 0 0")
+        );
+        assert_eq!(g.moves, ["2", "4"]);
+        let text = "  1. 2      kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0\n  2. 4      kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0\nkpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0\n";
+        let g = parse_game_text(text, None).unwrap();
+        assert_eq!(g.start, None);
+        assert_eq!(g.moves, ["2", "4"]);
+        assert_eq!(g.after[1], "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0");
+    }
+
+    #[test]
+    fn bad_input_names_the_field() {
+        assert_eq!(parse_game_text("", None).unwrap_err().field(), Some("file"));
+        assert_eq!(
+            parse_game_text("{oops", None).unwrap_err().field(),
+            Some("file")
+        );
+        assert_eq!(
+            parse_game_text(r#"{"moves":[1,2]}"#, None)
+                .unwrap_err()
+                .field(),
+            Some("moves")
+        );
+        assert_eq!(
+            parse_game_text(r#"{"start":"kpe"}"#, None)
+                .unwrap_err()
+                .field(),
+            Some("moves")
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! Where values come from: the exact Kpé database, or a search within a
+//! budget. `analyze` judges each move of a game through an [`Oracle`];
+//! `play` asks it for hints and for its own moves.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::annotate::Thresholds;
+use super::evaluation::{played_line, PlayedLine};
+use super::move_values::{kpe_move_values, search_move_values, MoveValues};
+use crate::game::Game;
+use crate::games::kpe::{KpeMove, KpePosition};
+use crate::progress::Progress;
+use crate::search::{search, Limits, Searchable, TranspositionTable};
+use crate::solve::opening::LockedRegion;
+use crate::solve::solution::{Solution, SolveError};
+
+/// What a move of a game was worth, against the position's best.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement<M> {
+    /// The position's value for the mover (RULES §0).
+    pub value: i32,
+    /// The value of the move played, for the mover.
+    pub played: i32,
+    /// The best moves found (every move worth `value`, as far as known).
+    pub best: Vec<M>,
+    /// Both `value` and `played` are proven.
+    pub exact: bool,
+    /// The best value among the other moves than the one played, when the
+    /// played move keeps the value and the others were all valued (or one
+    /// of them came close enough to rule out the only-move mark `!`).
+    /// `None` when not known or when there is no other move.
+    pub others_best: Option<i32>,
+    /// Search depth in plies (0: database).
+    pub depth: u32,
+}
+
+impl<M> Judgement<M> {
+    /// `value - played`, never negative (a search may value the played
+    /// move above the position when their horizons differ: it then counts
+    /// as a best move).
+    pub fn loss(&self) -> i32 {
+        (self.value - self.played).max(0)
+    }
+}
+
+/// A source of values for the positions of one game.
+pub trait Oracle<G: Game> {
+    /// Every move with its value, best first (in a Kiothi opening, the
+    /// search's candidate moves; see [`MoveValues::complete`]).
+    fn move_values(&mut self, pos: &G) -> Result<MoveValues<G::Move>, SolveError>;
+
+    /// The position's value, its best moves and the value of `played`.
+    fn judge(&mut self, pos: &G, played: &G::Move) -> Result<Judgement<G::Move>, SolveError>;
+
+    /// The value of a position (for the mover) and whether it is proven.
+    fn value(&mut self, pos: &G) -> Result<(i32, bool), SolveError>;
+
+    /// A best move (`None` when the game is over).
+    fn best_move(&mut self, pos: &G) -> Result<Option<G::Move>, SolveError> {
+        Ok(self.move_values(pos)?.moves.first().map(|m| m.mv))
+    }
+}
+
+/// A judgement from every move's value (exact sources list them all).
+fn judge_from_values<M: Copy + PartialEq>(
+    values: &MoveValues<M>,
+    played: &M,
+) -> Option<Judgement<M>> {
+    let value = values.best_value()?;
+    let mine = values.value_of(played)?;
+    let others_best = values
+        .moves
+        .iter()
+        .filter(|m| m.mv != *played)
+        .map(|m| m.value)
+        .max()
+        .filter(|_| values.complete);
+    Some(Judgement {
+        value,
+        played: mine.value,
+        best: values.best_moves(),
+        exact: values.exact(),
+        others_best,
+        depth: values.depth,
+    })
+}
+
+/// Exact values of a solved Kpé variant.
+pub struct KpeOracle {
+    solution: Solution,
+    /// Locked regions solved for positions outside the start's region
+    /// (a game started from such a position), kept for the next questions.
+    extra: Vec<LockedRegion>,
+    progress: Progress,
+}
+
+impl KpeOracle {
+    pub fn new(solution: Solution, progress: Progress) -> Self {
+        KpeOracle {
+            solution,
+            extra: Vec::new(),
+            progress,
+        }
+    }
+
+    pub fn solution(&self) -> &Solution {
+        &self.solution
+    }
+
+    /// The index in `extra` of the locked region that holds `pos`, solved
+    /// on demand; `None` when the database answers alone.
+    fn region(&mut self, pos: &KpePosition) -> Result<Option<usize>, SolveError> {
+        if let Some(i) = self.extra.iter().position(|r| r.value(pos).is_some()) {
+            return Ok(Some(i));
+        }
+        Ok(match self.solution.region_for(pos, self.progress)? {
+            Some(r) => {
+                self.extra.push(r);
+                Some(self.extra.len() - 1)
+            }
+            None => None,
+        })
+    }
+
+    /// Every move with its value; the first `lines` get their perfect-play line.
+    pub fn move_values_with_lines(
+        &mut self,
+        pos: &KpePosition,
+        lines: usize,
+    ) -> Result<MoveValues<KpeMove>, SolveError> {
+        // The children of a locked position lie in its region (marks only grow).
+        let extra = self.region(pos)?.map(|i| &self.extra[i]);
+        kpe_move_values(&self.solution, pos, extra, lines, LINE_LIMIT)
+    }
+
+    /// The perfect-play line from `pos`, to the end or the first repetition.
+    pub fn played_line(&mut self, pos: &KpePosition) -> Result<PlayedLine, SolveError> {
+        let extra = self.region(pos)?.map(|i| &self.extra[i]);
+        played_line(&self.solution, pos, extra)
+    }
+}
+
+/// Longest perfect-play line given with a move (`eval` and hints).
+pub const LINE_LIMIT: usize = 1000;
+
+impl Oracle<KpePosition> for KpeOracle {
+    fn move_values(&mut self, pos: &KpePosition) -> Result<MoveValues<KpeMove>, SolveError> {
+        self.move_values_with_lines(pos, 0)
+    }
+
+    fn judge(
+        &mut self,
+        pos: &KpePosition,
+        played: &KpeMove,
+    ) -> Result<Judgement<KpeMove>, SolveError> {
+        let values = self.move_values(pos)?;
+        judge_from_values(&values, played).ok_or_else(|| {
+            crate::InputError::illegal(played.to_string(), "not a legal move here").into()
+        })
+    }
+
+    fn value(&mut self, pos: &KpePosition) -> Result<(i32, bool), SolveError> {
+        if pos.is_over() {
+            return Ok((pos.terminal_value(), true));
+        }
+        let extra = self.region(pos)?.map(|i| &self.extra[i]);
+        Ok((self.solution.value(pos, extra)?, true))
+    }
+}
+
+/// Values by search within a budget per position: iterative-deepening
+/// alpha-beta on `threads` threads, one transposition table for the whole
+/// game (positions of a game share much of their trees).
+pub struct SearchOracle {
+    pub limits: Limits,
+    pub threads: usize,
+    tt: TranspositionTable,
+    stop: Arc<AtomicBool>,
+}
+
+impl SearchOracle {
+    pub fn new(limits: Limits, threads: usize, hash_mb: usize, stop: Arc<AtomicBool>) -> Self {
+        SearchOracle {
+            limits,
+            threads: threads.max(1),
+            tt: TranspositionTable::new(hash_mb),
+            stop,
+        }
+    }
+
+    /// Searches the child of `mv` to `depth - 1` plies (within the time
+    /// budget) and returns the move's value for the mover and whether it
+    /// is proven.
+    fn move_value<G: Searchable>(&self, pos: &G, mv: &G::Move, depth: u32) -> (i32, bool) {
+        let child = pos.play_unchecked(mv);
+        let limits = Limits {
+            depth: Some(depth.saturating_sub(1).max(1)),
+            ..self.limits
+        };
+        let r = search(
+            &child,
+            &limits,
+            self.threads,
+            &self.tt,
+            &self.stop,
+            &mut |_| {},
+        );
+        (G::capture_gain(pos, &child) - r.value, r.exact)
+    }
+}
+
+impl<G: Searchable> Oracle<G> for SearchOracle {
+    fn move_values(&mut self, pos: &G) -> Result<MoveValues<G::Move>, SolveError> {
+        Ok(search_move_values(
+            pos,
+            &self.limits,
+            self.threads,
+            &self.tt,
+            &self.stop,
+            &mut |_| {},
+        ))
+    }
+
+    /// The root search gives the value, the best move and the depth `d`
+    /// reached in the budget; a played move that is not the best is
+    /// searched to the same depth (its child to `d - 1`), so that both
+    /// values share a horizon. When the played move keeps the value, the
+    /// other moves are searched the same way, best guesses first, within a
+    /// second budget, to tell whether it was the only one (`!`); this stops
+    /// as soon as one of them comes within the inaccuracy threshold.
+    fn judge(&mut self, pos: &G, played: &G::Move) -> Result<Judgement<G::Move>, SolveError> {
+        let root = search(
+            pos,
+            &self.limits,
+            self.threads,
+            &self.tt,
+            &self.stop,
+            &mut |_| {},
+        );
+        let depth = root.depth.max(1);
+        let (mut value, mut best, root_exact) = (
+            root.value,
+            root.best.into_iter().collect::<Vec<_>>(),
+            root.exact,
+        );
+        let (played_value, played_exact) = if best.first() == Some(played) {
+            (value, root_exact)
+        } else {
+            self.move_value(pos, played, depth)
+        };
+        if played_value > value {
+            // Different horizons: the played move is the better one found.
+            value = played_value;
+            best = vec![*played];
+        } else if played_value == value && !best.contains(played) {
+            best.push(*played);
+        }
+        let exact = root_exact && played_exact;
+        let others_best = if played_value == value {
+            self.others_best(pos, played, value, depth, exact)
+        } else {
+            None
+        };
+        Ok(Judgement {
+            value,
+            played: played_value,
+            best,
+            exact,
+            others_best,
+            depth,
+        })
+    }
+
+    fn value(&mut self, pos: &G) -> Result<(i32, bool), SolveError> {
+        let r = search(
+            pos,
+            &self.limits,
+            self.threads,
+            &self.tt,
+            &self.stop,
+            &mut |_| {},
+        );
+        Ok((r.value, r.exact))
+    }
+
+    fn best_move(&mut self, pos: &G) -> Result<Option<G::Move>, SolveError> {
+        let r = search(
+            pos,
+            &self.limits,
+            self.threads,
+            &self.tt,
+            &self.stop,
+            &mut |_| {},
+        );
+        Ok(r.best)
+    }
+}
+
+impl SearchOracle {
+    /// The best value of the moves other than `played` (see `judge`), or
+    /// `None` when the budget ran out first or there is no other move.
+    fn others_best<G: Searchable>(
+        &self,
+        pos: &G,
+        played: &G::Move,
+        value: i32,
+        depth: u32,
+        exact: bool,
+    ) -> Option<i32> {
+        let start = std::time::Instant::now();
+        let close = value - Thresholds::for_values(exact).inaccuracy;
+        // Best guesses first: a close alternative ends the search early.
+        let mut others: Vec<(i32, G::Move)> = pos
+            .search_moves()
+            .into_iter()
+            .filter(|(mv, _)| mv != played)
+            .map(|(mv, child)| (G::capture_gain(pos, &child) - child.evaluate(), mv))
+            .collect();
+        if others.is_empty() || (others.len() as u64) + 1 < pos.move_count() {
+            // No other move, or candidates only (Kiothi opening): the
+            // only-move mark needs every move.
+            return None;
+        }
+        others.sort_by_key(|&(v, _)| -v);
+        let mut best = i32::MIN;
+        for (_, mv) in others {
+            if self
+                .limits
+                .seconds
+                .is_some_and(|s| start.elapsed().as_secs_f64() >= s)
+            {
+                return None;
+            }
+            let (v, _) = self.move_value(pos, &mv, depth);
+            best = best.max(v);
+            if v > close {
+                break;
+            }
+        }
+        Some(best)
+    }
+}

@@ -1,0 +1,368 @@
+//! `sow play [POSITION]`: a game against the oracle in the terminal, for
+//! both games. The board as `show` draws it, the legal moves, and the
+//! commands `hint`, `undo`, `flip`, `save FILE`, `quit`. Every prompt is a
+//! line and every turn is flushed, so the game can be scripted through a
+//! pipe; the end of the input ends the session cleanly.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::board::side_name;
+use super::{files, parse_any, AnyPosition, Board, CliError, Out};
+use crate::analysis::levels::{level_move, Level};
+use crate::analysis::oracle::{Oracle, SearchOracle};
+use crate::game::Side;
+use crate::record::{GameRecord, Termination};
+use crate::search::zobrist::Rng;
+use crate::search::{Limits, Searchable};
+
+/// Search time per move of the engine, and per `hint`, when `--time` is
+/// not given (Kiothi, or Kpé with `--time`).
+pub const DEFAULT_SECONDS: f64 = 1.0;
+
+/// Legal moves listed at each turn up to this many (a Kiothi opening has
+/// hundreds of millions: only their count is given).
+const LIST_LIMIT: u64 = 200;
+
+/// Moves shown by `hint` in a Kiothi opening (the best candidates).
+const OPENING_HINTS: usize = 10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SideArg {
+    #[value(name = "S", alias = "s")]
+    South,
+    #[value(name = "N", alias = "n")]
+    North,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Start position (quoted notation or a shortcut); the standard Kpé start by default.
+    #[arg(default_value = "kpe")]
+    pub position: String,
+    /// The side you play.
+    #[arg(long = "as", value_enum, default_value = "S")]
+    pub side: SideArg,
+    /// The oracle's strength (README "Levels": how each chooses its moves).
+    #[arg(long, value_enum, default_value = "perfect")]
+    pub level: Level,
+    /// Search time per move and per hint, in seconds (Kiothi; Kpé is
+    /// exact from its database unless this is given). Default 1.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// Seed of the weaker levels' choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Transposition table size in MiB (search).
+    #[arg(long, value_name = "MB", default_value_t = 256)]
+    pub hash: usize,
+}
+
+/// What `save FILE` writes: one JSON line that `sow analyze` reads.
+#[derive(Serialize)]
+pub struct SavedGame {
+    pub start: String,
+    pub moves: Vec<String>,
+    /// `over`, `repetition` or `unfinished`.
+    pub end: &'static str,
+    pub plies: usize,
+    /// Final stones of South and North once the game is over.
+    pub points: Option<[f64; 2]>,
+    pub winner: Option<char>,
+    pub south: String,
+    pub north: String,
+}
+
+pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
+    if out.json {
+        return Err(CliError::usage(
+            "json",
+            "sow play is interactive: --json is not supported",
+        ));
+    }
+    super::search_eval::check_seconds(args.time)?;
+    super::search_eval::check_hash(args.hash)?;
+    let start = parse_any(&args.position)?;
+    let human = match args.side {
+        SideArg::South => Side::South,
+        SideArg::North => Side::North,
+    };
+    let search = |seconds: f64| {
+        SearchOracle::new(
+            Limits::seconds(seconds),
+            threads,
+            args.hash,
+            super::search_eval::stop_on_ctrl_c(),
+        )
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    match start {
+        AnyPosition::Kpe(p) if args.time.is_none() => {
+            let mut oracle = super::eval::kpe_oracle(&p, args.db.as_deref(), out.quiet)?;
+            Session::new(p, human, args).play(&mut oracle, &mut input, out)
+        }
+        AnyPosition::Kpe(p) => {
+            let mut oracle = search(args.time.unwrap_or(DEFAULT_SECONDS));
+            Session::new(p, human, args).play(&mut oracle, &mut input, out)
+        }
+        AnyPosition::Kiothi(p) => {
+            let mut oracle = search(args.time.unwrap_or(DEFAULT_SECONDS));
+            Session::new(p, human, args).play(&mut oracle, &mut input, out)
+        }
+    }
+}
+
+/// One game in progress.
+struct Session<G: Board + Searchable> {
+    record: GameRecord<G>,
+    human: Side,
+    level: Level,
+    rng: Rng,
+    /// The result of the finished game has been printed.
+    announced: bool,
+}
+
+impl<G: Board + Searchable> Session<G> {
+    fn new(start: G, human: Side, args: &PlayArgs) -> Self {
+        Session {
+            record: GameRecord::new(start),
+            human,
+            level: args.level,
+            rng: Rng::new(args.seed),
+            announced: false,
+        }
+    }
+
+    fn player_name(&self, side: Side) -> String {
+        if side == self.human {
+            "you".to_string()
+        } else {
+            format!("sow {}", self.level)
+        }
+    }
+
+    fn board(&self, out: &mut Out) -> Result<(), CliError> {
+        let pos = self.record.current();
+        out.line("")?;
+        out.line(pos.draw())?;
+        out.line(format!("position {pos}"))
+    }
+
+    fn play<O: Oracle<G>>(
+        &mut self,
+        oracle: &mut O,
+        input: &mut dyn BufRead,
+        out: &mut Out,
+    ) -> Result<(), CliError> {
+        out.line(format!(
+            "sow play: you are {}, sow plays {} at level {}. Commands: a move, hint, undo, flip, save FILE, quit",
+            side_name(self.human),
+            side_name(self.human.other()),
+            self.level
+        ))?;
+        self.board(out)?;
+        loop {
+            if self.record.is_finished() {
+                if !self.announced {
+                    self.result(out)?;
+                    self.announced = true;
+                }
+                out.flush()?;
+                // The game is over; the input may still save it or undo.
+                if !self.command(oracle, input, out)? {
+                    return Ok(());
+                }
+                continue;
+            }
+            let pos = self.record.current().clone();
+            let mover = pos.side_to_move();
+            if mover != self.human {
+                let mv = level_move(&pos, self.level, oracle, &mut self.rng)?
+                    .expect("a position that is not over has a move");
+                self.record.push(mv)?;
+                out.line(format!(
+                    "{}. {} (sow) plays {mv}",
+                    self.record.moves().len(),
+                    side_name(mover)
+                ))?;
+                self.board(out)?;
+                continue;
+            }
+            let count = pos.move_count();
+            let legal = if count <= LIST_LIMIT {
+                pos.legal_moves()
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                format!("{count} moves (notation a+b>targets; `hint` lists the best found)")
+            };
+            out.line(format!("your move ({}), legal: {legal}", side_name(mover)))?;
+            out.flush()?;
+            if !self.command(oracle, input, out)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads and runs one line of input; false at `quit` or the end of input.
+    fn command<O: Oracle<G>>(
+        &mut self,
+        oracle: &mut O,
+        input: &mut dyn BufRead,
+        out: &mut Out,
+    ) -> Result<bool, CliError> {
+        let mut line = String::new();
+        let read = input
+            .read_line(&mut line)
+            .map_err(|e| CliError::new("io", Some("input"), format!("reading input: {e}")))?;
+        if read == 0 {
+            out.line("end of input: goodbye")?;
+            return Ok(false);
+        }
+        let line = line.trim();
+        let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        match word {
+            "" => {}
+            "quit" | "exit" => {
+                out.line("goodbye")?;
+                return Ok(false);
+            }
+            "help" => out.line(
+                "commands: a move in notation, hint (every move with its value), undo, flip (swap sides), save FILE, board, quit",
+            )?,
+            "board" | "show" => self.board(out)?,
+            "hint" => self.hint(oracle, out)?,
+            "undo" => self.undo(out)?,
+            "flip" => {
+                self.human = self.human.other();
+                out.line(format!("you now play {}", side_name(self.human)))?;
+            }
+            "save" => self.save(rest.trim(), out)?,
+            _ if self.record.is_finished() => {
+                out.line(format!("the game is over: `{line}` is not a command here (save FILE, undo, quit)"))?
+            }
+            _ => match self.record.push_text(line) {
+                Ok(_) => self.board(out)?,
+                Err(e) => out.line(format!("refused: {e}"))?,
+            },
+        }
+        out.flush()?;
+        Ok(true)
+    }
+
+    fn hint<O: Oracle<G>>(&mut self, oracle: &mut O, out: &mut Out) -> Result<(), CliError> {
+        let pos = self.record.current().clone();
+        if self.record.is_finished() {
+            return out.line("the game is over: no hint");
+        }
+        let values = oracle.move_values(&pos)?;
+        let shown = if values.complete {
+            values.moves.len()
+        } else {
+            out.line(format!(
+                "the opening explorer's best redistributions (the search's {} candidates of {} legal moves, depth {}):",
+                values.moves.len(),
+                pos.move_count(),
+                values.depth
+            ))?;
+            OPENING_HINTS
+        };
+        for m in values.moves.iter().take(shown) {
+            out.line(format!(
+                "  {:<24} {:+4} {}",
+                m.mv.to_string(),
+                m.value,
+                if m.exact { "exact" } else { "estimate" }
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Takes back moves to the previous turn of yours (at least one move).
+    fn undo(&mut self, out: &mut Out) -> Result<(), CliError> {
+        let mut keep = self.record.moves().len();
+        if keep == 0 {
+            return out.line("nothing to undo");
+        }
+        keep -= 1;
+        let start = self.record.start().clone();
+        let moves = self.record.moves().to_vec();
+        let side_at = |k: usize| {
+            moves[..k]
+                .iter()
+                .fold(start.clone(), |p, m| p.play_unchecked(m))
+                .side_to_move()
+        };
+        while keep > 0 && side_at(keep) != self.human {
+            keep -= 1;
+        }
+        let mut record = GameRecord::new(start);
+        for mv in &moves[..keep] {
+            record.push(*mv)?;
+        }
+        self.record = record;
+        self.announced = false;
+        out.line(format!("took back {} move(s)", moves.len() - keep))?;
+        self.board(out)
+    }
+
+    fn save(&self, file: &str, out: &mut Out) -> Result<(), CliError> {
+        if file.is_empty() {
+            return out.line("save needs a file name: save FILE");
+        }
+        let result = self.record.result();
+        let saved = SavedGame {
+            start: self.record.start().to_string(),
+            moves: self.record.moves().iter().map(|m| m.to_string()).collect(),
+            end: match result.map(|r| r.termination) {
+                Some(Termination::NoMove) => "over",
+                Some(Termination::Repetition) => "repetition",
+                None => "unfinished",
+            },
+            plies: self.record.moves().len(),
+            points: result.map(|r| r.totals),
+            winner: result.and_then(|r| r.winner()).map(Side::letter),
+            south: self.player_name(Side::South),
+            north: self.player_name(Side::North),
+        };
+        let mut line = serde_json::to_string(&saved).expect("JSON");
+        line.push('\n');
+        match files::write_atomic(std::path::Path::new(file), line.as_bytes()) {
+            Ok(()) => out.line(format!("saved to {file} (sow analyze {file})")),
+            // A bad path is the player's typo, not the end of the game.
+            Err(e) => out.line(format!("not saved: {e}")),
+        }
+    }
+
+    fn result(&self, out: &mut Out) -> Result<(), CliError> {
+        let Some(r) = self.record.result() else {
+            return Ok(());
+        };
+        let how = match r.termination {
+            Termination::NoMove => format!(
+                "{} to move has no legal move",
+                side_name(self.record.current().side_to_move())
+            ),
+            Termination::Repetition => {
+                "a position occurred for the third time (the board is shared)".to_string()
+            }
+        };
+        let verdict = match r.winner() {
+            Some(s) if s == self.human => "you win",
+            Some(_) => "sow wins",
+            None => "draw",
+        };
+        out.line(format!(
+            "game over: {how}; South {} North {}: {verdict} (commands: save FILE, undo, quit)",
+            r.totals[0], r.totals[1]
+        ))
+    }
+}

@@ -1,0 +1,154 @@
+//! The page of an analysed game (`sow analyze --out DIR`): a Markdown table
+//! of the plies with their marks, the players' summaries, and the value
+//! graph (South's expected final margin over the plies) as SVG.
+
+use std::fmt::Write;
+
+use super::svg::{LineChart, Point};
+use crate::analysis::annotate::{GameAnalysis, PlayerSummary, Thresholds};
+
+/// The value graph: South's expected final margin (captures so far plus
+/// the position's value) before every ply and at the end; proven values
+/// are also drawn as a second series.
+pub fn value_graph(a: &GameAnalysis) -> String {
+    let mut all: Vec<(f64, f64, bool)> = a
+        .plies
+        .iter()
+        .map(|p| ((p.ply - 1) as f64, p.south_margin as f64, p.exact))
+        .collect();
+    all.push((
+        a.plies.len() as f64,
+        a.ending.south_margin as f64,
+        a.ending.exact,
+    ));
+    let point = |x: f64, y: f64| Point {
+        x,
+        y,
+        interval: None,
+    };
+    let mut series = vec![(
+        "value (South's final margin)".to_string(),
+        all.iter().map(|&(x, y, _)| point(x, y)).collect::<Vec<_>>(),
+    )];
+    if all.iter().any(|p| p.2) && !all.iter().all(|p| p.2) {
+        series.push((
+            "proven exact".to_string(),
+            all.iter()
+                .map(|&(x, y, e)| point(x, if e { y } else { f64::NAN }))
+                .collect(),
+        ));
+    }
+    LineChart {
+        title: format!("{}: value after each ply", a.game),
+        x_label: "ply".to_string(),
+        y_label: "stones (South's expected final margin)".to_string(),
+        series,
+        log2_x: false,
+    }
+    .render()
+}
+
+fn share(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+fn mean(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |v| format!("{v:.2}"))
+}
+
+fn player_row(side: &str, p: &PlayerSummary) -> String {
+    format!(
+        "| {side} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        p.name.as_deref().unwrap_or("-"),
+        p.moves,
+        share(p.value_keeping),
+        mean(p.mean_loss),
+        p.marks.blunders,
+        p.marks.mistakes,
+        p.marks.inaccuracies,
+        p.marks.only_moves
+    )
+}
+
+fn thresholds_text(t: &Thresholds) -> String {
+    format!(
+        "`?!` from {} stones, `?` from {}, `??` from {}",
+        t.inaccuracy, t.mistake, t.blunder
+    )
+}
+
+/// How the game ended, in words.
+pub fn ending_text(a: &GameAnalysis) -> String {
+    let e = &a.ending;
+    let how = match e.end {
+        "over" => "the player to move had no move",
+        "repetition" => "third repetition, board shared",
+        _ => "the record stops here, board shared",
+    };
+    let who = match e.winner.as_deref() {
+        Some("S") => "South wins",
+        Some("N") => "North wins",
+        _ => "draw",
+    };
+    format!(
+        "{who}, {} to {} ({how}, after {} plies)",
+        e.points[0],
+        e.points[1],
+        a.plies.len()
+    )
+}
+
+/// When the result was decided, in words.
+pub fn decided_text(a: &GameAnalysis) -> String {
+    match a.decided_at {
+        Some(0) => "decided from the start (the start's proven value gives the result)".into(),
+        Some(k) => format!(
+            "decided at ply {k}: from there on every position's proven value gives the result"
+        ),
+        None => "never proven decided (no proven value gives the result from some ply to the end)"
+            .into(),
+    }
+}
+
+/// The Markdown page; `command` reproduces it, `svg` is the graph's file name.
+pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Analysed game: {}\n", a.game);
+    let _ = writeln!(md, "Command: `{command}`\n");
+    let _ = writeln!(md, "- start: `{}`", a.start);
+    let _ = writeln!(md, "- values: {}", a.method);
+    let _ = writeln!(md, "- result: {}", ending_text(a));
+    let _ = writeln!(md, "- {}", decided_text(a));
+    let _ = writeln!(
+        md,
+        "- marks: exact values {}; search estimates {} (allowing for search noise); `!` the only move that keeps the value\n",
+        thresholds_text(&a.thresholds.exact),
+        thresholds_text(&a.thresholds.estimate)
+    );
+    let _ = writeln!(md, "![value graph]({svg})\n");
+    md.push_str("## Players\n\n| side | player | moves | value-keeping | mean loss | ?? | ? | ?! | ! |\n|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str(&player_row("South", &a.players.south));
+    md.push_str(&player_row("North", &a.players.north));
+    md.push_str("\n## Plies\n\nValues are for the player to move, in stones (RULES §0); `loss` = value − played.\n\n| ply | side | move | value | played | loss | mark | best | exact |\n|---|---|---|---|---|---|---|---|---|\n");
+    for p in &a.plies {
+        let _ = writeln!(
+            md,
+            "| {} | {} | `{}` | {:+} | {:+} | {} | {} | {} | {} |",
+            p.ply,
+            p.side,
+            p.mv,
+            p.value,
+            p.played,
+            p.loss,
+            p.mark.map_or("", |m| m.symbol()),
+            p.best
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            if p.exact { "yes" } else { "" }
+        );
+    }
+    let _ = writeln!(md, "\nFinal position: `{}`", a.ending.position);
+    md
+}

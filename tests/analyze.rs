@@ -1,0 +1,498 @@
+//! `sow analyze`, `sow play` and `sow eval`'s finished positions and
+//! `--multipv`, through the binary, checked against values computed here:
+//! the Kpé solver's database in memory, and an exhaustive minimax.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use sow::games::kpe::{parse_position, KpeMove, KpePosition};
+use sow::progress::Progress;
+use sow::record::GameRecord;
+use sow::solve::solution::Solution;
+use sow::{Game, Side};
+
+fn sow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sow-analyze-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes a game as a start line and one move per line.
+fn game_file(dir: &std::path::Path, start: &KpePosition, moves: &[KpeMove]) -> String {
+    let mut text = format!("{start}\n");
+    for m in moves {
+        text += &format!("{m}\n");
+    }
+    let path = dir.join("game.txt");
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// Exact move values from the in-memory solution.
+fn values(solution: &Solution, pos: &KpePosition) -> Vec<(KpeMove, i32)> {
+    solution.move_values(pos, None).unwrap()
+}
+
+/// Perfect play from `start` (the first best move) until the game ends or
+/// `cap` plies, planting `planted` at ply `at` (1-based) if given.
+fn perfect_game(
+    solution: &Solution,
+    start: KpePosition,
+    cap: usize,
+    plant: Option<(usize, KpeMove)>,
+) -> Vec<KpeMove> {
+    let mut record = GameRecord::new(start);
+    while !record.is_finished() && record.moves().len() < cap {
+        let ply = record.moves().len() + 1;
+        let mv = match plant {
+            Some((at, mv)) if at == ply => mv,
+            _ => values(solution, record.current())[0].0,
+        };
+        record.push(mv).unwrap();
+    }
+    record.moves().to_vec()
+}
+
+#[test]
+fn a_planted_kpe_blunder_is_marked_with_its_loss_and_best_move() {
+    let start = parse_position("kpe:3x3").unwrap();
+    let solution = Solution::in_memory(start.variant(), Progress::Hidden);
+    // Along the perfect line, the first position with a move losing 6 or
+    // more stones (README: `??` from 6 in exact values).
+    let line = perfect_game(&solution, start, 60, None);
+    let mut pos = start;
+    let mut plant = None;
+    for (i, mv) in line.iter().enumerate() {
+        let v = values(&solution, &pos);
+        let best = v[0].1;
+        if let Some(&(worst, wv)) = v.iter().find(|(_, x)| best - x >= 6) {
+            let bests: Vec<String> = v
+                .iter()
+                .filter(|(_, x)| *x == best)
+                .map(|(m, _)| m.to_string())
+                .collect();
+            plant = Some((i + 1, worst, best - wv, bests));
+            break;
+        }
+        pos = pos.play_unchecked(mv);
+    }
+    let (at, worst, loss, bests) = plant.expect("a blunder to plant along the line");
+    let moves = perfect_game(&solution, start, 40, Some((at, worst)));
+    let dir = temp("blunder");
+    let file = game_file(&dir, &start, &moves);
+    let v = json_of(&sow(&[
+        "--json",
+        "analyze",
+        &file,
+        "--db",
+        dir.to_str().unwrap(),
+    ]));
+    let plies = v["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), moves.len());
+    for p in plies {
+        let n = p["ply"].as_u64().unwrap() as usize;
+        if n == at {
+            assert_eq!(p["mark"], "??", "{p}");
+            assert_eq!(p["loss"], loss, "{p}");
+            assert_eq!(p["move"], worst.to_string());
+            let best: Vec<&str> = p["best"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_str().unwrap())
+                .collect();
+            assert_eq!(best, bests);
+            assert_eq!(p["exact"], true);
+        } else {
+            assert_eq!(p["loss"], 0, "only the planted move loses: {p}");
+            assert!(p["mark"].is_null() || p["mark"] == "!", "{p}");
+        }
+    }
+    let side = if at % 2 == 1 { "S" } else { "N" };
+    assert_eq!(v["players"][side]["marks"]["??"], 1);
+    assert!(v["players"][side]["value_keeping"].as_f64().unwrap() < 1.0);
+    for key in ["game", "start", "plies", "players", "decided_at"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_game_of_perfect_moves_keeps_the_value_throughout() {
+    let start = parse_position("kpe:3x3").unwrap();
+    let solution = Solution::in_memory(start.variant(), Progress::Hidden);
+    let moves = perfect_game(&solution, start, 200, None);
+    let dir = temp("perfect");
+    let file = game_file(&dir, &start, &moves);
+    let v = json_of(&sow(&[
+        "--json",
+        "analyze",
+        &file,
+        "--db",
+        dir.to_str().unwrap(),
+    ]));
+    for side in ["S", "N"] {
+        let p = &v["players"][side];
+        assert_eq!(p["value_keeping"], 1.0, "{p}");
+        assert_eq!(p["mean_loss"], 0.0);
+        for mark in ["??", "?", "?!"] {
+            assert_eq!(p["marks"][mark], 0);
+        }
+    }
+    // Perfect play in kpe:3x3 is endless: the game ends by repetition, a
+    // draw, and the start's value (0) gave it from the start.
+    assert_eq!(v["ending"]["end"], "repetition");
+    assert_eq!(v["decided_at"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// RULES §0 value by exhaustive negamax: a position already on the line
+/// scores 0 (endless play), the end of the game its sweep.
+fn negamax(pos: &KpePosition, path: &mut Vec<KpePosition>) -> i32 {
+    if pos.is_over() {
+        return pos.terminal_value();
+    }
+    let key = pos.repetition_key();
+    if path.contains(&key) {
+        return 0;
+    }
+    path.push(key);
+    let mut best = i32::MIN;
+    for mv in pos.legal_moves() {
+        let (child, gain) = pos.sow(mv.pit());
+        best = best.max(gain as i32 - negamax(&child, path));
+    }
+    path.pop();
+    best
+}
+
+#[test]
+fn decided_at_matches_exhaustive_values_on_a_small_endgame() {
+    let start = parse_position("kpe:2x2 1,0,2,1 S xx xx 2 2").unwrap();
+    let mut checked = 0;
+    for seed in 1..40u64 {
+        let mut rng = common::Rng(seed);
+        let mut record = GameRecord::new(start);
+        while !record.is_finished() && record.moves().len() < 30 {
+            let moves = record.current().legal_moves();
+            record.push(moves[rng.below(moves.len())]).unwrap();
+        }
+        if !record.is_finished() {
+            continue;
+        }
+        // South's expected final margin at every position, from values
+        // computed here; the result decided from the first position of the
+        // suffix that agrees with the final result.
+        let mut positions = vec![start];
+        positions.extend(record.positions().iter().copied());
+        let margins: Vec<i32> = positions
+            .iter()
+            .map(|p| {
+                let v = negamax(p, &mut Vec::new());
+                let v = if p.side_to_move() == Side::South {
+                    v
+                } else {
+                    -v
+                };
+                let c = p.captured();
+                c[0] as i32 - c[1] as i32 + v
+            })
+            .collect();
+        let margin = record.result().unwrap().margin();
+        let result = if margin > 0.0 {
+            1
+        } else if margin < 0.0 {
+            -1
+        } else {
+            0
+        };
+        let mut k = margins.len();
+        while k > 0 && margins[k - 1].signum() == result {
+            k -= 1;
+        }
+        let expected = (k < margins.len()).then_some(k);
+        if expected.is_none_or(|k| k == 0) {
+            continue;
+        }
+        let dir = temp(&format!("decided-{seed}"));
+        let file = game_file(&dir, &start, record.moves());
+        let v = json_of(&sow(&[
+            "--json",
+            "analyze",
+            &file,
+            "--db",
+            dir.to_str().unwrap(),
+        ]));
+        assert_eq!(
+            v["decided_at"].as_u64().map(|x| x as usize),
+            expected,
+            "seed {seed}: {v}"
+        );
+        for (i, p) in v["plies"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(p["south_margin"], margins[i], "seed {seed} ply {}", i + 1);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        checked += 1;
+        if checked == 3 {
+            break;
+        }
+    }
+    assert!(checked > 0, "some random game changed its result mid-way");
+}
+
+#[test]
+fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
+    let dir = temp("play");
+    let db = dir.to_str().unwrap();
+    assert!(sow(&["solve", "kpe:3x3", "--db", db]).status.success());
+    let saved = dir.join("game.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args([
+            "play", "kpe:3x3", "--as", "S", "--level", "perfect", "--db", db,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut rng = common::Rng(5);
+    let mut turns = 0;
+    for line in lines {
+        let line = line.unwrap();
+        if let Some(legal) = line.strip_prefix("your move (South), legal: ") {
+            // A scripted human: a random legal move, a hint now and then.
+            let moves: Vec<&str> = legal.split_whitespace().collect();
+            if turns % 5 == 0 {
+                writeln!(stdin, "hint").unwrap();
+            }
+            writeln!(stdin, "{}", moves[rng.below(moves.len())]).unwrap();
+            turns += 1;
+            assert!(turns < 500, "the game must end");
+        } else if line.starts_with("game over") {
+            writeln!(stdin, "save {}", saved.display()).unwrap();
+            writeln!(stdin, "quit").unwrap();
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_ne!(record["end"], "unfinished", "{record}");
+    assert_eq!(record["north"], "sow perfect");
+    // Every North move keeps the value, by the database.
+    let solution = Solution::open(parse_position("kpe:3x3").unwrap().variant(), &dir).unwrap();
+    let mut pos = parse_position(record["start"].as_str().unwrap()).unwrap();
+    let mut north = 0;
+    for mv in record["moves"].as_array().unwrap() {
+        let mv = pos.parse_move(mv.as_str().unwrap()).unwrap();
+        if pos.side_to_move() == Side::North {
+            let v = values(&solution, &pos);
+            let played = v.iter().find(|(m, _)| *m == mv).unwrap().1;
+            assert_eq!(played, v[0].1, "North's {mv} in {pos} loses value");
+            north += 1;
+        }
+        pos = pos.play_unchecked(&mv);
+    }
+    assert!(north > 0);
+    // The saved record is what `sow analyze` reads.
+    let v = json_of(&sow(&[
+        "--json",
+        "analyze",
+        saved.to_str().unwrap(),
+        "--db",
+        db,
+    ]));
+    assert_eq!(v["players"]["N"]["value_keeping"], 1.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn play_ends_cleanly_at_the_end_of_input_and_refuses_bad_moves() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["play", "kpe:2x2", "--as", "N", "--level", "random"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"9\nflip\nundo\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refused: illegal move 9"), "{text}");
+    assert!(text.contains("you now play South"), "{text}");
+    assert!(text.contains("end of input"), "{text}");
+}
+
+#[test]
+fn eval_of_finished_positions_gives_the_final_value() {
+    // South has no warrior: the 4 on North's row go to North (RULES §2.10).
+    let kiothi = "kiothi 0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,3,0,0,0 S play 30 26";
+    let v = json_of(&sow(&["--json", "eval", kiothi]));
+    assert_eq!(v["over"], true);
+    assert_eq!(v["value"], -4);
+    assert_eq!(v["final_margin"], 0);
+    assert!(v["best"].is_null());
+    assert_eq!(v["exact"], true);
+    let v = json_of(&sow(&["--json", "eval", kiothi, "--multipv", "3"]));
+    assert_eq!(
+        (v["over"].clone(), v["value"].clone()),
+        (Value::Bool(true), Value::from(-4))
+    );
+    let kpe = "kpe:2x2 0,0,2,2 S xx xx 4 0";
+    let v = json_of(&sow(&["--json", "eval", kpe]));
+    assert_eq!(v["over"], true);
+    assert_eq!(v["value"], -4);
+    assert!(v["best"].is_null());
+    assert_eq!(v["exact"], true);
+    let text = String::from_utf8_lossy(&sow(&["eval", kiothi]).stdout).into_owned();
+    assert!(text.contains("game over"), "{text}");
+}
+
+#[test]
+fn multipv_values_agree_with_a_search_of_each_move() {
+    let pos = "kiothi 2,2,0,2*,1*,2*,0,6,0,8,3,4,1,2,1,1,9,0,3,2 S play 9 2";
+    let v = json_of(&sow(&[
+        "--json",
+        "--threads",
+        "1",
+        "eval",
+        pos,
+        "--multipv",
+        "3",
+        "--depth",
+        "4",
+    ]));
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 3);
+    assert_eq!(v["best"], moves[0]["move"]);
+    assert_eq!(v["value"], moves[0]["value"]);
+    let root = json_of(&sow(&[
+        "--json",
+        "--threads",
+        "1",
+        "eval",
+        pos,
+        "--depth",
+        "4",
+    ]));
+    assert_eq!(
+        root["value"], v["value"],
+        "the same depth gives the same value"
+    );
+    for m in moves {
+        let mv = m["move"].as_str().unwrap();
+        let child = json_of(&sow(&["--json", "apply", pos, mv]));
+        let child_pos = child["final"].as_str().unwrap();
+        let c = json_of(&sow(&[
+            "--json",
+            "--threads",
+            "1",
+            "eval",
+            child_pos,
+            "--depth",
+            "3",
+        ]));
+        // South's captures in the move, from the prisons.
+        let prison = |p: &str| -> i32 { p.split_whitespace().nth(4).unwrap().parse().unwrap() };
+        let gain = prison(child_pos) - prison(pos);
+        assert_eq!(
+            m["value"].as_i64().unwrap() as i32,
+            gain - c["value"].as_i64().unwrap() as i32,
+            "{mv}"
+        );
+        assert_eq!(m["pv"][0], mv);
+    }
+    let err = sow(&["--json", "eval", pos, "--multipv", "0"]);
+    assert_eq!(err.status.code(), Some(2));
+}
+
+#[test]
+fn kiothi_engine_games_are_analysed_with_proven_endings() {
+    let v = json_of(&sow(&[
+        "--json",
+        "analyze",
+        "results/kiothi/games/ab_time_1-vs-mcts_10000.jsonl",
+        "--time",
+        "0.05",
+    ]));
+    assert_eq!(v["game"], "kiothi");
+    assert_eq!(v["players"]["S"]["name"], "ab:time=1");
+    let plies = v["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 27);
+    assert_eq!(v["ending"]["end"], "over");
+    assert_eq!(v["ending"]["exact"], true);
+    let last = plies.last().unwrap();
+    assert_eq!(
+        last["exact"], true,
+        "one ply from the end is proven: {last}"
+    );
+    let decided = v["decided_at"].as_u64().expect("decided near the end") as usize;
+    assert!(decided < plies.len());
+    for p in &plies[decided..] {
+        assert_eq!(p["exact"], true);
+    }
+    // Bad input names its field.
+    for (args, field) in [
+        (&["--json", "analyze", "/nonexistent/game"][..], "file"),
+        (
+            &[
+                "--json",
+                "analyze",
+                "results/kiothi/games/greedy-vs-random.jsonl",
+                "--record",
+                "999",
+            ][..],
+            "record",
+        ),
+        (
+            &[
+                "--json",
+                "analyze",
+                "results/kiothi/games/greedy-vs-random.jsonl",
+                "--start",
+                "kpe",
+            ][..],
+            "move",
+        ),
+        (
+            &[
+                "--json",
+                "analyze",
+                "results/kiothi/games/greedy-vs-random.jsonl",
+                "--time",
+                "0",
+            ][..],
+            "time",
+        ),
+    ] {
+        let out = sow(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(e["error"]["field"], field, "{args:?}: {e}");
+    }
+}
