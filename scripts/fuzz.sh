@@ -43,8 +43,8 @@ for t in "${targets[@]}"; do
   # The summary plus the peak memory of the run.
   rss=$(awk -F: '/Maximum resident/ {gsub(/ /, "", $2); print $2}' "fuzz/logs/$t.time")
   if [ -s "fuzz/logs/$t.json" ]; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["peak_rss_kib"]=int(sys.argv[2] or 0); d["date"]=sys.argv[3]; print(json.dumps(d))' \
-      "fuzz/logs/$t.json" "$rss" "$(date -u +%FT%TZ)" >> results/reliability/fuzz.jsonl
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["peak_rss_kib"]=int(sys.argv[2] or 0); d["date"]=sys.argv[3]; d["commit"]=sys.argv[4]; print(json.dumps(d))' \
+      "fuzz/logs/$t.json" "$rss" "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD)" >> results/reliability/fuzz.jsonl
     tail -1 results/reliability/fuzz.jsonl >&2
   else
     tail -3 "$log" >&2

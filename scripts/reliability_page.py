@@ -54,11 +54,11 @@ w("`scripts/fuzz.sh TARGET... --inputs N` runs `src/bin/sow-fuzz` (built with ov
   "line, the same in the `--json` object; database errors name their file).\n")
 runs = sorted(latest("fuzz.jsonl"), key=lambda d: d["target"])
 if runs:
-    w("| target | input surface | inputs | time (s) | accepted | refused | distinct outcomes | slowest input (ms) | panics | hangs > 1 s | contract violations |")
-    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    w("| target | input surface | inputs | time (s) | accepted | refused | distinct outcomes | slowest input (ms) | panics | hangs > 1 s | contract violations | run |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for d in runs:
         w(f"| `{d['target']}` | {d['what']} | {d['inputs']:,} | {d['seconds']:.0f} | {d['accepted']:,} | "
-          f"{d['refused']:,} | {d['signatures']} | {d['slowest_input_ms']:.1f} | {d['panics']} | {d['hangs']} | {d['violations']} |")
+          f"{d['refused']:,} | {d['signatures']} | {d['slowest_input_ms']:.1f} | {d['panics']} | {d['hangs']} | {d['violations']} | {d['date'][:16]} {d.get('commit', '')} |")
     w("")
     w("Outcome signatures per target (how the inputs were refused):\n")
     for d in runs:

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use sow::cli::parse_any;
 use sow::games::kpe::{KpePosition, KpeVariant};
-use sow::solve::db::{self, DbError, FileId, FileKind};
 use sow::progress::Progress;
+use sow::solve::db::{self, DbError, FileId, FileKind};
 use sow::solve::solution::{check_solvable, Solution, SolveError};
 use sow::Game;
 

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sow::games::kpe::KpeVariant;
+use sow::progress::Progress;
 use sow::solve::db::{self, DbError};
 use sow::solve::lock::DbLock;
-use sow::progress::Progress;
 use sow::solve::solution::{Solution, SolveError};
 
 fn temp(name: &str) -> PathBuf {

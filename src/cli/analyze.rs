@@ -66,7 +66,7 @@ fn read_input(file: &str) -> Result<String, CliError> {
 /// Replays the moves from `start` by RULES and §0's repetition rule (the
 /// one game loop of `record.rs`); a game that ends by the third repetition
 /// stops there, and the moves after it are counted, not played.
-fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usize), CliError> {
+pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usize), CliError> {
     let mut record = GameRecord::new(start.clone());
     let n = game.moves.len();
     for (i, mv) in game.moves.iter().enumerate() {
@@ -104,7 +104,7 @@ fn replays(start: &AnyPosition, game: &GameText) -> bool {
 /// The start: `--start`, else the record's, else the first standard start
 /// that replays every move (`sow apply` text output: the variant of the
 /// listed positions; a match record: kiothi, kiothi:five, kpe).
-fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, CliError> {
+pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, CliError> {
     if let Some(text) = start.or(game.start.as_deref()) {
         return parse_any(text).map_err(|e| {
             let mut err = CliError::from(e);

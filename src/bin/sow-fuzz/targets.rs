@@ -14,10 +14,10 @@ use sow::cli::{parse_any, AnyPosition, CliError};
 use sow::error::InputError;
 use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::progress::Progress;
 use sow::search::agents::AgentSpec;
 use sow::search::zobrist::Rng;
 use sow::solve::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
-use sow::progress::Progress;
 use sow::solve::solution::{Solution, StartRegion};
 use sow::Game;
 
@@ -82,6 +82,7 @@ pub const NAMES: &[&str] = &[
     "db-layer",
     "db-region",
     "db-dir",
+    "game-file",
 ];
 
 /// Builds a target by name; `work` is a scratch directory (the db targets'
@@ -228,6 +229,13 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
                 run: Box::new(move |b| db_dir(&copy, &files, b)),
             }
         }
+        "game-file" => Target {
+            name: "game-file",
+            what: "a game file as `sow analyze` reads it (start and moves, match/play JSON lines, apply output), replayed; small Kpé games then analyzed exactly",
+            input: Input::Text,
+            seeds: file_seeds(&seeds_dir.join("games")),
+            run: Box::new(game_file),
+        },
         _ => {
             return Err(format!(
                 "unknown target `{name}` (targets: {})",
@@ -236,6 +244,83 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
         }
     };
     Ok(t)
+}
+
+/// Each file of a directory is one seed (multi-line inputs).
+fn file_seeds(dir: &Path) -> Vec<Vec<u8>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    files.iter().filter_map(|f| std::fs::read(f).ok()).collect()
+}
+
+/// A refusal of the command line, checked as [`refusal`] checks the
+/// library's.
+fn cli_refusal(e: &CliError) -> Outcome {
+    let field = e.field.as_deref().unwrap_or("");
+    if e.kind.is_empty() || field.is_empty() || e.message.is_empty() || e.message.contains('\n') {
+        return Err(format!(
+            "refusal without a kind, field or one-line message: {e:?}"
+        ));
+    }
+    let field_word = field.split(' ').next().unwrap_or(field);
+    Ok(Verdict::Refused(format!("{}/{field_word}", e.kind)))
+}
+
+/// Variants small enough to be solved for every input (a few thousand
+/// positions): their games are analyzed as `sow analyze` does.
+const ANALYZED_POSITIONS: u64 = 5_000;
+
+/// A game file: read, its start found, its moves replayed (as `sow
+/// analyze`); a game of a small Kpé variant then valued ply by ply.
+fn game_file(b: &[u8]) -> Outcome {
+    use sow::analysis::annotate::analyze_game;
+    use sow::analysis::game_text::parse_game_text;
+    use sow::analysis::oracle::KpeOracle;
+    use sow::cli::analyze::{find_start, replay};
+    let t = match text(b) {
+        Ok(t) => t,
+        Err(v) => return Ok(v),
+    };
+    let game = match parse_game_text(t, None) {
+        Ok(g) => g,
+        Err(e) => return refusal(&e),
+    };
+    let start = match find_start(&game, None) {
+        Ok(p) => p,
+        Err(e) => return cli_refusal(&e),
+    };
+    match &start {
+        AnyPosition::Kpe(p) => {
+            let record = match replay(p, &game) {
+                Ok((r, _)) => r,
+                Err(e) => return cli_refusal(&e),
+            };
+            let v = p.variant();
+            if sow::solve::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
+                let solution = Solution::in_memory(v, Progress::Hidden);
+                let mut oracle = KpeOracle::new(solution, Progress::Hidden);
+                let names = game.names.clone();
+                if let Err(e) =
+                    analyze_game(&record, &mut oracle, String::new(), names, &mut |_, _| {})
+                {
+                    return match e {
+                        sow::solve::solution::SolveError::Input(e) => refusal(&e),
+                        e => Err(format!("analysis of a replayed game failed: {e}")),
+                    };
+                }
+            }
+        }
+        AnyPosition::Kiothi(p) => {
+            if let Err(e) = replay(p, &game) {
+                return cli_refusal(&e);
+            }
+        }
+    }
+    Ok(Verdict::Accepted)
 }
 
 /// A refusal must be a named error: a kind of the contract, a field, and a
