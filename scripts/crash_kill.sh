@@ -3,12 +3,12 @@
 # `sow report --quick` with SIGKILL at many points, resumes each, and checks
 # what they leave behind.
 #
-#   scripts/crash_kill.sh [--variant kpe:4x4] [--kills N] [--layer L] [--bin PATH] [--work DIR]
+#   scripts/crash_kill.sh [--variant kpe:4x3] [--kills N] [--layer L] [--bin PATH] [--work DIR]
 #
 # solve:  one uninterrupted reference build, then sequences of runs on one
-#         directory, each run killed (after a random delay, at the moment a
-#         layer or region file is being written (`*.sowdb.tmp` exists), or
-#         right at its start) until a run completes. Every database file must
+#         directory: up to 6 runs each killed (after a random delay, at the
+#         moment it starts writing a layer or the region file (a new
+#         `*.sowdb.tmp`), or right at its start), then a run let finish. Every database file must
 #         then be byte-identical to the reference, with no temporary left.
 #         The phase each kill hit is read off the directory at that moment.
 # export: `export --positions $layer --out F` killed at random moments: F is
@@ -20,9 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-variant=kpe:4x4
-kills=30
-layer=20
+variant=kpe:4x3
+kills=12
+layer=12
 bin=target/release/sow
 work=$(mktemp -d /tmp/sow-crash.XXXXXX)
 while [ $# -gt 0 ]; do
@@ -37,6 +37,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$bin" ] || cargo build --release --quiet
 trap 'rm -rf "$work"' EXIT
+marker="$work/marker"  # touched as each run starts
 size=${variant#kpe:}
 vdir="kpe-$size"
 RANDOM=14
@@ -50,7 +51,6 @@ now() { date +%s.%N; }
 # Prints `killed` or `finished`.
 run_and_kill() {
   local when=$1; shift
-  marker="$work/marker"
   touch "$marker"
   "$@" >/dev/null 2>&1 &
   local pid=$!
@@ -59,6 +59,8 @@ run_and_kill() {
       local s=${when#delay:}
       local end; end=$(echo "$(now) + $s" | bc)
       while kill -0 "$pid" 2>/dev/null && [ "$(echo "$(now) < $end" | bc)" = 1 ]; do sleep 0.01; done ;;
+    never)
+      wait "$pid" 2>/dev/null || true ;;
     tmp:*)
       # A temporary written by this run (not one an earlier kill left).
       local dir=${when#tmp:}
@@ -80,7 +82,8 @@ run_and_kill() {
 # layer or the region being written, or the opening phase (all layers there).
 phase_of() {
   local dir=$1 layers=$2
-  local tmp; tmp=$(cd "$dir" 2>/dev/null && ls ./*.tmp 2>/dev/null | head -1 || true)
+  # A temporary written by the killed run itself (not one left earlier).
+  local tmp; tmp=$(find "$dir" -maxdepth 1 -name '*.tmp' -newer "$marker" 2>/dev/null | head -1)
   local done; done=$(ls "$dir"/layer-*.sowdb 2>/dev/null | wc -l)
   if [ -n "$tmp" ]; then
     case "$tmp" in
@@ -108,19 +111,19 @@ while [ "$solve_kills" -lt "$kills" ]; do
   sequences=$((sequences + 1))
   db="$work/seq$sequences"
   rm -rf "$db"
-  for attempt in $(seq 1 200); do
-    case $((RANDOM % 4)) in
-      0|1) when="delay:$(echo "scale=3; $ref_seconds * $RANDOM / 32768" | bc)" ;;
-      2) when="tmp:$db/$vdir" ;;
+  # At most 6 kills, then a run that is let finish.
+  for attempt in $(seq 1 7); do
+    case $((attempt == 7 ? 9 : RANDOM % 4)) in
+      0) when="delay:$(echo "scale=3; 1.5 * $RANDOM / 32768" | bc)" ;;
+      1) when="tmp:$db/$vdir" ;;
+      2) when="delay:$(echo "scale=3; $ref_seconds * $RANDOM / 32768" | bc)" ;;
       3) when="delay:0.0$((RANDOM % 10))" ;;
+      *) when="never" ;;
     esac
-    # Let the kill land after some progress: each sequence's runs go on
-    # from where the last one stopped.
     r=$(run_and_kill "$when" "$bin" --quiet solve "$variant" --db "$db")
     if [ "$r" = finished ]; then break; fi
     solve_kills=$((solve_kills + 1))
     p=$(phase_of "$db/$vdir" "$layers")
-    # `tmp:` kills fire on the first temporary; name them by their file.
     phases[$p]=$(( ${phases[$p]:-0} + 1 ))
   done
   # The completed database must equal the reference, byte for byte.

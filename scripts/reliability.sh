@@ -7,7 +7,7 @@
 #   scripts/reliability.sh [--inputs N] [--afl-seconds S] [--kills K] [--games G]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-inputs=1000000 afl=300 kills=30 games=10000
+inputs=1000000 afl=300 kills=12 games=10000
 while [ $# -gt 0 ]; do
   case "$1" in
     --inputs) inputs="$2"; shift 2 ;;
@@ -24,6 +24,6 @@ if [ "$afl" -gt 0 ]; then
 fi
 cargo build --release --quiet
 scripts/crash_kill.sh --kills "$kills" || status=1
-scripts/soak.sh --games "$games" || status=1
+scripts/soak.sh --games "$games" --interrupts 10 || status=1
 python3 scripts/reliability_page.py
 exit $status

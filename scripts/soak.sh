@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-interrupts=20
+interrupts=10
 games=10000
 bin=target/release/sow
 while [ $# -gt 0 ]; do
