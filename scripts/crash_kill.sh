@@ -6,9 +6,10 @@
 #   scripts/crash_kill.sh [--variant kpe:4x3] [--kills N] [--layer L] [--bin PATH] [--work DIR]
 #
 # solve:  one uninterrupted reference build, then sequences of runs on one
-#         directory: up to 6 runs each killed (after a random delay, at the
-#         moment it starts writing a layer or the region file (a new
-#         `*.sowdb.tmp`), or right at its start), then a run let finish. Every database file must
+#         directory: up to 6 runs each killed (after a random delay, right
+#         at its start, the moment it starts writing a layer file or the
+#         region file (a new `*.sowdb.tmp`), or during the opening phase once
+#         every layer is there), then a run let finish. Every database file must
 #         then be byte-identical to the reference, with no temporary left.
 #         The phase each kill hit is read off the directory at that moment.
 # export: `export --positions $layer --out F` killed at random moments: F is
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 variant=kpe:4x3
-kills=12
+kills=20
 layer=12
 bin=target/release/sow
 work=$(mktemp -d /tmp/sow-crash.XXXXXX)
@@ -63,11 +64,19 @@ run_and_kill() {
       wait "$pid" 2>/dev/null || true ;;
     tmp:*)
       # A temporary written by this run (not one an earlier kill left).
-      local dir=${when#tmp:}
+      local glob=${when#tmp:}
       while kill -0 "$pid" 2>/dev/null \
-        && [ -z "$(find "$dir" -maxdepth 1 -name '*.tmp' -newer "$marker" 2>/dev/null | head -1)" ]; do
+        && [ -z "$(find "$(dirname "$glob")" -maxdepth 1 -name "$(basename "$glob")" -newer "$marker" 2>/dev/null | head -1)" ]; do
         sleep 0.002
       done ;;
+    layers:*)
+      # Every layer written (the opening phase), then a random part of it.
+      local spec=${when#layers:}
+      local dir=${spec%:*} n=${spec##*:}
+      while kill -0 "$pid" 2>/dev/null && [ "$(ls "$dir"/layer-*.sowdb 2>/dev/null | wc -l)" -lt "$n" ]; do
+        sleep 0.01
+      done
+      sleep "$(echo "scale=3; 3 * $RANDOM / 32768" | bc)" ;;
   esac
   if kill -9 "$pid" 2>/dev/null; then
     wait "$pid" 2>/dev/null || true
@@ -113,11 +122,12 @@ while [ "$solve_kills" -lt "$kills" ]; do
   rm -rf "$db"
   # At most 6 kills, then a run that is let finish.
   for attempt in $(seq 1 7); do
-    case $((attempt == 7 ? 9 : RANDOM % 4)) in
+    case $((attempt == 7 ? 9 : RANDOM % 5)) in
       0) when="delay:$(echo "scale=3; 1.5 * $RANDOM / 32768" | bc)" ;;
-      1) when="tmp:$db/$vdir" ;;
-      2) when="delay:$(echo "scale=3; $ref_seconds * $RANDOM / 32768" | bc)" ;;
-      3) when="delay:0.0$((RANDOM % 10))" ;;
+      1) when="tmp:$db/$vdir/*.tmp" ;;
+      2) when="layers:$db/$vdir:$layers" ;;
+      3) when="tmp:$db/$vdir/opening.sowdb.tmp" ;;
+      4) when="delay:0.0$((RANDOM % 10))" ;;
       *) when="never" ;;
     esac
     r=$(run_and_kill "$when" "$bin" --quiet solve "$variant" --db "$db")

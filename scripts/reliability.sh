@@ -7,7 +7,7 @@
 #   scripts/reliability.sh [--inputs N] [--afl-seconds S] [--kills K] [--games G]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-inputs=1000000 afl=300 kills=12 games=10000
+inputs=1000000 afl=300 kills=20 games=10000
 while [ $# -gt 0 ]; do
   case "$1" in
     --inputs) inputs="$2"; shift 2 ;;
