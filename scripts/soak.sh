@@ -3,7 +3,7 @@
 #
 #   scripts/soak.sh [--interrupts N] [--games G] [--bin PATH]
 #
-# 1. `sow match ab:depth=2 greedy --games 10000` and `sow eval kiothi --time 20`
+# 1. `sow match ab:depth=3 greedy --games 1000` and `sow eval kiothi --time 20`
 #    get SIGINT after a random delay, N times each: each must exit 0 and print
 #    its best completed result (match: games finished and score; eval: the
 #    value of the last completed depth), with no panic on stderr.
@@ -50,7 +50,7 @@ clean_eval=0 eval_depths=()
 failures=()
 for i in $(seq 1 "$interrupts"); do
   delay=$(echo "scale=2; 0.5 + 6 * $RANDOM / 32768" | bc)
-  code=$(interrupt_after "$delay" "$bin" --json match ab:depth=2 greedy --games 10000 --seed "$i")
+  code=$(interrupt_after "$delay" "$bin" --json match ab:depth=3 greedy --games 1000 --seed "$i")
   games_done=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["games"] if "games" in d else -1)' "$work/out" 2>/dev/null || echo -1)
   if [ "$code" = 0 ] && [ "$games_done" -gt 0 ] && ! grep -q panick "$work/err"; then
     clean_match=$((clean_match + 1)); match_games+=("$games_done")
@@ -111,7 +111,7 @@ ints() { local IFS=,; echo "[$*]"; }
 cat > results/reliability/soak.json <<JSON
 {"command": "scripts/soak.sh --interrupts $interrupts --games $games", "date": "$(date -u +%FT%TZ)",
  "interrupts": {"runs": $interrupts,
-   "match": {"command": "sow --json match ab:depth=2 greedy --games 10000 --seed I, SIGINT after 0.5-6.5 s", "clean": $clean_match, "games_finished": $(ints "${match_games[@]:-}")},
+   "match": {"command": "sow --json match ab:depth=3 greedy --games 1000 --seed I, SIGINT after 0.5-6.5 s", "clean": $clean_match, "games_finished": $(ints "${match_games[@]:-}")},
    "eval": {"command": "sow --json eval kiothi --time 20 --hash 64, SIGINT after 0.3-5.3 s", "clean": $clean_eval, "depths": $(ints "${eval_depths[@]:-}")}},
  "selfplay": {"command": "sow --json match ab:depth=1 ab:depth=1 --games $games", "exit": $long_code, "games": $long_games, "seconds": $long_seconds, "panics": $long_panic,
    "rss_samples": $rss_samples, "rss_mib_after_first_tenth": $rss_early, "rss_mib_peak_after": $rss_peak, "rss_mib_last": $rss_last, "rss_mib_by_tenth": $rss_deciles}}
