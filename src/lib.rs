@@ -7,6 +7,7 @@ pub mod files;
 pub mod game;
 pub mod games;
 pub mod interrupt;
+pub mod limits;
 pub mod perft;
 pub mod progress;
 pub mod record;

@@ -87,6 +87,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    sow::limits::file_size_limit_as_error();
     let args: Vec<String> = std::env::args().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -108,6 +109,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
     if let Some(n) = cli.threads {
+        sow::limits::check_threads(n).map_err(|e| CliError::usage("threads", e))?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()

@@ -8,9 +8,9 @@ use std::sync::atomic::AtomicBool;
 
 use sow::games::kiothi::{parse_position, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::rng::Rng;
 use sow::search::bounds::BoundTable;
 use sow::search::prove::{prove, Proof, ProveLimits};
-use sow::rng::Rng;
 use sow::search::Searchable;
 use sow::Game;
 

@@ -8,7 +8,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::elo::{elo_interval, Elo};
 use crate::game::Side;
@@ -202,12 +202,25 @@ pub fn make_openings<G: Searchable>(
     count: usize,
     bar: &ProgressBar,
 ) -> Vec<Opening<G>> {
+    make_openings_until(start, cfg, count, bar, &AtomicBool::new(false)).expect("never stopped")
+}
+
+/// `make_openings`, or `None` as soon as `stop` is set (Ctrl-C).
+pub fn make_openings_until<G: Searchable>(
+    start: &G,
+    cfg: &MatchConfig,
+    count: usize,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> Option<Vec<Opening<G>>> {
     (0..count as u64)
         .into_par_iter()
         .map(|id| {
-            let opening = make_opening(start, cfg, id);
-            bar.inc(1);
-            opening
+            (!stop.load(Ordering::Relaxed)).then(|| {
+                let opening = make_opening(start, cfg, id);
+                bar.inc(1);
+                opening
+            })
         })
         .collect()
 }
@@ -222,19 +235,34 @@ pub fn play_match<G: Searchable>(
     cfg: &MatchConfig,
     bar: &ProgressBar,
 ) -> MatchReport {
+    play_match_until(openings, a, b, cfg, bar, &AtomicBool::new(false))
+}
+
+/// `play_match`, starting no new game once `stop` is set (Ctrl-C): the
+/// report holds the games that finished.
+pub fn play_match_until<G: Searchable>(
+    openings: &[Opening<G>],
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> MatchReport {
     assert!(
         openings.len() >= cfg.games.div_ceil(2),
         "fewer openings than the games need"
     );
     let play = |g: usize| {
-        let record = play_game(&openings[g / 2], a, b, cfg, g);
-        bar.inc(1);
-        record
+        (!stop.load(Ordering::Relaxed)).then(|| {
+            let record = play_game(&openings[g / 2], a, b, cfg, g);
+            bar.inc(1);
+            record
+        })
     };
     let records: Vec<GameRecord> = if a.threads() == 1 && b.threads() == 1 {
-        (0..cfg.games).into_par_iter().map(play).collect()
+        (0..cfg.games).into_par_iter().filter_map(play).collect()
     } else {
-        (0..cfg.games).map(play).collect()
+        (0..cfg.games).filter_map(play).collect()
     };
     summarize(a, b, records)
 }

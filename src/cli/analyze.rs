@@ -151,9 +151,7 @@ fn command_line() -> String {
 
 pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
     super::search_eval::check_seconds(args.time)?;
-    if args.hash == 0 {
-        return Err(CliError::usage("hash", "--hash must be at least 1 MiB"));
-    }
+    super::search_eval::check_hash(args.hash)?;
     let text = read_input(&args.file)?;
     let game = parse_game_text(&text, args.record)?;
     let start = find_start(&game, args.start.as_deref())?;

@@ -389,7 +389,15 @@ fn write_file_atomically<T>(
         renamed: false,
     };
     let mut file = File::create(&tmp.path).map_err(fail)?;
-    let result = write(&mut file)?;
+    // A write error (disk full, a file size limit) names the file.
+    let result = write(&mut file).map_err(|e| match e.kind.as_str() {
+        "io" => CliError::new(
+            "io",
+            Some("out"),
+            format!("{}: {}", path.display(), e.message),
+        ),
+        _ => e,
+    })?;
     file.sync_all().map_err(fail)?;
     drop(file);
     fs::rename(&tmp.path, path).map_err(fail)?;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::matches::{run_match_with_progress, Balance, MatchConfig};
+use crate::analysis::matches::{make_openings_until, play_match_until, Balance, MatchConfig};
 use crate::files::write_atomic;
 use crate::progress::Progress;
 use crate::search::{AgentSpec, Searchable};
@@ -107,8 +107,25 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         balance: balance(args)?,
     };
     let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
-    let report = run_match_with_progress(start, &a, &b, &cfg, &bar);
+    let count = cfg.games.div_ceil(2);
+    bar.set_length((count + cfg.games) as u64);
+    // Ctrl-C starts no new game: the report holds the finished ones.
+    let stop = crate::interrupt::ctrl_c_flag();
+    let none_finished = || {
+        CliError::new(
+            "interrupted",
+            None,
+            "interrupted before the first game finished",
+        )
+    };
+    let openings =
+        make_openings_until(start, &cfg, count, &bar, &stop).ok_or_else(none_finished)?;
+    let report = play_match_until(&openings, &a, &b, &cfg, &bar, &stop);
     bar.finish_and_clear();
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    if report.games == 0 {
+        return Err(none_finished());
+    }
     if let Some(path) = &args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;
@@ -116,7 +133,9 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     }
     let summary = report.summary(&start.to_string(), &cfg);
     if out.json {
-        return out.json(&json!(summary));
+        let mut summary_json = json!(summary);
+        summary_json["interrupted"] = json!(interrupted);
+        return out.json(&summary_json);
     }
     out.line(format!(
         "{} vs {} from {}",
@@ -126,6 +145,12 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         out.line(format!(
             "openings balanced: expected final margin (captures plus a depth-{1} search) within {0} stones of even",
             b.margin, b.depth
+        ))?;
+    }
+    if interrupted {
+        out.line(format!(
+            "interrupted: {} of {} games finished",
+            report.games, cfg.games
         ))?;
     }
     out.line(format!(

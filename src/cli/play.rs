@@ -87,6 +87,7 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
         ));
     }
     super::search_eval::check_seconds(args.time)?;
+    super::search_eval::check_hash(args.hash)?;
     let start = parse_any(&args.position)?;
     let human = match args.side {
         SideArg::South => Side::South,

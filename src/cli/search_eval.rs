@@ -71,6 +71,18 @@ impl Budget {
     }
 }
 
+/// Refuses a `--hash` of 0 or above the memory available.
+pub fn check_hash(mb: usize) -> Result<(), CliError> {
+    crate::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))
+}
+
+/// The `--hash` table, refused (not aborted) when the memory is not there.
+fn hash_table(mb: usize) -> Result<TranspositionTable, CliError> {
+    check_hash(mb)?;
+    TranspositionTable::try_new(mb)
+        .ok_or_else(|| CliError::usage("hash", format!("--hash {mb} MiB: cannot allocate it")))
+}
+
 fn line<M: std::fmt::Display>(r: &SearchResult<M>) -> String {
     format!(
         "depth {:>3}  value {:+5}  nodes {:>12}  nps {:>10.0}  pv {}",
@@ -98,7 +110,7 @@ pub fn run<G: Searchable>(
 ) -> Result<(), CliError> {
     let limits = budget.limits()?;
     check_multipv(multipv)?;
-    let tt = TranspositionTable::new(budget.hash_mb);
+    let tt = hash_table(budget.hash_mb)?;
     let stop = crate::interrupt::ctrl_c_flag();
     let json_mode = out.json;
     let threads = budget.threads.max(1);

@@ -115,11 +115,14 @@ impl AgentSpec {
                 }
                 "threads" => {
                     threads = v.parse().map_err(|_| bad("a positive integer"))?;
-                    if threads == 0 {
-                        return Err(bad("a positive integer"));
-                    }
+                    crate::limits::check_threads(threads)
+                        .map_err(|e| InputError::unsupported("agent", e))?;
                 }
-                "tt" => tt_mb = v.parse().map_err(|_| bad("a size in MiB"))?,
+                "tt" => {
+                    tt_mb = v.parse().map_err(|_| bad("a size in MiB"))?;
+                    crate::limits::check_memory("tt", tt_mb)
+                        .map_err(|e| InputError::unsupported("agent", e))?;
+                }
                 "eval" => {
                     hand_eval = match v {
                         "hand" => true,

@@ -97,12 +97,24 @@ impl TranspositionTable {
 
     /// A table with exactly `buckets` buckets of four entries (tests use 1).
     pub fn with_buckets(buckets: usize) -> Self {
+        Self::try_with_buckets(buckets)
+            .unwrap_or_else(|layout| std::alloc::handle_alloc_error(layout))
+    }
+
+    /// A table of about `mb` mebibytes, or `None` when the memory is not
+    /// to be had (the caller refuses the request instead of aborting).
+    pub fn try_new(mb: usize) -> Option<Self> {
+        let bytes = mb.checked_mul(1 << 20)?;
+        Self::try_with_buckets(bytes / (16 * BUCKET)).ok()
+    }
+
+    fn try_with_buckets(buckets: usize) -> Result<Self, std::alloc::Layout> {
         let buckets = buckets.max(1);
-        TranspositionTable {
-            slots: zeroed_slots(buckets * BUCKET),
+        Ok(TranspositionTable {
+            slots: zeroed_slots(buckets * BUCKET)?,
             buckets,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// Number of entries.
@@ -209,17 +221,19 @@ impl TranspositionTable {
 /// `n` empty slots from zeroed memory: the allocator hands out fresh pages
 /// that the kernel zeroes lazily, on first touch, so a large table costs
 /// nothing until the search uses it (writing 64 MiB of zeros took ~50 ms).
-fn zeroed_slots(n: usize) -> Box<[[AtomicU64; 2]]> {
-    let layout = std::alloc::Layout::array::<[AtomicU64; 2]>(n).expect("table size overflows");
+/// `n` zeroed slots, or the layout that could not be allocated.
+fn zeroed_slots(n: usize) -> Result<Box<[[AtomicU64; 2]]>, std::alloc::Layout> {
+    let layout = std::alloc::Layout::array::<[AtomicU64; 2]>(n)
+        .map_err(|_| std::alloc::Layout::new::<[AtomicU64; 2]>())?;
     // SAFETY: the layout has a non-zero size (n >= BUCKET), all-zero bytes
     // are a valid `AtomicU64` (0), and the pointer comes from the global
     // allocator with exactly the layout `Box<[_]>` frees it with.
     unsafe {
         let ptr = std::alloc::alloc_zeroed(layout) as *mut [AtomicU64; 2];
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return Err(layout);
         }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
+        Ok(Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)))
     }
 }
 

@@ -19,8 +19,8 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::cli::serve::ServeArgs;
 use crate::analysis::kpe_db;
+use crate::cli::serve::ServeArgs;
 use crate::cli::{CliError, Out};
 pub use state::{AppState, Limits};
 

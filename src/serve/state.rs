@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use crate::analysis::oracle::KpeOracle;
 use crate::analysis::kpe_db;
+use crate::analysis::oracle::KpeOracle;
 use crate::cli::CliError;
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;

@@ -125,6 +125,13 @@ pub enum DbError {
         dir: PathBuf,
         hint: String,
     },
+    #[error("incomplete database for {variant} in {dir} ({what}): {state}")]
+    Incomplete {
+        variant: String,
+        dir: PathBuf,
+        what: String,
+        state: String,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DbError + '_ {
@@ -311,14 +318,37 @@ fn write_raw(
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
     };
-    write().map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))
+    // A failed write (disk full, a file size limit, no permission) leaves
+    // no partial file behind, and the error names the file being written.
+    if let Err(e) = write().and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(path)(e));
+    }
+    Ok(())
+}
+
+/// The bytes of a database file: mapped from disk, or owned (a file read
+/// some other way, and the fuzzer, which feeds the checks bytes without a
+/// file system).
+pub enum FileBytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Owned(v) => v,
+        }
+    }
 }
 
 /// A memory-mapped database file whose header has been checked.
 pub struct MappedFile {
     path: PathBuf,
-    map: Mmap,
+    map: FileBytes,
     entries: u64,
     encoding: Encoding,
     data_start: usize,
@@ -356,6 +386,17 @@ impl MappedFile {
         // SAFETY: database files are written once (temporary file then
         // rename) and never modified in place afterwards.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        Self::from_bytes(path, FileBytes::Mapped(map), id, expected_entries)
+    }
+
+    /// Checks the bytes of a file named `path` (for messages only: nothing
+    /// is read from disk) as [`MappedFile::open`] does.
+    pub fn from_bytes(
+        path: &Path,
+        map: FileBytes,
+        id: FileId,
+        expected_entries: Option<u64>,
+    ) -> Result<Self, DbError> {
         let corrupt = |what: String| DbError::Corrupt {
             path: path.to_path_buf(),
             what,
@@ -433,18 +474,22 @@ impl MappedFile {
                 "block table of {blocks} blocks of {block} bytes for {decoded} bytes"
             )));
         }
+        // Sizes with checked sums: a forged header cannot wrap them.
         let table_len = match encoding {
-            Encoding::Plain => 8 * blocks,
-            Encoding::Zstd => 8 * blocks + 8 * (blocks + 1),
+            Encoding::Plain => blocks.checked_mul(8),
+            Encoding::Zstd => blocks.checked_mul(16).and_then(|t| t.checked_add(8)),
         };
-        let data_start = HEADER + table_len;
-        if map.len() != data_start + payload {
+        let expected_len = table_len
+            .and_then(|t| t.checked_add(HEADER))
+            .and_then(|d| d.checked_add(payload));
+        if expected_len != Some(map.len()) {
             return Err(truncated(format!(
                 "{} bytes, expected {}",
                 map.len(),
-                data_start + payload
+                expected_len.map_or("more than 2^64".to_string(), |l| l.to_string())
             )));
         }
+        let data_start = map.len() - payload;
         let table = &map[HEADER..data_start];
         if checksum(table) != read_u64(&map, 40) {
             return Err(corrupt("checksum of the block table does not match".into()));
@@ -552,9 +597,22 @@ impl MappedFile {
         Ok(&self.payload()[start..start + len])
     }
 
+    fn out_of_range(&self, start: usize, len: usize) -> DbError {
+        DbError::Corrupt {
+            path: self.path.clone(),
+            what: format!(
+                "read of {len} bytes at {start} past the {}-byte payload",
+                self.payload().len()
+            ),
+        }
+    }
+
     /// One payload byte of a plain file, checked.
     #[inline]
     pub fn byte(&self, at: usize) -> Result<u8, DbError> {
+        if at >= self.payload().len() {
+            return Err(self.out_of_range(at, 1));
+        }
         self.verify_block(at / self.block)?;
         Ok(self.payload()[at])
     }

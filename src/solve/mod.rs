@@ -6,6 +6,7 @@ pub mod endgame;
 pub mod endless;
 pub mod estimate;
 pub mod index;
+pub mod lock;
 pub mod opening;
 pub mod region_keys;
 pub mod retrograde;

@@ -25,7 +25,10 @@ pub const ON_THE_FLY_POSITIONS: u64 = 10_000_000;
 /// Unlocked positions of a variant (the endgame database size).
 pub fn endgame_positions(variant: KpeVariant) -> u64 {
     let eg = Endgame::new(variant);
-    eg.layers().map(|n| eg.index.layer_size(n)).sum()
+    // Saturating: layer sizes saturate for the largest variants.
+    eg.layers()
+        .map(|n| eg.index.layer_size(n))
+        .fold(0, u64::saturating_add)
 }
 
 /// Checks that a variant can be solved by this tool on this machine.
@@ -169,6 +172,11 @@ impl Solution {
         encoding: Encoding,
     ) -> Result<(Self, SolveStats), SolveError> {
         check_solvable(variant)?;
+        // One writer per directory (`lock.rs`); a second one waits here.
+        let dir = db::variant_dir(db_dir, variant);
+        let _writer = super::lock::DbLock::acquire(&dir, |h| {
+            eprintln!("{}: waiting for {h}, which is building it", dir.display())
+        })?;
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut stats = SolveStats::default();
@@ -255,11 +263,7 @@ impl Solution {
     /// Opens a database for queries. Blocks are checked as they are read.
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
-        let missing = || DbError::Missing {
-            variant: variant.tag(),
-            dir: db_dir.to_path_buf(),
-            hint: db::solve_hint(db_dir, variant),
-        };
+        let missing = || super::lock::absent(db_dir, variant, &eg.layers().collect::<Vec<_>>());
         let mut files: Vec<Option<MappedFile>> = (0..=variant.total()).map(|_| None).collect();
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
@@ -297,7 +301,7 @@ impl Solution {
         progress: Progress,
     ) -> Result<Self, SolveError> {
         match Self::open(variant, db_dir) {
-            Err(SolveError::Db(DbError::Missing { .. }))
+            Err(SolveError::Db(DbError::Missing { .. } | DbError::Incomplete { .. }))
                 if endgame_positions(variant) <= ON_THE_FLY_POSITIONS =>
             {
                 check_solvable(variant)?;

@@ -94,8 +94,9 @@ impl KiothiSetup {
 
     /// Checks that the position can occur (RULES §3) and builds it.
     pub fn validate(&self) -> Result<KiothiPosition, InputError> {
-        let board: u32 = self.pits.iter().sum();
-        let total = board as u64 + self.prisons[0] as u64 + self.prisons[1] as u64;
+        // In u64: counts are parsed as u32, and their sum must not wrap.
+        let board: u64 = self.pits.iter().map(|&c| u64::from(c)).sum();
+        let total = board + self.prisons[0] as u64 + self.prisons[1] as u64;
         let setup = u32::try_from(total).ok().and_then(Setup::from_total).ok_or_else(|| {
             InputError::impossible(
                 "total",

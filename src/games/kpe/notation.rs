@@ -82,9 +82,11 @@ impl KpeSetup {
             marks[side.index()] = parse_marks(&self.marks[side.index()], side, v.w())?;
         }
         let captured = self.captured.unwrap_or([0, 0]);
-        let board: u32 = self.pits.iter().sum();
-        let total = board + captured[0] + captured[1];
-        if total != v.total() {
+        // In u64: counts are parsed as u32, and their sum must not wrap.
+        let board: u64 = self.pits.iter().map(|&c| u64::from(c)).sum();
+        let captured_sum = u64::from(captured[0]) + u64::from(captured[1]);
+        let total = board + captured_sum;
+        if total != u64::from(v.total()) {
             let hint = if self.captured.is_none() {
                 " (give the captures as two more fields, e.g. `… 4 4`)"
             } else {
@@ -93,8 +95,7 @@ impl KpeSetup {
             return Err(InputError::impossible(
                 "total",
                 format!(
-                    "board {board} + captured {} = {total} stones, the {} game has {}{hint}",
-                    captured[0] + captured[1],
+                    "board {board} + captured {captured_sum} = {total} stones, the {} game has {}{hint}",
                     v.tag(),
                     v.total()
                 ),

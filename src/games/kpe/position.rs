@@ -177,7 +177,9 @@ impl KpePosition {
         };
         let tail = rest.min(n - 1 - pit);
         let sown = laps as u128 * byte_ones(n)
-            + (byte_ones(tail) << (8 * (pit + 1)))
+            // From the last pit of a 16-pit board nothing follows (tail 0),
+            // and a shift by 128 bits would overflow.
+            + byte_ones(tail).checked_shl(8 * (pit as u32 + 1)).unwrap_or(0)
             + byte_ones(rest - tail);
         let word = u128::from_le_bytes(self.pits) & !(0xff << (8 * pit));
         next.pits = (word + sown).to_le_bytes();

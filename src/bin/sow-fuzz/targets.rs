@@ -1,0 +1,703 @@
+//! The fuzz targets: every input surface a user or a file can give `sow`.
+//!
+//! A target takes one input and returns what became of it: accepted, or
+//! refused with a named error of the error contract (README, "Error
+//! contract": a kind, a field, a one-line message). Anything else is a
+//! finding: a panic (caught by the runner), a hang (the runner's
+//! watchdog), or a contract violation returned here as `Err` (a refusal
+//! without a field, a printed position that does not parse back...).
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use sow::cli::{parse_any, AnyPosition, CliError};
+use sow::error::InputError;
+use sow::games::kiothi::KiothiPosition;
+use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::progress::Progress;
+use sow::rng::Rng;
+use sow::search::agents::AgentSpec;
+use sow::solve::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
+use sow::solve::solution::Solution;
+use sow::Game;
+
+use crate::mutate;
+
+/// What became of one input.
+pub enum Verdict {
+    Accepted,
+    /// Refused with this signature (`kind/field`, or the database error's
+    /// kind): distinct signatures are the runner's coverage proxy.
+    Refused(String),
+}
+
+pub type Outcome = Result<Verdict, String>;
+
+/// A target's check of one input.
+pub type Run = Box<dyn Fn(&[u8]) -> Outcome + Send + Sync>;
+
+/// How a target builds its inputs.
+pub enum Input {
+    /// Text inputs, mutated token-wise (positions, moves, tags).
+    Text,
+    /// A binary file image, mutated field-wise; with `reseal`, half of the
+    /// mutants get their checksums recomputed so that they pass the
+    /// checksum checks and reach the code behind them.
+    Binary { fields: Vec<(usize, usize)> },
+}
+
+pub struct Target {
+    pub name: &'static str,
+    pub what: &'static str,
+    pub input: Input,
+    pub seeds: Vec<Vec<u8>>,
+    pub run: Run,
+}
+
+/// The header fields of a database file (offset, width), from the layout
+/// documented in `src/solve/db.rs`.
+const DB_FIELDS: &[(usize, usize)] = &[
+    (0, 8),
+    (8, 4),
+    (12, 4),
+    (16, 1),
+    (17, 1),
+    (18, 2),
+    (20, 4),
+    (24, 8),
+    (32, 8),
+    (40, 8),
+    (48, 8),
+    (56, 8),
+    (64, 8),
+];
+
+pub const NAMES: &[&str] = &[
+    "kpe-position",
+    "kiothi-position",
+    "kpe-moves",
+    "kiothi-moves",
+    "variant-tag",
+    "agent-spec",
+    "db-layer",
+    "db-region",
+    "db-dir",
+    "game-file",
+];
+
+/// Builds a target by name; `work` is a scratch directory (the db targets'
+/// seed database and the db-dir target's copy).
+pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, String> {
+    let text_seeds = |file: &str| -> Vec<Vec<u8>> {
+        std::fs::read_to_string(seeds_dir.join(file))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| l.as_bytes().to_vec())
+            .collect()
+    };
+    let positions = text_seeds("positions.txt");
+    let game_of = |prefix: &str| -> Vec<Vec<u8>> {
+        positions
+            .iter()
+            .filter(|p| p.starts_with(prefix.as_bytes()))
+            .cloned()
+            .collect()
+    };
+    let t = match name {
+        "kpe-position" => Target {
+            name: "kpe-position",
+            what: "Kpé position notation and shortcuts (kpe, kpe:WxK), then its moves played",
+            input: Input::Text,
+            seeds: game_of("kpe"),
+            run: Box::new(position),
+        },
+        "kiothi-position" => Target {
+            name: "kiothi-position",
+            what: "Kiothi position notation and shortcuts, then its moves played (play phase)",
+            input: Input::Text,
+            seeds: game_of("kiothi"),
+            run: Box::new(position),
+        },
+        "kpe-moves" => Target {
+            name: "kpe-moves",
+            what: "a Kpé position line, then moves (as `sow apply`)",
+            input: Input::Text,
+            seeds: move_seeds(&game_of("kpe"), 1),
+            run: Box::new(moves),
+        },
+        "kiothi-moves" => Target {
+            name: "kiothi-moves",
+            what:
+                "a Kiothi position line, then moves: redistributions and sowings (as `sow apply`)",
+            input: Input::Text,
+            seeds: move_seeds(&game_of("kiothi"), 2),
+            run: Box::new(moves),
+        },
+        "variant-tag" => Target {
+            name: "variant-tag",
+            what: "a game argument (`kpe`, `kpe:WxK`, as `sow solve`), its size and start",
+            input: Input::Text,
+            seeds: ["kpe", "kpe:4x6", "kpe:3x3", "kpe:2x1", "kpe:8x8", "kpe:5x3"]
+                .iter()
+                .map(|s| s.as_bytes().to_vec())
+                .collect(),
+            run: Box::new(variant_tag),
+        },
+        "agent-spec" => Target {
+            name: "agent-spec",
+            what: "an agent of `sow match` (random, greedy, mcts:N, ab:key=value,...)",
+            input: Input::Text,
+            seeds: [
+                "random",
+                "greedy",
+                "mcts:1000",
+                "ab",
+                "ab:depth=4",
+                "ab:time=0.5",
+                "ab:nodes=1000,threads=2,tt=16",
+                "ab:depth=3,eval=hand",
+            ]
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect(),
+            run: Box::new(agent_spec),
+        },
+        "db-layer" | "db-region" => {
+            let db = seed_database(work, variant())?;
+            let kind = if name == "db-layer" {
+                FileKind::Layer
+            } else {
+                FileKind::Region
+            };
+            let (path, id, entries) = seed_file(&db, kind);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Target {
+                name: if kind == FileKind::Layer {
+                    "db-layer"
+                } else {
+                    "db-region"
+                },
+                what: if kind == FileKind::Layer {
+                    "an endgame layer file's bytes (no disk): header, block table, payload, length"
+                } else {
+                    "the opening-region file's bytes (no disk), then lookups and a full load"
+                },
+                input: Input::Binary {
+                    fields: DB_FIELDS.to_vec(),
+                },
+                seeds: vec![bytes],
+                run: Box::new(move |b| db_file(&path, id, entries, b)),
+            }
+        }
+        "db-dir" => {
+            let v = dir_variant();
+            let db = seed_database(work, v)?;
+            let copy = work.join("db-dir");
+            let _ = std::fs::remove_dir_all(&copy);
+            let dir = db::variant_dir(&copy, v);
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let mut files = Vec::new();
+            for entry in std::fs::read_dir(db::variant_dir(&db, v)).map_err(|e| e.to_string())? {
+                let path = entry.map_err(|e| e.to_string())?.path();
+                if path.extension().is_some_and(|e| e == "sowdb") {
+                    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+                    let to = dir.join(path.file_name().expect("a file"));
+                    std::fs::write(&to, &bytes).map_err(|e| e.to_string())?;
+                    files.push((to, bytes));
+                }
+            }
+            files.sort();
+            // An input is a file number, then that file's mutated bytes.
+            let seeds = files
+                .iter()
+                .enumerate()
+                .map(|(i, (_, b))| {
+                    let mut s = vec![i as u8];
+                    s.extend_from_slice(b);
+                    s
+                })
+                .collect();
+            let mut fields: Vec<(usize, usize)> =
+                DB_FIELDS.iter().map(|&(a, w)| (a + 1, w)).collect();
+            fields.push((0, 1));
+            Target {
+                name: "db-dir",
+                what: "a database directory with one file mutated, read by eval, its line, stats and export paths",
+                input: Input::Binary { fields },
+                seeds,
+                run: Box::new(move |b| db_dir(&copy, &files, b)),
+            }
+        }
+        "game-file" => Target {
+            name: "game-file",
+            what: "a game file as `sow analyze` reads it (start and moves, match/play JSON lines, apply output), replayed; small Kpé games then analyzed exactly",
+            input: Input::Text,
+            seeds: file_seeds(&seeds_dir.join("games")),
+            run: Box::new(game_file),
+        },
+        _ => {
+            return Err(format!(
+                "unknown target `{name}` (targets: {})",
+                NAMES.join(", ")
+            ))
+        }
+    };
+    Ok(t)
+}
+
+/// Each file of a directory is one seed (multi-line inputs).
+fn file_seeds(dir: &Path) -> Vec<Vec<u8>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    files.iter().filter_map(|f| std::fs::read(f).ok()).collect()
+}
+
+/// A refusal of the command line, checked as [`refusal`] checks the
+/// library's.
+fn cli_refusal(e: &CliError) -> Outcome {
+    let field = e.field.as_deref().unwrap_or("");
+    if e.kind.is_empty() || field.is_empty() || e.message.is_empty() || e.message.contains('\n') {
+        return Err(format!(
+            "refusal without a kind, field or one-line message: {e:?}"
+        ));
+    }
+    let field_word = field.split(' ').next().unwrap_or(field);
+    Ok(Verdict::Refused(format!("{}/{field_word}", e.kind)))
+}
+
+/// Variants small enough to be solved for every input (a few thousand
+/// positions): their games are analyzed as `sow analyze` does.
+const ANALYZED_POSITIONS: u64 = 5_000;
+
+/// A game file: read, its start found, its moves replayed (as `sow
+/// analyze`); a game of a small Kpé variant then valued ply by ply.
+fn game_file(b: &[u8]) -> Outcome {
+    use sow::analysis::annotate::analyze_game;
+    use sow::analysis::game_text::parse_game_text;
+    use sow::analysis::oracle::KpeOracle;
+    use sow::cli::analyze::{find_start, replay};
+    let t = match text(b) {
+        Ok(t) => t,
+        Err(v) => return Ok(v),
+    };
+    let game = match parse_game_text(t, None) {
+        Ok(g) => g,
+        Err(e) => return refusal(&e),
+    };
+    let start = match find_start(&game, None) {
+        Ok(p) => p,
+        Err(e) => return cli_refusal(&e),
+    };
+    match &start {
+        AnyPosition::Kpe(p) => {
+            let record = match replay(p, &game) {
+                Ok((r, _)) => r,
+                Err(e) => return cli_refusal(&e),
+            };
+            let v = p.variant();
+            if sow::solve::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
+                let solution = Solution::in_memory(v, Progress::Hidden);
+                let mut oracle = KpeOracle::new(solution, Progress::Hidden);
+                let names = game.names.clone();
+                if let Err(e) = analyze_game(
+                    &record,
+                    &mut oracle,
+                    sow::analysis::annotate::GameInfo {
+                        names,
+                        opening_plies: 0,
+                        method: String::new(),
+                    },
+                    &mut |_, _| {},
+                ) {
+                    return match e {
+                        sow::solve::solution::SolveError::Input(e) => refusal(&e),
+                        e => Err(format!("analysis of a replayed game failed: {e}")),
+                    };
+                }
+            }
+        }
+        AnyPosition::Kiothi(p) => {
+            if let Err(e) = replay(p, &game) {
+                return cli_refusal(&e);
+            }
+        }
+    }
+    Ok(Verdict::Accepted)
+}
+
+/// A refusal must be a named error: a kind of the contract, a field, and a
+/// one-line message; the CLI's JSON object must carry them.
+fn refusal(e: &InputError) -> Outcome {
+    let field = e.field().unwrap_or("");
+    let message = e.to_string();
+    if field.is_empty() || message.is_empty() || message.contains('\n') {
+        return Err(format!(
+            "refusal without a field or one-line message: {e:?}"
+        ));
+    }
+    let json = CliError::from(e.clone()).to_json();
+    if json["error"]["kind"] != e.kind() || json["error"]["field"] != field {
+        return Err(format!("refusal's JSON does not carry it: {json}"));
+    }
+    // Fields like `pit 13` are one field: the signature keeps its word.
+    let field_word = field.split(' ').next().unwrap_or(field);
+    Ok(Verdict::Refused(format!("{}/{field_word}", e.kind())))
+}
+
+fn text(b: &[u8]) -> Result<&str, Verdict> {
+    // Command-line arguments arrive as UTF-8 (clap refuses the rest).
+    std::str::from_utf8(b).map_err(|_| Verdict::Refused("utf8".into()))
+}
+
+/// A position printed must parse back to itself.
+fn round_trip(p: &AnyPosition) -> Result<(), String> {
+    let printed = p.to_string();
+    match parse_any(&printed) {
+        Ok(q) if q == *p => Ok(()),
+        Ok(q) => Err(format!("`{printed}` parses back as `{q}`")),
+        Err(e) => Err(format!("`{printed}` does not parse back: {e}")),
+    }
+}
+
+/// Plays every legal move of a position (at most `limit`), checking that
+/// each printed move parses back to itself and each child round-trips.
+fn children<G: Game>(p: &G, limit: usize, wrap: fn(G) -> AnyPosition) -> Result<(), String>
+where
+    G::Move: std::fmt::Display + PartialEq,
+{
+    let mut err = None;
+    let mut seen = 0;
+    let _ = p.for_each_move(|m| {
+        let printed = m.to_string();
+        match p.parse_move(&printed) {
+            Ok(back) if back == m => {}
+            _ => {
+                err = Some(format!("move `{printed}` of `{p}` does not parse back"));
+                return ControlFlow::Break(());
+            }
+        }
+        if let Err(e) = round_trip(&wrap(p.play_unchecked(&m))) {
+            err = Some(e);
+            return ControlFlow::Break(());
+        }
+        seen += 1;
+        if seen >= limit {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    err.map_or(Ok(()), Err)
+}
+
+fn explore(p: &AnyPosition) -> Result<(), String> {
+    round_trip(p)?;
+    match p {
+        AnyPosition::Kpe(k) => {
+            let _ = (k.is_over(), k.final_sweep(), k.terminal_value());
+            children(k, usize::MAX, AnyPosition::Kpe)
+        }
+        AnyPosition::Kiothi(k) => {
+            let _ = (k.is_over(), k.final_sweep());
+            // An opening has up to 300,450,150 moves: a sample of them.
+            children(k, 200, AnyPosition::Kiothi)
+        }
+    }
+}
+
+fn position(b: &[u8]) -> Outcome {
+    let t = match text(b) {
+        Ok(t) => t,
+        Err(v) => return Ok(v),
+    };
+    match parse_any(t) {
+        Ok(p) => explore(&p).map(|()| Verdict::Accepted),
+        Err(e) => refusal(&e),
+    }
+}
+
+/// `position\nmove move ...`: the moves played in order as `sow apply`.
+fn moves(b: &[u8]) -> Outcome {
+    let t = match text(b) {
+        Ok(t) => t,
+        Err(v) => return Ok(v),
+    };
+    let (pos, rest) = t.split_once('\n').unwrap_or((t, ""));
+    let mut p = match parse_any(pos) {
+        Ok(p) => p,
+        Err(e) => return refusal(&e),
+    };
+    for mv in rest.split_whitespace() {
+        let next = match &p {
+            AnyPosition::Kpe(k) => k.play(mv).map(AnyPosition::Kpe),
+            AnyPosition::Kiothi(k) => k.play(mv).map(AnyPosition::Kiothi),
+        };
+        p = match next {
+            Ok(n) => n,
+            Err(e) => return refusal(&e),
+        };
+        round_trip(&p)?;
+    }
+    explore(&p).map(|()| Verdict::Accepted)
+}
+
+fn variant_tag(b: &[u8]) -> Outcome {
+    let t = match text(b) {
+        Ok(t) => t,
+        Err(v) => return Ok(v),
+    };
+    let v = match sow::cli::game_arg::parse_kpe_game(t) {
+        Ok(v) => v,
+        Err(e) if e.field.as_deref().is_some_and(|f| !f.is_empty()) => {
+            return Ok(Verdict::Refused(format!("{}/{}", e.kind, e.field.unwrap())))
+        }
+        Err(e) => return Err(format!("refusal without a field: {e:?}")),
+    };
+    // The size checks `solve` makes before any work, and the start.
+    if let Err(e) = sow::solve::solution::check_solvable(v) {
+        refusal(&e)?;
+    }
+    round_trip(&AnyPosition::Kpe(KpePosition::start(v)))?;
+    Ok(Verdict::Accepted)
+}
+
+fn agent_spec(b: &[u8]) -> Outcome {
+    let t = match text(b) {
+        Ok(t) => t,
+        Err(v) => return Ok(v),
+    };
+    match AgentSpec::parse(t) {
+        Ok(spec) => {
+            // The canonical name must parse back to the same agent.
+            let name = spec.to_string();
+            match AgentSpec::parse(&name) {
+                Ok(back) if back.to_string() == name => Ok(Verdict::Accepted),
+                _ => Err(format!(
+                    "agent `{t}` prints as `{name}`, which does not parse back"
+                )),
+            }
+        }
+        Err(e) => refusal(&e),
+    }
+}
+
+/// The variant of the file targets' seed database: small enough to build
+/// in a second, with several blocks in its largest layer and a locked region.
+fn variant() -> KpeVariant {
+    KpeVariant::new(3, 2).expect("3x2")
+}
+
+/// The variant of the directory target: the smallest, so that a whole
+/// open-and-query pass takes well under a millisecond.
+fn dir_variant() -> KpeVariant {
+    KpeVariant::new(2, 2).expect("2x2")
+}
+
+/// Builds a seed database under `work` (reused when already there).
+fn seed_database(work: &Path, v: KpeVariant) -> Result<PathBuf, String> {
+    let db = work.join("seed-db");
+    Solution::build(v, &db, Progress::Hidden).map_err(|e| e.to_string())?;
+    Ok(db)
+}
+
+/// The largest layer, or the region file, of the seed database.
+fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
+    let v = variant();
+    let eg = sow::solve::endgame::Endgame::new(v);
+    match kind {
+        FileKind::Layer => {
+            let n = eg
+                .layers()
+                .max_by_key(|&n| eg.index.layer_size(n))
+                .expect("layers");
+            let id = FileId {
+                kind,
+                variant: v,
+                stones: n as u32,
+            };
+            (db::layer_path(db, v, n), id, Some(eg.index.layer_size(n)))
+        }
+        FileKind::Region => {
+            let id = FileId {
+                kind,
+                variant: v,
+                stones: 0,
+            };
+            (db::region_path(db, v), id, None)
+        }
+        FileKind::RegionKeys => {
+            let id = FileId {
+                kind,
+                variant: v,
+                stones: 0,
+            };
+            (db::region_keys_path(db, v), id, None)
+        }
+    }
+}
+
+/// A database error must name the file (or directory) at fault.
+fn db_refusal(e: &DbError, path: &Path) -> Outcome {
+    let message = e.to_string();
+    let dir = path.parent().and_then(Path::parent).unwrap_or(path);
+    if !message.contains(&*dir.to_string_lossy()) || message.contains('\n') {
+        return Err(format!("database error not naming its file: {message}"));
+    }
+    let kind = match e {
+        DbError::Io { .. } => "io",
+        DbError::Corrupt { .. } => "corrupt",
+        DbError::Mismatch { .. } => "mismatch",
+        DbError::Truncated { .. } => "truncated",
+        DbError::Missing { .. } => "missing",
+        DbError::Incomplete { .. } => "incomplete",
+        DbError::OldFormat { .. } => "old-format",
+    };
+    // The first words of the explanation separate the checks.
+    let what = message
+        .rsplit(": ")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    Ok(Verdict::Refused(format!("{kind}/{what}")))
+}
+
+/// Checks a file image as the readers do: header, every block, reads
+/// (in range and past the end), and for a region its lookups and load.
+fn db_file(path: &Path, id: FileId, entries: Option<u64>, b: &[u8]) -> Outcome {
+    let file = match MappedFile::from_bytes(path, FileBytes::Owned(b.to_vec()), id, entries) {
+        Ok(f) => f,
+        Err(e) => return db_refusal(&e, path),
+    };
+    if let Err(e) = file.verify_all() {
+        return db_refusal(&e, path);
+    }
+    let n = file.entries() as usize;
+    for (start, len) in [(0, 1), (n.saturating_sub(1), 1), (n, 1), (usize::MAX, 2)] {
+        let _ = file.bytes(start, len);
+        let _ = file.byte(start);
+    }
+    Ok(Verdict::Accepted)
+}
+
+/// One file of a database directory replaced by the input's bytes, then
+/// the directory opened and queried as `eval`, `stats` and `export` do.
+fn db_dir(db: &Path, files: &[(PathBuf, Vec<u8>)], b: &[u8]) -> Outcome {
+    let Some((&which, bytes)) = b.split_first() else {
+        return Ok(Verdict::Refused("empty".into()));
+    };
+    let (path, original) = &files[which as usize % files.len()];
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let outcome = query_dir(db, path);
+    std::fs::write(path, original).map_err(|e| format!("{}: {e}", path.display()))?;
+    outcome
+}
+
+fn query_dir(db: &Path, path: &Path) -> Outcome {
+    use sow::solve::solution::SolveError;
+    let v = dir_variant();
+    let solution = match Solution::open(v, db) {
+        Ok(s) => s,
+        Err(SolveError::Db(e)) => return db_refusal(&e, path),
+        Err(e) => return Err(format!("open: {e}")),
+    };
+    let start = KpePosition::start(v);
+    let answer = (|| -> Result<(), sow::solve::solution::SolveError> {
+        solution.value(&start, None)?;
+        solution.move_values(&start, None)?;
+        solution.principal_variation(&start, None, 100)?;
+        let eg = &solution.eg;
+        for n in eg.layers() {
+            solution.layer_entries(n)?;
+        }
+        // An unlocked position's exact value (every layer is read by
+        // `stats`; one probe per layer here).
+        let all = v.all_marks();
+        let unlocked =
+            KpePosition::from_parts(v, &[2, 1, 0, 1], sow::Side::South, [all, all], [2, 2]);
+        solution.value(&unlocked, None)?;
+        solution.move_values(&unlocked, None)?;
+        solution.start_region().groups()?;
+        Ok(())
+    })();
+    match answer {
+        Ok(()) => Ok(Verdict::Accepted),
+        Err(SolveError::Db(e)) => db_refusal(&e, path),
+        // A region file whose checksums were recomputed over other
+        // content (forged, not damaged) can lack positions: refused as
+        // such, a named error all the same.
+        Err(SolveError::Input(e)) => refusal(&e).map(|v| match v {
+            Verdict::Refused(s) => Verdict::Refused(format!("forged/{s}")),
+            v => v,
+        }),
+    }
+}
+
+/// Move inputs: each seed position followed by a few legal moves (a
+/// seeded random line), so that mutations start from legal sequences.
+fn move_seeds(positions: &[Vec<u8>], per_position: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(14);
+    let mut out = Vec::new();
+    for p in positions {
+        let Ok(text) = std::str::from_utf8(p) else {
+            continue;
+        };
+        let Ok(pos) = parse_any(text) else {
+            continue;
+        };
+        for _ in 0..per_position {
+            let line = match &pos {
+                AnyPosition::Kpe(k) => random_line(k, &mut rng),
+                AnyPosition::Kiothi(k) => random_line::<KiothiPosition>(k, &mut rng),
+            };
+            out.push(format!("{text}\n{line}").into_bytes());
+        }
+    }
+    out
+}
+
+fn random_line<G: Game>(start: &G, rng: &mut Rng) -> String
+where
+    G::Move: std::fmt::Display,
+{
+    let mut p = start.clone();
+    let mut line = Vec::new();
+    for _ in 0..1 + rng.below(6) {
+        // The first moves in generation order, one picked (an opening's
+        // full list is far too long to draw from uniformly).
+        let mut first = Vec::new();
+        let skip = rng.below(50);
+        let mut i = 0;
+        let _ = p.for_each_move(|m| {
+            i += 1;
+            if i > skip {
+                first.push(m);
+            }
+            if first.len() >= 20 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        if first.is_empty() {
+            let _ = p.for_each_move(|m| {
+                first.push(m);
+                ControlFlow::Break(())
+            });
+        }
+        let Some(m) = mutate::pick(rng, &first) else {
+            break;
+        };
+        line.push(m.to_string());
+        p = p.play_unchecked(m);
+    }
+    line.join(" ")
+}

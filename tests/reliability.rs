@@ -1,0 +1,392 @@
+//! Reliability (issue #14): the database lock with two writers, readers of
+//! an incomplete database, the resource refusals (`--threads`, `--hash`,
+//! an agent's `tt=`), write errors (file size limit, a file where a
+//! directory should be) that name the file and leave nothing partial,
+//! Ctrl-C in `sow match`, and a short run of every fuzz target.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sow::games::kpe::KpeVariant;
+use sow::progress::Progress;
+use sow::solve::db::{self, DbError};
+use sow::solve::lock::DbLock;
+use sow::solve::solution::{Solution, SolveError};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sow-rel-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn sow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .output()
+        .expect("run sow")
+}
+
+/// The contract's error: exit 2, one `error:` line naming the field, and
+/// with `--json` the object on stdout.
+fn refused(out: &Output, field: &str) -> (String, Value) {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["error"]["field"], field, "{v}");
+    (stderr, v)
+}
+
+fn small() -> KpeVariant {
+    KpeVariant::new(3, 2).unwrap()
+}
+
+#[test]
+fn a_second_writer_waits_for_the_first_and_names_its_process() {
+    let db = temp("two-writers");
+    let dir = db::variant_dir(&db, small());
+    // This test process is the first writer.
+    let first = DbLock::acquire(&dir, |_| panic!("free")).unwrap();
+    let mut second = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "solve", "kpe:3x2", "--db"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It says whom it waits for, and does not finish while we hold the lock.
+    let mut stderr = second.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    let t0 = Instant::now();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains('\n') {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no message");
+        if stderr.read(&mut byte).unwrap() == 0 {
+            break;
+        }
+        seen.push(byte[0]);
+    }
+    let message = String::from_utf8_lossy(&seen).to_string();
+    assert!(
+        message.contains(&format!("waiting for process {}", std::process::id())),
+        "{message}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        second.try_wait().unwrap().is_none(),
+        "the second writer waits"
+    );
+    assert!(
+        !db::region_path(&db, small()).exists(),
+        "nothing written while it waits"
+    );
+    drop(first);
+    let out = second.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["variant"], "3x2", "{v}");
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn two_writers_at_once_build_one_identical_database() {
+    let db = temp("race");
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["--quiet", "solve", "kpe:3x3", "--db"])
+            .arg(&db)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (run(), run());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let reference = temp("race-ref");
+    Solution::build(KpeVariant::new(3, 3).unwrap(), &reference, Progress::Hidden).unwrap();
+    let v = KpeVariant::new(3, 3).unwrap();
+    for entry in fs::read_dir(db::variant_dir(&reference, v)).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if path.extension().is_some_and(|e| e == "sowdb") {
+            let other = db::variant_dir(&db, v).join(name);
+            assert_eq!(
+                fs::read(&path).unwrap(),
+                fs::read(&other).unwrap(),
+                "{name:?}"
+            );
+        }
+    }
+    fs::remove_dir_all(&db).unwrap();
+    fs::remove_dir_all(&reference).unwrap();
+}
+
+#[test]
+fn a_reader_says_the_database_is_incomplete_and_who_builds_it() {
+    let db = temp("incomplete");
+    let v = small();
+    Solution::build(v, &db, Progress::Hidden).unwrap();
+    fs::remove_file(db::layer_path(&db, v, 12)).unwrap();
+    fs::remove_file(db::region_path(&db, v)).unwrap();
+    let message = |e: SolveError| match e {
+        SolveError::Db(e @ DbError::Incomplete { .. }) => e.to_string(),
+        other => panic!("{other}"),
+    };
+    let interrupted = message(Solution::open(v, &db).err().unwrap());
+    assert!(
+        interrupted.contains("6 of 7 endgame layers, no opening file"),
+        "{interrupted}"
+    );
+    assert!(
+        interrupted.contains("run `sow solve kpe:3x2"),
+        "{interrupted}"
+    );
+    let writer = DbLock::acquire(&db::variant_dir(&db, v), |_| {}).unwrap();
+    let building = message(Solution::open(v, &db).err().unwrap());
+    assert!(
+        building.contains(&format!("being built by process {}", std::process::id())),
+        "{building}"
+    );
+    drop(writer);
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn too_many_threads_are_refused_with_the_bound() {
+    let (stderr, v) = refused(
+        &sow(&["--json", "--threads", "1000", "show", "kpe"]),
+        "threads",
+    );
+    assert!(stderr.contains("per core"), "{stderr}");
+    assert_eq!(v["error"]["kind"], "usage");
+    refused(
+        &sow(&["--json", "--threads", "0", "show", "kpe"]),
+        "threads",
+    );
+    assert!(sow(&["--threads", "2", "show", "kpe"]).status.success());
+}
+
+#[test]
+fn a_table_larger_than_memory_is_refused_before_allocating() {
+    // 1 PiB: more than any machine this runs on has available.
+    let (stderr, _) = refused(
+        &sow(&[
+            "--json",
+            "eval",
+            "kiothi",
+            "--hash",
+            "1000000000",
+            "--depth",
+            "1",
+        ]),
+        "hash",
+    );
+    assert!(stderr.contains("MiB of memory available"), "{stderr}");
+    // An agent's table too.
+    let (stderr, _) = refused(
+        &sow(&[
+            "--json",
+            "match",
+            "ab:depth=1,tt=1000000000",
+            "random",
+            "--games",
+            "2",
+        ]),
+        "agent",
+    );
+    assert!(stderr.contains("MiB of memory available"), "{stderr}");
+    let (stderr, _) = refused(
+        &sow(&[
+            "--json",
+            "match",
+            "ab:depth=1,threads=100000",
+            "random",
+            "--games",
+            "2",
+        ]),
+        "agent",
+    );
+    assert!(stderr.contains("per core"), "{stderr}");
+}
+
+/// Runs sow under bash with a file size limit of `kib` KiB.
+fn sow_with_file_limit(kib: u32, args: &[&str]) -> Output {
+    let mut script = format!("ulimit -f {kib}; exec \"$0\"");
+    for i in 1..=args.len() {
+        script += &format!(" \"${{{i}}}\"");
+    }
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .output()
+        .expect("bash")
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn a_full_disk_while_solving_names_the_file_and_leaves_no_partial_file() {
+    let db = temp("fsize-solve");
+    let db_arg = db.to_str().unwrap();
+    // kpe:3x3's largest layers are about 10 KiB: a 4 KiB limit stops one.
+    let out = sow_with_file_limit(4, &["--json", "solve", "kpe:3x3", "--db", db_arg]);
+    let (stderr, v) = refused(&out, "db");
+    assert!(
+        stderr.contains("layer-") && stderr.contains(".sowdb"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert_eq!(v["error"]["kind"], "database");
+    let dir = db::variant_dir(&db, KpeVariant::new(3, 3).unwrap());
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    // Whatever was written is whole: the solve resumes and completes.
+    let out = sow(&["--quiet", "solve", "kpe:3x3", "--db", db_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn a_full_disk_while_exporting_names_the_file_and_leaves_nothing() {
+    let dir = temp("fsize-export");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("all.csv");
+    let out = sow_with_file_limit(
+        16,
+        &[
+            "--json",
+            "export",
+            "kpe:3x2",
+            "--positions",
+            "all",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+    );
+    let (stderr, _) = refused(&out, "out");
+    assert!(stderr.contains(file.to_str().unwrap()), "{stderr}");
+    assert!(!file.exists());
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_in_place_of_a_directory_is_named() {
+    // Root may write anywhere, so a permission error is made by a file
+    // standing where a directory must be.
+    let dir = temp("not-a-dir");
+    fs::create_dir_all(&dir).unwrap();
+    let blocker = dir.join("blocker");
+    fs::write(&blocker, b"a file").unwrap();
+    let db = blocker.join("db");
+    let (stderr, _) = refused(
+        &sow(&["--json", "solve", "kpe:2x1", "--db", db.to_str().unwrap()]),
+        "db",
+    );
+    assert!(stderr.contains(blocker.to_str().unwrap()), "{stderr}");
+    assert!(stderr.contains("Not a directory"), "{stderr}");
+    let out_file = blocker.join("x.csv");
+    let (stderr, _) = refused(
+        &sow(&[
+            "--json",
+            "export",
+            "kpe:2x1",
+            "--positions",
+            "all",
+            "--out",
+            out_file.to_str().unwrap(),
+        ]),
+        "out",
+    );
+    assert!(stderr.contains(blocker.to_str().unwrap()), "{stderr}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_in_a_match_reports_the_finished_games() {
+    let child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args([
+            "--json",
+            "match",
+            "ab:depth=2",
+            "greedy",
+            "--games",
+            "100000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    // SAFETY: sends a signal to our own child, which is still running.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panick"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    if out.status.success() {
+        assert_eq!(v["interrupted"], true, "{v}");
+        let games = v["games"].as_u64().unwrap();
+        assert!((1..100_000).contains(&games), "{v}");
+        assert_eq!(
+            v["wins"].as_u64().unwrap()
+                + v["draws"].as_u64().unwrap()
+                + v["losses"].as_u64().unwrap(),
+            games
+        );
+    } else {
+        // Stopped while its openings were drawn: a named refusal.
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(v["error"]["kind"], "interrupted", "{v}");
+    }
+}
+
+#[test]
+fn every_fuzz_target_runs_clean_for_a_few_thousand_inputs() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let list = Command::new(env!("CARGO_BIN_EXE_sow-fuzz"))
+        .arg("--list")
+        .output()
+        .unwrap();
+    let targets = String::from_utf8(list.stdout).unwrap();
+    assert!(targets.lines().count() >= 9, "{targets}");
+    for target in targets.lines() {
+        let findings = temp(&format!("findings-{target}"));
+        let inputs = if target == "db-dir" { "300" } else { "3000" };
+        let out = Command::new(env!("CARGO_BIN_EXE_sow-fuzz"))
+            .args([target, "--inputs", inputs, "--seed", "7", "--seeds"])
+            .arg(&seeds)
+            .arg("--findings")
+            .arg(&findings)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{target}: {stderr}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["panics"], 0, "{target}: {v}");
+        assert_eq!(v["violations"], 0, "{target}: {v}");
+        assert!(v["accepted"].as_u64().unwrap() > 0, "{target}: {v}");
+        assert!(v["refused"].as_u64().unwrap() > 0, "{target}: {v}");
+    }
+}
