@@ -216,10 +216,25 @@ fn analyze_gives_the_cli_analysis() {
     let (status, body) = post("/api/analyze", &[], "kpe:3x3\n0 0\n");
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("\"kind\":\"illegal_move\""), "{body}");
-    // A body above the limit is refused before it is read whole.
-    let (status, body) = post("/api/analyze", &[], &"0 ".repeat(200_000));
-    assert_eq!(status, 413, "{body}");
-    assert!(body.contains("\"field\":\"body\""), "{body}");
+    // A body above the limit is refused before it is read whole: the
+    // client gets the 413 object, or, when the server answered and closed
+    // before the client finished sending, a broken pipe (a race of the
+    // client's writes against the early answer, seen under load).
+    match ureq::post(&url("/api/analyze")).send_string(&"0 ".repeat(200_000)) {
+        Err(ureq::Error::Status(413, r)) => {
+            let body = r.into_string().unwrap();
+            assert!(body.contains("\"field\":\"body\""), "{body}");
+        }
+        Err(ureq::Error::Transport(t)) => {
+            let text = t.to_string();
+            assert!(
+                text.contains("Broken pipe") || text.contains("reset"),
+                "{text}"
+            );
+        }
+        Ok(r) => panic!("accepted: {}", r.status()),
+        Err(e) => panic!("unexpected: {e}"),
+    }
 }
 
 #[test]

@@ -589,6 +589,12 @@ impl MappedFile {
     /// Payload bytes `range` of a plain file, checked.
     pub fn bytes(&self, start: usize, len: usize) -> Result<&[u8], DbError> {
         debug_assert_eq!(self.encoding, Encoding::Plain);
+        if start
+            .checked_add(len)
+            .is_none_or(|end| end > self.payload().len())
+        {
+            return Err(self.out_of_range(start, len));
+        }
         if len > 0 {
             for b in start / self.block..=(start + len - 1) / self.block {
                 self.verify_block(b)?;

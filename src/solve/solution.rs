@@ -172,11 +172,6 @@ impl Solution {
         encoding: Encoding,
     ) -> Result<(Self, SolveStats), SolveError> {
         check_solvable(variant)?;
-        // One writer per directory (`lock.rs`); a second one waits here.
-        let dir = db::variant_dir(db_dir, variant);
-        let _writer = super::lock::DbLock::acquire(&dir, |h| {
-            eprintln!("{}: waiting for {h}, which is building it", dir.display())
-        })?;
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut stats = SolveStats::default();
@@ -199,6 +194,12 @@ impl Solution {
             }
             stats.estimate = Some(estimate);
         }
+        // One writer per directory (`lock.rs`); a second one waits here.
+        // After the estimate, so that a refused variant writes nothing.
+        let dir = db::variant_dir(db_dir, variant);
+        let _writer = super::lock::DbLock::acquire(&dir, |h| {
+            eprintln!("{}: waiting for {h}, which is building it", dir.display())
+        })?;
         let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
