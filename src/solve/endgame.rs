@@ -77,9 +77,18 @@ impl Endgame {
         layers.value(n, self.index.rank(rel.pits()))
     }
 
-    /// The value of the child reached by a capture of `gained` stones.
-    fn capture_option(&self, layers: &impl LayerValues, child: &KpePosition, gained: u32) -> i8 {
-        gained as i8 - self.probe(layers, child)
+    /// The value of the capture of `gained` stones reaching `child`, and
+    /// whether perfect play from the child can end.
+    fn capture_option(
+        &self,
+        layers: &impl LayerValues,
+        child: &KpePosition,
+        gained: u32,
+    ) -> (i8, bool) {
+        let rel = child.relative();
+        let n: usize = rel.pits().iter().map(|&c| c as usize).sum();
+        let e = layers.entry(n, self.index.rank(rel.pits()));
+        (gained as i8 - entry_value(e), entry_can_end(e))
     }
 
     /// Retrograde state (exit value, internal moves) of every position of layer `n`.
@@ -101,8 +110,8 @@ impl Endgame {
                 self.index.unrank(n, start, &mut board[..pits]);
                 for _ in 0..len {
                     let pos = self.position(&board[..pits]);
-                    let (e, k) = self.classify_moves(&pos, n, layers);
-                    words.push(pack_state(e, k));
+                    let (e, k, ending) = self.classify_moves(&pos, n, layers);
+                    words.push(pack_state(e, k, ending));
                     self.index.next(&mut board[..pits]);
                 }
                 bar.inc(len as u64);
@@ -112,34 +121,48 @@ impl Endgame {
         LayerState::from_words(words)
     }
 
-    /// (best value leaving the layer, number of moves staying in it).
+    /// (best value leaving the layer, number of moves staying in it, best
+    /// value leaving it on a line that can end).
     #[inline]
-    fn classify_moves(&self, pos: &KpePosition, n: usize, layers: &impl LayerValues) -> (i8, u8) {
+    fn classify_moves(
+        &self,
+        pos: &KpePosition,
+        n: usize,
+        layers: &impl LayerValues,
+    ) -> (i8, u8, i8) {
         let mut mask = pos.legal_mask();
         if mask == 0 {
             // RULES §1.5: the opponent sweeps the n stones of their row.
-            return (-(n as i8), 0);
+            return (-(n as i8), 0, -(n as i8));
         }
         let mut exit = NO_EXIT;
+        let mut ending = NO_EXIT;
         let mut internal = 0u8;
         while mask != 0 {
             let pit = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let (child, gained) = pos.sow(pit);
             if gained > 0 {
-                exit = exit.max(self.capture_option(layers, &child, gained));
+                let (value, can_end) = self.capture_option(layers, &child, gained);
+                exit = exit.max(value);
+                if can_end {
+                    ending = ending.max(value);
+                }
             } else {
                 internal += 1;
             }
         }
-        (exit, internal)
+        (exit, internal, ending)
     }
 
     /// Solves layer `n`, all smaller layers being solved in `layers`: the
     /// entry byte (value and whether perfect play can end) of every board.
     pub fn solve_layer(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<u8> {
-        let values = self.layer_values(n, layers, progress);
-        let ends = endless::unlocked_layer(self, n, &values, layers, progress);
+        let bar = progress.bar(self.index.layer_size(n), format!("layer {n}"));
+        let (values, seeds) = self.layer_values(n, layers, &bar);
+        bar.set_message("endings");
+        let ends = endless::unlocked_layer(self, n, &values, seeds);
+        bar.finish_and_clear();
         values
             .into_par_iter()
             .enumerate()
@@ -147,32 +170,40 @@ impl Endgame {
             .collect()
     }
 
-    /// The values of layer `n` by threshold retrograde analysis.
-    fn layer_values(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<i8> {
+    /// The values of layer `n` by threshold retrograde analysis, and the
+    /// seeds of "can end" (`endless.rs`).
+    fn layer_values(
+        &self,
+        n: usize,
+        layers: &impl LayerValues,
+        bar: &indicatif::ProgressBar,
+    ) -> (Vec<i8>, Vec<u32>) {
         let size = self.index.layer_size(n);
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
-        let bar = progress.bar(size, format!("layer {n}"));
         bar.set_message("exits");
-        let state = self.initial_state(n, layers, &bar);
-        let pits = self.variant.pits();
+        let state = self.initial_state(n, layers, bar);
         bar.set_position(0);
         bar.set_length(n as u64 / 2);
         bar.set_message("thresholds");
         state.solve(
             n as i8,
-            |chunk, out| {
-                let mut board = [0u8; 16];
-                for &i in chunk {
-                    self.index.unrank(n, i as u64, &mut board[..pits]);
-                    for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
-                        out.push((self.index.rank(pred) as u32, i))
-                    });
-                }
-            },
+            |chunk, out| self.unmove_edges(n, chunk, out),
             |_, _| bar.inc(1),
         );
-        bar.finish_and_clear();
         state.into_values()
+    }
+
+    /// Appends `(parent, child)` for every internal (non-capturing) move
+    /// into each board `child` of `chunk` of layer `n`.
+    pub(super) fn unmove_edges(&self, n: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
+        let pits = self.variant.pits();
+        let mut board = [0u8; 16];
+        for &i in chunk {
+            self.index.unrank(n, i as u64, &mut board[..pits]);
+            for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
+                out.push((self.index.rank(pred) as u32, i))
+            });
+        }
     }
 
     /// Solves every layer in memory (small variants, tests).

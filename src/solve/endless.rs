@@ -10,7 +10,10 @@
 //! "Can end" is a least fixpoint computed like the values: layer by layer
 //! (stone count) from the smallest, seeded by the end of the game and by
 //! value-keeping captures into a position that can end, then spread
-//! backwards along value-keeping moves found by un-moves. The solver runs
+//! backwards along value-keeping moves found by un-moves. The seeds come
+//! with the exits: the retrograde keeps, beside each position's best exit,
+//! its best exit into a position that can end, and a position is a seed
+//! when that exit equals its value (every exit is worth at most the value). The solver runs
 //! it right after each layer's (and each locked group's) values, and the
 //! database stores the bit in the low bit of every entry (`db.rs`), so
 //! queries and statistics read it instead of recomputing it.
@@ -19,15 +22,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::endgame::{Endgame, LayerValues};
-use super::opening::{region_key, LockedRegion};
-use super::unmove::for_each_unmove;
-use crate::games::kpe::KpePosition;
-use crate::progress::Progress;
-use crate::{Game, Side};
-
-/// Positions handled per parallel task when scanning a layer.
-const CHUNK: u64 = 1 << 14;
+use super::endgame::Endgame;
+use super::opening::LockedRegion;
+use super::retrograde::prefetch;
 
 /// A set of position indices, one bit each, shared by the threads.
 #[derive(Debug)]
@@ -52,163 +49,55 @@ impl Bits {
 }
 
 /// "Can end" for every position of group `g` of a locked region whose
-/// values are solved up to `g` and whose bits are known below `g`
-/// (`done`); `layers` holds the unlocked database with its bits.
-pub(super) fn locked_group(
-    eg: &Endgame,
-    layers: &impl LayerValues,
-    region: &LockedRegion,
-    done: &[Bits],
-    g: usize,
-) -> Bits {
+/// values are solved up to `g`, from `seeds`: the positions whose value a
+/// move leaving the group keeps on a line that can end.
+pub(super) fn locked_group(region: &LockedRegion, g: usize, seeds: Vec<u32>) -> Bits {
     let values = region.group_values(g);
+    spread(values, seeds, |chunk, out| {
+        region.predecessors_of(g, chunk, out)
+    })
+}
+
+/// "Can end" for every unlocked board of layer `n` of values `values`,
+/// from `seeds`: the boards whose value a move leaving the layer keeps on
+/// a line that can end (the retrograde finds them with the exits).
+pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], seeds: Vec<u32>) -> Bits {
+    spread(values, seeds, |chunk, out| eg.unmove_edges(n, chunk, out))
+}
+
+/// Spreads "can end" backwards from `seeds` along value-keeping internal
+/// moves (a child's value negated is the parent's): `edges(chunk, out)`
+/// appends `(parent, child)` for every internal move into `chunk`.
+fn spread(
+    values: &[i8],
+    seeds: Vec<u32>,
+    edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
+) -> Bits {
     let bits = Bits::new(values.len() as u64);
-    let child_can_end = |child: &KpePosition| {
-        if is_unlocked(child) {
-            let rel = child.relative();
-            let n = rel.board_total() as usize;
-            return layers.can_end(n, eg.index.rank(rel.pits()));
-        }
-        let (cg, ci) = region
-            .locate(region_key(&child.relative()))
-            .expect("the region holds every locked child");
-        done[cg].get(ci as u64)
-    };
-    let seeds: Vec<u32> = (0..values.len())
-        .into_par_iter()
-        .filter(|&i| {
-            let pos = region.position(g, i);
-            let v = values[i];
-            let ends = pos.legal_mask() == 0
-                || any_move(&pos, |child, gained| {
-                    let leaves = gained > 0 || is_unlocked(child);
-                    leaves
-                        && gained as i8 - value_of(eg, layers, region, child) == v
-                        && child_can_end(child)
-                });
-            ends && bits.insert(i as u64)
-        })
-        .map(|i| i as u32)
-        .collect();
-    spread(&bits, seeds, |i, out| {
-        let target = values[i as usize];
-        region.for_each_predecessor(g, i as usize, |p| {
-            if values[p] == -target {
-                out.push(p as u32);
-            }
-        });
-    });
-    bits
-}
-
-fn is_unlocked(pos: &KpePosition) -> bool {
-    pos.is_unlocked(Side::South) && pos.is_unlocked(Side::North)
-}
-
-/// Value of a child for its mover, from the database or the region.
-fn value_of(
-    eg: &Endgame,
-    layers: &impl LayerValues,
-    region: &LockedRegion,
-    child: &KpePosition,
-) -> i8 {
-    if is_unlocked(child) {
-        eg.probe(layers, child)
-    } else {
-        region
-            .value(child)
-            .expect("the region holds every locked child")
+    for &i in &seeds {
+        bits.insert(i as u64);
     }
-}
-
-/// Whether some legal move of `pos` satisfies `f(child, stones gained)`.
-fn any_move(pos: &KpePosition, mut f: impl FnMut(&KpePosition, u32) -> bool) -> bool {
-    let mut mask = pos.legal_mask();
-    while mask != 0 {
-        let pit = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        let (child, gained) = pos.sow(pit);
-        if f(&child, gained) {
-            return true;
-        }
-    }
-    false
-}
-
-/// Spreads "can end" backwards from `frontier`: `preds(i, out)` appends
-/// the positions whose value-keeping move leads to `i`.
-fn spread(bits: &Bits, mut frontier: Vec<u32>, preds: impl Fn(u32, &mut Vec<u32>) + Sync) {
+    let mut frontier = seeds;
     while !frontier.is_empty() {
         frontier = frontier
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
-                let mut found = Vec::new();
+                // Every move into the chunk first, each parent's value
+                // prefetched, then the test: the cache misses overlap.
+                let mut moves = Vec::new();
+                edges(chunk, &mut moves);
+                for &(p, _) in &moves {
+                    prefetch(&values[p as usize]);
+                }
                 let mut next = Vec::new();
-                for &i in chunk {
-                    found.clear();
-                    preds(i, &mut found);
-                    next.extend(found.iter().filter(|&&p| bits.insert(p as u64)));
+                for &(p, child) in &moves {
+                    if values[p as usize] == -values[child as usize] && bits.insert(p as u64) {
+                        next.push(p);
+                    }
                 }
                 next
             })
             .collect();
     }
-}
-
-/// "Can end" for every unlocked board of layer `n` of values `values`,
-/// smaller layers (values and bits) being in `layers`.
-pub(super) fn unlocked_layer(
-    eg: &Endgame,
-    n: usize,
-    values: &[i8],
-    layers: &impl LayerValues,
-    progress: Progress,
-) -> Bits {
-    let size = eg.index.layer_size(n);
-    let pits = eg.variant.pits();
-    let bar = progress.bar(size, format!("endings {n}"));
-    let bits = Bits::new(size);
-    let seeds: Vec<u32> = (0..size.div_ceil(CHUNK))
-        .into_par_iter()
-        .flat_map_iter(|c| {
-            let start = c * CHUNK;
-            let len = CHUNK.min(size - start);
-            let mut board = [0u8; 16];
-            eg.index.unrank(n, start, &mut board[..pits]);
-            let mut seeds = Vec::new();
-            for i in start..start + len {
-                let pos = eg.position(&board[..pits]);
-                let v = values[i as usize];
-                let ends = pos.legal_mask() == 0
-                    || any_move(&pos, |child, gained| {
-                        if gained == 0 {
-                            return false;
-                        }
-                        let rel = child.relative();
-                        let rank = eg.index.rank(rel.pits());
-                        let m = n - gained as usize;
-                        gained as i8 - layers.value(m, rank) == v && layers.can_end(m, rank)
-                    });
-                if ends && bits.insert(i) {
-                    seeds.push(i as u32);
-                }
-                eg.index.next(&mut board[..pits]);
-            }
-            bar.inc(len);
-            seeds
-        })
-        .collect();
-    spread(&bits, seeds, |i, out| {
-        let target = values[i as usize];
-        let mut board = [0u8; 16];
-        eg.index.unrank(n, i as u64, &mut board[..pits]);
-        for_each_unmove(eg.variant, &board[..pits], true, |pred, _| {
-            let p = eg.index.rank(pred);
-            if values[p as usize] == -target {
-                out.push(p as u32);
-            }
-        });
-    });
-    bar.finish_and_clear();
     bits
 }

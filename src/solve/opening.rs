@@ -11,10 +11,10 @@ use std::sync::Mutex;
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
-use super::db::entry;
+use super::db::{entry, entry_can_end, entry_value};
 use super::endgame::{Endgame, LayerValues};
 use super::endless::{self, Bits};
-use super::retrograde::{prefetch, LayerState, NO_EXIT};
+use super::retrograde::{pack_state, prefetch, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
@@ -331,23 +331,11 @@ impl LockedRegion {
         });
     }
 
-    /// Calls `f` with the index (in group `g`) of the parent of every
-    /// non-capturing move that leads to position `i` of group `g` and
-    /// keeps a player locked.
-    pub(super) fn for_each_predecessor(&self, g: usize, i: usize, mut f: impl FnMut(usize)) {
-        let group = &self.groups[g];
-        self.for_each_candidate_parent(g, i, |mixed| {
-            if let Some(j) = group.find(mixed) {
-                f(j);
-            }
-        });
-    }
-
-    /// `(parent, child)` for every move of [`Self::for_each_predecessor`]
-    /// into each child of `chunk`, looked up in three passes (candidate
+    /// `(parent, child)` for every non-capturing move that keeps a player
+    /// locked into each child of `chunk` (indices in group `g`), looked up in three passes (candidate
     /// keys, their directory ranges, the searches) with prefetching, so
     /// that the cache misses of the lookups overlap.
-    fn predecessors_of(&self, g: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
+    pub(super) fn predecessors_of(&self, g: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
         let group = &self.groups[g];
         let mut candidates = Vec::with_capacity(4 * chunk.len());
         for &child in chunk {
@@ -396,11 +384,6 @@ impl LockedRegion {
     /// Values of group `g`, in key order.
     pub(super) fn group_values(&self, g: usize) -> &[i8] {
         &self.values[g]
-    }
-
-    /// Position `i` of group `g`, its mover as South.
-    pub(super) fn position(&self, g: usize, i: usize) -> KpePosition {
-        unpack(self.variant, unmix(self.groups[g].keys[i]))
     }
 
     /// (group, index) of a key.
@@ -511,42 +494,58 @@ impl LockedRegion {
         for g in 0..self.groups.len() {
             let group = &self.groups[g];
             let n = group.stones;
-            let (exit, internal): (Vec<i8>, Vec<u8>) = group
+            let words = group
                 .keys
                 .par_iter()
                 .map(|&mixed| {
                     let pos = unpack(v, unmix(mixed));
                     if pos.is_over() {
-                        return (-(n as i8), 0); // RULES §1.5
+                        let sweep = -(n as i8); // RULES §1.5
+                        return pack_state(sweep, 0, sweep);
                     }
                     let mut exit = NO_EXIT;
+                    let mut ending = NO_EXIT;
                     let mut inside = 0u8;
                     let _ = pos.for_each_move(|mv| {
                         let (child, gained) = pos.sow(mv.pit());
-                        if !is_locked(&child) {
-                            exit = exit.max(gained as i8 - eg.probe(layers, &child));
+                        let left = if !is_locked(&child) {
+                            let rel = child.relative();
+                            let m = rel.board_total() as usize;
+                            let e = layers.entry(m, eg.index.rank(rel.pits()));
+                            Some((entry_value(e), entry_can_end(e)))
                         } else if gained > 0 {
                             let (cg, ci) = self
                                 .locate(region_key(&child))
                                 .expect("closure holds every child");
-                            exit = exit.max(gained as i8 - self.values[cg][ci]);
+                            Some((self.values[cg][ci], self.ends[cg].get(ci as u64)))
                         } else {
-                            inside += 1;
+                            None
+                        };
+                        match left {
+                            Some((child_value, can_end)) => {
+                                let value = gained as i8 - child_value;
+                                exit = exit.max(value);
+                                if can_end {
+                                    ending = ending.max(value);
+                                }
+                            }
+                            None => inside += 1,
                         }
                         std::ops::ControlFlow::Continue(())
                     });
-                    (exit, inside)
+                    pack_state(exit, inside, ending)
                 })
-                .unzip();
-            let state = LayerState::new(exit, internal);
+                .collect();
+            let state = LayerState::from_words(words);
             state.solve(
                 n as i8,
                 |chunk, out| self.predecessors_of(g, chunk, out),
                 |_, _| {},
             );
             bar.inc(group.keys.len() as u64);
-            self.values[g] = state.into_values();
-            let ends = endless::locked_group(eg, layers, self, &self.ends, g);
+            let (values, seeds) = state.into_values();
+            self.values[g] = values;
+            let ends = endless::locked_group(self, g, seeds);
             self.ends.push(ends);
         }
         bar.finish_and_clear();

@@ -30,14 +30,25 @@ pub const NO_EXIT: i8 = i8::MIN;
 
 /// One position's state in one word, so that informing a predecessor
 /// touches a single cache line: value (bits 0-7), internal moves not yet
-/// known to lead into `W` (bits 8-15), exit value (bits 16-23).
+/// known to lead into `W` (bits 8-15), exit value (bits 16-23), and the
+/// best exit whose line of play can end (bits 24-31, `endless.rs`), kept
+/// here so that the "can end" seeds need no second pass over the moves.
 #[derive(Clone, Copy)]
 struct Word(u32);
 
 impl Word {
     #[inline]
-    fn new(exit: i8, internal: u8) -> Self {
-        Word(UNKNOWN as u8 as u32 | (internal as u32) << 8 | (exit as u8 as u32) << 16)
+    fn new(exit: i8, internal: u8, ending_exit: i8) -> Self {
+        Word(
+            UNKNOWN as u8 as u32
+                | (internal as u32) << 8
+                | (exit as u8 as u32) << 16
+                | (ending_exit as u8 as u32) << 24,
+        )
+    }
+    #[inline]
+    fn ending_exit(self) -> i8 {
+        (self.0 >> 24) as u8 as i8
     }
     #[inline]
     fn value(self) -> i8 {
@@ -75,37 +86,40 @@ pub struct LayerState {
     words: Vec<AtomicU32>,
 }
 
-/// Packs a position's exit value and internal move count for [`LayerState::from_words`].
+/// Packs a position's exit value, internal move count and best ending
+/// exit ([`NO_EXIT`] if none) for [`LayerState::from_words`].
 #[inline]
-pub fn pack_state(exit: i8, internal: u8) -> AtomicU32 {
-    AtomicU32::new(Word::new(exit, internal).0)
+pub fn pack_state(exit: i8, internal: u8, ending_exit: i8) -> AtomicU32 {
+    AtomicU32::new(Word::new(exit, internal, ending_exit).0)
 }
 
 impl LayerState {
-    /// Builds the state from per-position (exit value, internal move count).
-    pub fn new(exit: Vec<i8>, internal: Vec<u8>) -> Self {
-        let words = exit
-            .into_par_iter()
-            .zip(internal)
-            .map(|(e, k)| pack_state(e, k))
-            .collect();
-        LayerState { words }
-    }
-
     /// Builds the state from words made by [`pack_state`].
     pub fn from_words(words: Vec<AtomicU32>) -> Self {
         LayerState { words }
     }
 
-    /// Final values: every undetermined position is worth 0.
-    pub fn into_values(self) -> Vec<i8> {
-        self.words
-            .into_par_iter()
-            .map(|w| match Word(w.into_inner()).value() {
+    /// Final values (every undetermined position is worth 0), and the
+    /// positions whose value an ending exit keeps: the seeds of "can end"
+    /// (`endless.rs`).
+    pub fn into_values(self) -> (Vec<i8>, Vec<u32>) {
+        let values: Vec<i8> = self
+            .words
+            .par_iter()
+            .map(|w| match Word(w.load(Relaxed)).value() {
                 UNKNOWN => 0,
                 v => v,
             })
-            .collect()
+            .collect();
+        let seeds = self
+            .words
+            .into_par_iter()
+            .zip(&values)
+            .enumerate()
+            .filter(|(_, (w, &v))| Word(w.load(Relaxed)).ending_exit() == v)
+            .map(|(i, _)| i as u32)
+            .collect();
+        (values, seeds)
     }
 
     #[inline]
