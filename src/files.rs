@@ -44,6 +44,21 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
     fs::rename(&tmp, path).map_err(fail)
 }
 
+/// A model as pretty JSON with its keys in alphabetical order at every
+/// level (the order of every JSON the project writes, whatever the order
+/// of the model's fields or `#[serde(flatten)]`).
+pub fn pretty_json<T: serde::Serialize + ?Sized>(model: &T) -> String {
+    let value = serde_json::to_value(model).expect("a report model serializes");
+    serde_json::to_string_pretty(&value).expect("a JSON value prints")
+}
+
+/// A model as one line of JSON, keys in alphabetical order (see [`pretty_json`]).
+pub fn line_json<T: serde::Serialize + ?Sized>(model: &T) -> String {
+    serde_json::to_value(model)
+        .expect("a model serializes")
+        .to_string()
+}
+
 /// Writes a report as `<stem>.json` (pretty-printed `model`) and
 /// `<stem>.md` in `dir`; returns their paths (Markdown first).
 pub fn write_report<T: serde::Serialize + ?Sized>(
@@ -54,12 +69,7 @@ pub fn write_report<T: serde::Serialize + ?Sized>(
 ) -> Result<(PathBuf, PathBuf), WriteError> {
     let md_path = dir.join(format!("{stem}.md"));
     let json_path = dir.join(format!("{stem}.json"));
-    write_atomic(
-        &json_path,
-        serde_json::to_string_pretty(model)
-            .expect("a report model serializes")
-            .as_bytes(),
-    )?;
+    write_atomic(&json_path, pretty_json(model).as_bytes())?;
     write_atomic(&md_path, markdown.as_bytes())?;
     Ok((md_path, json_path))
 }

@@ -13,7 +13,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::{Progress, ProgressBar};
@@ -84,10 +84,58 @@ fn rank(
     (candidates.len(), scored)
 }
 
-fn moves_json(list: &[Scored], n: usize) -> Value {
+/// A candidate move and its estimated value for the mover (fields in the
+/// JSON's alphabetical key order, as every model of this layer).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoredMove {
+    /// Depth of the search that estimated it.
+    pub depth: u32,
+    pub exact: bool,
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub value: i32,
+}
+
+/// North's replies to one of South's best moves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub candidates: usize,
+    pub legal_moves: u64,
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub position: String,
+    pub replies: Vec<ScoredMove>,
+    pub value: i32,
+}
+
+/// The opening report (`openings.json`; the page is rendered from it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpeningReport {
+    /// Search time per deepened candidate; written by `sow report` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_seconds: Option<f64>,
+    pub candidates: usize,
+    pub command: String,
+    /// Share of the legal first moves ranked.
+    pub coverage: f64,
+    pub game: String,
+    pub legal_moves: u64,
+    pub method: String,
+    pub moves: Vec<ScoredMove>,
+    pub position: String,
+    pub replies: Vec<Reply>,
+    pub seconds: f64,
+}
+
+fn moves_json(list: &[Scored], n: usize) -> Vec<ScoredMove> {
     list.iter()
         .take(n)
-        .map(|s| json!({"move": s.mv, "value": s.value, "depth": s.depth, "exact": s.exact}))
+        .map(|s| ScoredMove {
+            depth: s.depth,
+            exact: s.exact,
+            mv: s.mv.clone(),
+            value: s.value,
+        })
         .collect()
 }
 
@@ -99,7 +147,7 @@ pub fn report(
     threads: usize,
     hash_mb: usize,
     progress: Progress,
-) -> Value {
+) -> OpeningReport {
     let t0 = Instant::now();
     let tt = TranspositionTable::new(hash_mb);
     let bar = progress.count(0, "South", "candidates");
@@ -108,28 +156,29 @@ pub fn report(
     for (i, s) in south.iter().take(REPLIED).enumerate() {
         let bar = progress.count(0, format!("reply {}", i + 1), "candidates");
         let (n, north) = rank(&s.child, seconds / 2.0, threads, &tt, &bar);
-        replies.push(json!({
-            "move": s.mv,
-            "value": s.value,
-            "position": s.child.to_string(),
-            "candidates": n,
-            "legal_moves": s.child.move_count(),
-            "replies": moves_json(&north, DEEPENED),
-        }));
+        replies.push(Reply {
+            candidates: n,
+            legal_moves: s.child.move_count(),
+            mv: s.mv.clone(),
+            position: s.child.to_string(),
+            replies: moves_json(&north, DEEPENED),
+            value: s.value,
+        });
     }
-    json!({
-        "game": "kiothi",
-        "position": start.to_string(),
-        "legal_moves": start.move_count(),
-        "candidates": count,
-        "coverage": count as f64 / start.move_count().max(1) as f64,
-        "method": format!(
+    OpeningReport {
+        budget_seconds: None,
+        game: "kiothi".into(),
+        position: start.to_string(),
+        legal_moves: start.move_count(),
+        candidates: count,
+        coverage: count as f64 / start.move_count().max(1) as f64,
+        method: format!(
             "candidate families and {} seeded random placements per pair of lifted pits; every candidate ranked by a depth-{RANK_DEPTH} search, the best {DEEPENED} searched {seconds} s each ({threads} threads); North's replies to South's best {REPLIED} moves the same way with half the time",
             crate::search::kiothi_random_samples()
         ),
-        "moves": moves_json(&south, DEEPENED),
-        "replies": replies,
-        "seconds": t0.elapsed().as_secs_f64(),
-        "command": format!("sow openings {} --time {seconds}", if start.board_sum() == 50 { "kiothi:five" } else { "kiothi" }),
-    })
+        moves: moves_json(&south, DEEPENED),
+        replies,
+        seconds: t0.elapsed().as_secs_f64(),
+        command: format!("sow openings {} --time {seconds}", if start.board_sum() == 50 { "kiothi:five" } else { "kiothi" }),
+    }
 }

@@ -4,10 +4,16 @@
 //! here; then the pictures, `report.md`/`.json`, `strength.md`,
 //! `openings.md`/`.json` and the game records under `<out>/kiothi/`.
 
-use serde_json::{json, Value};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::kiothi_openings::{self, OpeningReport, ScoredMove};
+use super::provenance::{machine, today};
+use crate::progress::Progress;
 
 use super::elo::Elo;
-use super::matches::{Balance, MatchConfig, MatchReport};
+use super::matches::{make_openings, play_match, Balance, MatchConfig, MatchReport};
 use crate::game::Game;
 use crate::games::kiothi::{KiothiMove, KiothiPosition};
 use crate::search::AgentSpec;
@@ -261,12 +267,241 @@ pub fn pairings(plan: &Plan) -> Vec<Planned> {
     list
 }
 
-/// An Elo figure as JSON (see [`Elo`]).
-pub fn elo_json(x: f64) -> Value {
-    json!(Elo(x))
+/// One pairing's result in the report (fields, like every model here, in
+/// the JSON's alphabetical key order).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchRow {
+    pub a: String,
+    pub avg_plies: f64,
+    pub b: String,
+    /// Games won by either side.
+    pub decided: usize,
+    pub draws: usize,
+    pub elo: Elo,
+    pub elo_high: Elo,
+    pub elo_low: Elo,
+    pub estimated_seconds: f64,
+    pub games: usize,
+    /// `baseline` (the score table's own pairings) or `ladder`.
+    pub group: String,
+    pub losses: usize,
+    pub one_warrior_share: f64,
+    pub one_warrior_victories: usize,
+    /// File of the game records, under the report's directory.
+    pub records: String,
+    pub score: f64,
+    pub seconds: f64,
+    pub wins: usize,
 }
 
-pub fn match_json(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> Value {
+/// A pairing's result as the ladder cites it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    pub a: String,
+    pub b: String,
+    pub elo: Elo,
+    pub elo_high: Elo,
+    pub elo_low: Elo,
+    pub games: usize,
+    pub score: f64,
+}
+
+/// One thinking time of the ladder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LadderPoint {
+    pub agent: String,
+    /// The doubling gains summed from the shortest time.
+    pub chained_elo: Elo,
+    /// Against the previous (half) time; `None` at the shortest.
+    pub doubling: Option<MatchResult>,
+    pub is_reference: bool,
+    pub seconds: f64,
+    pub vs_reference: Option<MatchResult>,
+}
+
+/// Elo against thinking time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ladder {
+    pub base: String,
+    pub games: usize,
+    pub points: Vec<LadderPoint>,
+    pub reference: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LengthBin {
+    pub from: usize,
+    pub games: usize,
+    pub to: usize,
+}
+
+/// How the games ended (RULES §0): no legal move, third repetition, ply cap.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ends {
+    pub over: usize,
+    pub ply_cap: usize,
+    pub repetition: usize,
+}
+
+/// Length distribution of every game played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLengths {
+    pub bin_width: usize,
+    pub bins: Vec<LengthBin>,
+    pub ends: Ends,
+    pub games: usize,
+    pub max: usize,
+    pub mean: f64,
+    pub median: f64,
+    pub min: usize,
+}
+
+/// One-warrior victories over all pairings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OneWarrior {
+    pub decided: u64,
+    pub share: f64,
+    pub victories: u64,
+}
+
+/// South's best opening found, spelled out for the board diagram.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BestOpening {
+    /// The position after it.
+    pub after: Option<String>,
+    pub depth: u32,
+    /// Pits emptied.
+    pub lifted: Vec<u8>,
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Warriors placed, per pit.
+    pub placed: Vec<u8>,
+    pub value: i32,
+}
+
+/// The opening report's headline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpeningsSummary {
+    pub best: BestOpening,
+    pub budget_seconds: f64,
+    pub candidates: usize,
+    pub legal_moves: u64,
+    pub moves: Vec<ScoredMove>,
+    pub position: String,
+    pub seconds: f64,
+}
+
+/// The Kiothi report (`kiothi/report.json`); every page and picture is
+/// rendered from it (`report::kiothi`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KiothiReport {
+    pub balance: Option<Balance>,
+    pub command: String,
+    pub confidence_percent: u32,
+    pub date: String,
+    /// The default engine of the headline.
+    pub engine: String,
+    pub estimated_seconds: f64,
+    pub game: String,
+    pub game_lengths: GameLengths,
+    pub ladder: Ladder,
+    pub machine: String,
+    pub matches: Vec<MatchRow>,
+    pub one_warrior: OneWarrior,
+    pub opening_plies: u32,
+    pub openings: OpeningsSummary,
+    pub openings_estimated_seconds: f64,
+    pub parallel_games: usize,
+    pub ply_cap: u32,
+    pub seconds: f64,
+    pub seed: u64,
+    pub start: String,
+    pub version: String,
+}
+
+impl KiothiReport {
+    /// The score table's pairings of the default engine.
+    pub fn engine_matches(&self) -> impl Iterator<Item = &MatchRow> {
+        self.matches
+            .iter()
+            .filter(move |m| m.a == self.engine && m.group == "baseline")
+    }
+}
+
+/// Plays the plan from the six-pit start and estimates the openings: the
+/// whole Kiothi report. `on_match` receives each pairing's games as soon as
+/// they are played (`sow report` writes its records then).
+pub fn run<E>(
+    plan: &Plan,
+    command: &str,
+    threads: usize,
+    progress: Progress,
+    mut on_match: impl FnMut(&Planned, &MatchReport) -> Result<(), E>,
+) -> Result<(KiothiReport, OpeningReport), E> {
+    let t0 = Instant::now();
+    let start = KiothiPosition::start(crate::games::kiothi::Setup::SixPit);
+    let planned = pairings(plan);
+    let estimate = plan_estimate(plan, threads);
+    let most_games = planned.iter().map(|p| p.games).max().unwrap_or(0);
+    // One bar for the plan: the balanced openings drawn, then every game.
+    let drawn = most_games.div_ceil(2);
+    let total_games: usize = planned.iter().map(|p| p.games).sum();
+    let bar = progress.count((drawn + total_games) as u64, "kiothi", "openings + games");
+    bar.set_message("drawing balanced openings");
+    let openings = make_openings(&start, &MATCH, drawn, &bar);
+    let mut matches = Vec::new();
+    let mut reports = Vec::new();
+    for p in &planned {
+        bar.set_message(format!("{} vs {}", p.a, p.b));
+        let t = Instant::now();
+        let cfg = MatchConfig {
+            games: p.games,
+            ..MATCH
+        };
+        let r = play_match(&openings, &p.a, &p.b, &cfg, &bar);
+        on_match(p, &r)?;
+        matches.push(match_row(p, &r, t.elapsed().as_secs_f64(), threads));
+        reports.push(r);
+    }
+    bar.finish_and_clear();
+
+    let mut opening = kiothi_openings::report(
+        &start,
+        plan.openings_seconds,
+        threads,
+        OPENINGS_HASH_MB,
+        progress,
+    );
+    opening.command = command.to_string();
+    opening.budget_seconds = Some(plan.openings_seconds);
+
+    let report = KiothiReport {
+        balance: MATCH.balance,
+        command: command.to_string(),
+        confidence_percent: 95,
+        date: today(),
+        engine: agent(plan.engine).to_string(),
+        estimated_seconds: estimate,
+        game: "kiothi".into(),
+        game_lengths: game_lengths(&reports),
+        ladder: ladder(plan, &matches),
+        machine: machine(),
+        one_warrior: one_warrior(&matches),
+        matches,
+        opening_plies: MATCH.opening_plies,
+        openings: openings_summary(&start, &opening),
+        openings_estimated_seconds: openings_estimate(plan),
+        parallel_games: threads,
+        ply_cap: MATCH.ply_cap,
+        seconds: t0.elapsed().as_secs_f64(),
+        seed: MATCH.seed,
+        start: start.to_string(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    Ok((report, opening))
+}
+
+pub fn match_row(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> MatchRow {
     let decided = r.records.iter().filter(|g| g.winner.is_some()).count();
     // RULES §2 rule 10: a win by exactly two warriors.
     let one_warrior = r
@@ -274,42 +509,49 @@ pub fn match_json(p: &Planned, r: &MatchReport, seconds: f64, cores: usize) -> V
         .iter()
         .filter(|g| g.winner.is_some() && (g.points[0] - g.points[1]).abs() == 2.0)
         .count();
-    json!({
-        "a": r.agent_a,
-        "b": r.agent_b,
-        "group": p.group,
-        "games": r.games,
-        "wins": r.wins,
-        "draws": r.draws,
-        "losses": r.losses,
-        "score": r.score,
-        "elo": elo_json(r.elo),
-        "elo_low": elo_json(r.elo_low),
-        "elo_high": elo_json(r.elo_high),
-        "avg_plies": r.average_plies,
-        "decided": decided,
-        "one_warrior_victories": one_warrior,
-        "one_warrior_share": r.one_warrior_share,
-        "records": p.records_name(),
-        "seconds": seconds,
-        "estimated_seconds": p.estimated_seconds(cores),
-    })
+    MatchRow {
+        a: r.agent_a.clone(),
+        avg_plies: r.average_plies,
+        b: r.agent_b.clone(),
+        decided,
+        draws: r.draws,
+        elo: Elo(r.elo),
+        elo_high: Elo(r.elo_high),
+        elo_low: Elo(r.elo_low),
+        estimated_seconds: p.estimated_seconds(cores),
+        games: r.games,
+        group: p.group.into(),
+        losses: r.losses,
+        one_warrior_share: r.one_warrior_share,
+        one_warrior_victories: one_warrior,
+        records: p.records_name(),
+        score: r.score,
+        seconds,
+        wins: r.wins,
+    }
 }
 
-pub fn find<'a>(matches: &'a [Value], a: &str, b: &str) -> Option<&'a Value> {
-    matches.iter().find(|m| m["a"] == a && m["b"] == b)
+pub fn find<'a>(matches: &'a [MatchRow], a: &str, b: &str) -> Option<&'a MatchRow> {
+    matches.iter().find(|m| m.a == a && m.b == b)
 }
 
-pub fn result_json(m: &Value) -> Value {
-    json!({
-        "a": m["a"], "b": m["b"], "games": m["games"], "score": m["score"],
-        "elo": m["elo"], "elo_low": m["elo_low"], "elo_high": m["elo_high"],
-    })
+impl From<&MatchRow> for MatchResult {
+    fn from(m: &MatchRow) -> Self {
+        MatchResult {
+            a: m.a.clone(),
+            b: m.b.clone(),
+            elo: m.elo,
+            elo_high: m.elo_high,
+            elo_low: m.elo_low,
+            games: m.games,
+            score: m.score,
+        }
+    }
 }
 
 /// The ladder: per time, the gain over the previous time, the gains summed
 /// from the shortest time, and the result against the reference.
-pub fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
+pub fn ladder(plan: &Plan, matches: &[MatchRow]) -> Ladder {
     let reference = agent(plan.reference).to_string();
     let mut chained = 0.0;
     let mut points = Vec::new();
@@ -319,27 +561,27 @@ pub fn ladder_json(plan: &Plan, matches: &[Value]) -> Value {
         let doubling = previous
             .as_deref()
             .and_then(|p| find(matches, &name, p))
-            .map(result_json);
+            .map(MatchResult::from);
         if let Some(d) = &doubling {
-            chained += Elo::from_json(&d["elo"]);
+            chained += d.elo.0;
         }
-        let vs_reference = find(matches, &name, &reference).map(result_json);
-        points.push(json!({
-            "seconds": t,
-            "agent": name,
-            "doubling": doubling,
-            "chained_elo": elo_json(chained),
-            "vs_reference": vs_reference,
-            "is_reference": name == reference,
-        }));
+        let vs_reference = find(matches, &name, &reference).map(MatchResult::from);
+        points.push(LadderPoint {
+            seconds: t,
+            is_reference: name == reference,
+            agent: name.clone(),
+            doubling,
+            chained_elo: Elo(chained),
+            vs_reference,
+        });
         previous = Some(name);
     }
-    json!({
-        "base": ladder_agent(plan.ladder_seconds[0]).to_string(),
-        "reference": reference,
-        "games": plan.ladder_games,
-        "points": points,
-    })
+    Ladder {
+        base: ladder_agent(plan.ladder_seconds[0]).to_string(),
+        reference,
+        games: plan.ladder_games,
+        points,
+    }
 }
 
 pub fn median(sorted: &[usize]) -> f64 {
@@ -351,7 +593,7 @@ pub fn median(sorted: &[usize]) -> f64 {
 }
 
 /// Length distribution of every game played, with how games ended.
-pub fn lengths_json(reports: &[MatchReport]) -> Value {
+pub fn game_lengths(reports: &[MatchReport]) -> GameLengths {
     let mut plies: Vec<usize> = reports
         .iter()
         .flat_map(|r| r.records.iter().map(|g| g.plies))
@@ -364,12 +606,12 @@ pub fn lengths_json(reports: &[MatchReport]) -> Value {
     // At most about 20 bins, 5 plies wide or a multiple of 5.
     let width = ((max - min + 1).div_ceil(20)).div_ceil(5).max(1) * 5;
     let first = min / width * width;
-    let bins: Vec<Value> = (first..=max)
+    let bins = (first..=max)
         .step_by(width)
         .map(|from| {
             let to = from + width - 1;
             let games = plies.iter().filter(|&&p| p >= from && p <= to).count();
-            json!({"from": from, "to": to, "games": games})
+            LengthBin { from, games, to }
         })
         .collect();
     let ends = |why: &str| {
@@ -379,52 +621,57 @@ pub fn lengths_json(reports: &[MatchReport]) -> Value {
             .filter(|g| g.end == why)
             .count()
     };
-    json!({
-        "games": plies.len(),
-        "min": min,
-        "median": median(&plies),
-        "mean": plies.iter().sum::<usize>() as f64 / plies.len().max(1) as f64,
-        "max": max,
-        "bin_width": width,
-        "bins": bins,
-        "ends": {"over": ends("over"), "repetition": ends("repetition"), "ply_cap": ends("ply_cap")},
-    })
+    GameLengths {
+        games: plies.len(),
+        min,
+        median: median(&plies),
+        mean: plies.iter().sum::<usize>() as f64 / plies.len().max(1) as f64,
+        max,
+        bin_width: width,
+        bins,
+        ends: Ends {
+            over: ends("over"),
+            repetition: ends("repetition"),
+            ply_cap: ends("ply_cap"),
+        },
+    }
 }
 
-pub fn one_warrior_json(matches: &[Value]) -> Value {
-    let sum = |k: &str| matches.iter().filter_map(|m| m[k].as_u64()).sum::<u64>();
-    let (decided, victories) = (sum("decided"), sum("one_warrior_victories"));
-    json!({
-        "decided": decided,
-        "victories": victories,
-        "share": victories as f64 / decided.max(1) as f64,
-    })
+pub fn one_warrior(matches: &[MatchRow]) -> OneWarrior {
+    let decided: u64 = matches.iter().map(|m| m.decided as u64).sum();
+    let victories: u64 = matches.iter().map(|m| m.one_warrior_victories as u64).sum();
+    OneWarrior {
+        decided,
+        victories,
+        share: victories as f64 / decided.max(1) as f64,
+    }
 }
 
 /// The opening report's headline, and the best move found spelled out
 /// for the board diagram.
-pub fn openings_json(start: &KiothiPosition, r: &Value) -> Value {
-    let best = r["moves"][0]["move"].as_str().unwrap_or("");
+pub fn openings_summary(start: &KiothiPosition, r: &OpeningReport) -> OpeningsSummary {
+    let first = r.moves.first();
+    let best = first.map_or("", |m| m.mv.as_str());
     let (lifted, placed) = match start.parse_move(best) {
         Ok(KiothiMove::Opening(m)) => (m.lifted().to_vec(), m.placed().to_vec()),
         _ => (Vec::new(), Vec::new()),
     };
-    json!({
-        "position": r["position"],
-        "seconds": r["seconds"],
-        "budget_seconds": r["budget_seconds"],
-        "candidates": r["candidates"],
-        "legal_moves": r["legal_moves"],
-        "moves": r["moves"],
-        "best": {
-            "move": best,
-            "value": r["moves"][0]["value"],
-            "depth": r["moves"][0]["depth"],
-            "lifted": lifted,
-            "placed": placed,
-            "after": start.play(best).map(|p| p.to_string()).ok(),
+    OpeningsSummary {
+        best: BestOpening {
+            after: start.play(best).map(|p| p.to_string()).ok(),
+            depth: first.map_or(0, |m| m.depth),
+            lifted,
+            mv: best.to_string(),
+            placed,
+            value: first.map_or(0, |m| m.value),
         },
-    })
+        budget_seconds: r.budget_seconds.unwrap_or(0.0),
+        candidates: r.candidates,
+        legal_moves: r.legal_moves,
+        moves: r.moves.clone(),
+        position: r.position.clone(),
+        seconds: r.seconds,
+    }
 }
 
 #[cfg(test)]
@@ -476,8 +723,9 @@ mod tests {
 
     #[test]
     fn infinite_elo_is_written_as_text() {
-        assert_eq!(elo_json(f64::INFINITY), json!("+inf"));
-        assert_eq!(elo_json(f64::NEG_INFINITY), json!("-inf"));
-        assert_eq!(elo_json(12.5), json!(12.5));
+        let text = |x: f64| serde_json::to_string(&Elo(x)).unwrap();
+        assert_eq!(text(f64::INFINITY), "\"+inf\"");
+        assert_eq!(text(f64::NEG_INFINITY), "\"-inf\"");
+        assert_eq!(text(12.5), "12.5");
     }
 }

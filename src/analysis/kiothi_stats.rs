@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 
 use hashbrown::HashSet;
 use rayon::prelude::*;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-use super::kpe_stats::outcome_fields;
+use super::kpe_stats::{outcomes, Outcomes};
 use super::matches::{run_match_with_progress, MatchConfig};
 use crate::error::CliError;
 use crate::games::kiothi::{KiothiPosition, Phase};
@@ -203,29 +203,53 @@ pub fn method(plan: &SelfPlay) -> String {
     )
 }
 
+/// One row of `sow stats kiothi --format json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KiothiStatsRow {
+    /// Positions whose estimate is exact (the search saw the end).
+    pub exact: u64,
+    #[serde(flatten)]
+    pub outcomes: Outcomes,
+    /// `opening` or `play`.
+    pub phase: String,
+    pub stones: u32,
+}
+
+/// `sow stats kiothi --format json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KiothiStats {
+    pub depth: u32,
+    pub exact_positions: u64,
+    pub game: String,
+    pub games: usize,
+    pub method: String,
+    pub opening_plies: u32,
+    pub positions: u64,
+    pub rows: Vec<KiothiStatsRow>,
+    pub seed: u64,
+}
+
 /// The `--format json` object.
-pub fn rows_json(game: &str, plan: &SelfPlay, rows: &[Row]) -> Value {
-    let list: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let mut row = outcome_fields(&r.histogram);
-            row.insert("phase".into(), json!(r.phase));
-            row.insert("stones".into(), json!(r.stones));
-            row.insert("exact".into(), json!(r.exact));
-            Value::Object(row)
-        })
-        .collect();
-    json!({
-        "game": game,
-        "method": method(plan),
-        "games": plan.games,
-        "depth": plan.depth,
-        "seed": plan.seed,
-        "opening_plies": OPENING_PLIES,
-        "positions": rows.iter().map(Row::positions).sum::<u64>(),
-        "exact_positions": rows.iter().map(|r| r.exact).sum::<u64>(),
-        "rows": list,
-    })
+pub fn rows_json(game: &str, plan: &SelfPlay, rows: &[Row]) -> KiothiStats {
+    KiothiStats {
+        depth: plan.depth,
+        exact_positions: rows.iter().map(|r| r.exact).sum::<u64>(),
+        game: game.into(),
+        games: plan.games,
+        method: method(plan),
+        opening_plies: OPENING_PLIES,
+        positions: rows.iter().map(Row::positions).sum::<u64>(),
+        rows: rows
+            .iter()
+            .map(|r| KiothiStatsRow {
+                exact: r.exact,
+                outcomes: outcomes(&r.histogram),
+                phase: r.phase.into(),
+                stones: r.stones,
+            })
+            .collect(),
+        seed: plan.seed,
+    }
 }
 
 #[cfg(test)]
@@ -250,7 +274,7 @@ mod tests {
         let keys: Vec<_> = rows.iter().map(|r| (r.phase, r.stones)).collect();
         assert_eq!(keys, [("opening", 60), ("play", 38), ("play", 40)]);
         assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));
-        let wins = outcome_fields(&rows[2].histogram)["wins"].as_u64();
-        assert_eq!((wins, rows[2].exact), (Some(2), 1));
+        let wins = outcomes(&rows[2].histogram).wins;
+        assert_eq!((wins, rows[2].exact), (2, 1));
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::error::CliError;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
@@ -34,17 +34,56 @@ pub fn peak_rss_mib() -> Option<f64> {
 
 pub use crate::analysis::evaluation::result_word;
 
+/// A move and its exact value for the mover.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveValue {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub value: i32,
+}
+
 /// Move values as `[{"move","value"}]`.
-pub fn moves_json(moves: &[(KpeMove, i32)]) -> Value {
+pub fn moves_json(moves: &[(KpeMove, i32)]) -> Vec<MoveValue> {
     moves
         .iter()
-        .map(|(m, v)| json!({"move": m.to_string(), "value": v}))
+        .map(|(m, v)| MoveValue {
+            mv: m.to_string(),
+            value: *v,
+        })
         .collect()
 }
 
 /// A line of moves as notation strings.
-pub fn line_json(line: &[KpeMove]) -> Value {
+pub fn line_json(line: &[KpeMove]) -> Vec<String> {
     line.iter().map(|m| m.to_string()).collect()
+}
+
+/// Positions of a variant's database.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PositionCounts {
+    /// Locked positions reachable from the start.
+    pub opening_phase: u64,
+    pub total: u64,
+    /// Both players unlocked (the endgame database).
+    pub unlocked: u64,
+}
+
+/// What `solve` and `openings` say of the start (the stable output keys).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StartSummary {
+    pub game: String,
+    /// First moves and their values for South.
+    pub moves: Vec<MoveValue>,
+    pub position: String,
+    pub positions: PositionCounts,
+    /// The perfect-play line.
+    pub pv: Vec<String>,
+    pub pv_ends_by: String,
+    pub pv_final_position: String,
+    /// `win`, `draw` or `loss` for South.
+    pub result: String,
+    pub value: i32,
+    pub variant: String,
 }
 
 pub fn line_text(line: &[KpeMove]) -> String {
@@ -59,23 +98,27 @@ pub use crate::analysis::evaluation::{played_line, PlayedLine};
 
 /// What `solve` and `openings` say of the start: value, first moves, the
 /// perfect-play line and the position counts (the stable output keys).
-pub fn start_json(solution: &Solution, variant: KpeVariant) -> Result<Value, CliError> {
+pub fn start_json(solution: &Solution, variant: KpeVariant) -> Result<StartSummary, CliError> {
     let start = KpePosition::start(variant);
     let value = solution.value(&start, None)?;
     let moves = solution.move_values(&start, None)?;
     let line = played_line(solution, &start, None)?;
     let unlocked = crate::solve::solution::endgame_positions(variant);
     let opening = solution.start_region().len() as u64;
-    Ok(json!({
-        "game": "kpe",
-        "variant": variant.to_string(),
-        "position": start.to_string(),
-        "value": value,
-        "result": result_word(value),
-        "moves": moves_json(&moves),
-        "pv": line_json(&line.moves),
-        "pv_ends_by": line.ended_by,
-        "pv_final_position": line.end.to_string(),
-        "positions": {"total": unlocked + opening, "unlocked": unlocked, "opening_phase": opening},
-    }))
+    Ok(StartSummary {
+        game: "kpe".into(),
+        variant: variant.to_string(),
+        position: start.to_string(),
+        value,
+        result: result_word(value).into(),
+        moves: moves_json(&moves),
+        pv: line_json(&line.moves),
+        pv_ends_by: line.ended_by.into(),
+        pv_final_position: line.end.to_string(),
+        positions: PositionCounts {
+            total: unlocked + opening,
+            unlocked,
+            opening_phase: opening,
+        },
+    })
 }

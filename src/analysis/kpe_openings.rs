@@ -5,41 +5,71 @@
 use std::path::Path;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-use super::kpe_db::{self, line_json, moves_json, peak_rss_mib, played_line};
+use super::kpe_db::{
+    self, line_json, moves_json, peak_rss_mib, played_line, MoveValue, StartSummary,
+};
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
 use crate::Game;
 
-/// The report as JSON (the Markdown is rendered from it).
+/// North's replies to one first move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KpeReply {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub position: String,
+    /// North's best line from there.
+    pub pv: Vec<String>,
+    /// North's replies, valued for North.
+    pub replies: Vec<MoveValue>,
+    /// The first move's value for South.
+    pub value: i32,
+}
+
+/// The opening report (`openings.json`; the page is rendered from it).
+/// Its JSON has the start summary's keys at the top level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KpeOpeningReport {
+    #[serde(flatten)]
+    pub start: StartSummary,
+    pub command: String,
+    pub peak_rss_mib: Option<f64>,
+    pub replies: Vec<KpeReply>,
+    pub seconds: f64,
+}
+
+/// The report (the Markdown is rendered from it).
 pub fn report(
     variant: KpeVariant,
     db: Option<&Path>,
     progress: Progress,
-) -> Result<Value, CliError> {
+) -> Result<KpeOpeningReport, CliError> {
     let t0 = Instant::now();
     let dir = kpe_db::db_dir(db);
     let solution = kpe_db::open_solution(variant, &dir, progress)?;
     let start = KpePosition::start(variant);
-    let mut r = kpe_db::start_json(&solution, variant)?;
+    let summary = kpe_db::start_json(&solution, variant)?;
     let mut replies = Vec::new();
     for (mv, v) in solution.move_values(&start, None)? {
         let child = start.play_unchecked(&mv);
         let answers = solution.move_values(&child, None)?;
         let reply_line = played_line(&solution, &child, None)?;
-        replies.push(json!({
-            "move": mv.to_string(),
-            "value": v,
-            "position": child.to_string(),
-            "replies": moves_json(&answers),
-            "pv": line_json(&reply_line.moves),
-        }));
+        replies.push(KpeReply {
+            mv: mv.to_string(),
+            value: v,
+            position: child.to_string(),
+            replies: moves_json(&answers),
+            pv: line_json(&reply_line.moves),
+        });
     }
-    r["replies"] = json!(replies);
-    r["seconds"] = json!(t0.elapsed().as_secs_f64());
-    r["peak_rss_mib"] = json!(peak_rss_mib());
-    r["command"] = json!(format!("sow openings {}", variant.tag()));
-    Ok(r)
+    Ok(KpeOpeningReport {
+        start: summary,
+        command: format!("sow openings {}", variant.tag()),
+        peak_rss_mib: peak_rss_mib(),
+        replies,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
 }

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::kpe_db;
 use crate::error::CliError;
@@ -83,20 +83,24 @@ pub fn rows(
     Ok(rows)
 }
 
-/// A value histogram as a JSON object (value → positions).
-fn by_value_json<V: std::fmt::Display>(histogram: &BTreeMap<V, u64>) -> serde_json::Value {
-    histogram
-        .iter()
-        .map(|(v, n)| (v.to_string(), json!(n)))
-        .collect::<serde_json::Map<_, _>>()
-        .into()
+/// A value histogram as JSON keys (value → positions).
+fn by_value<V: std::fmt::Display>(histogram: &BTreeMap<V, u64>) -> BTreeMap<String, u64> {
+    histogram.iter().map(|(v, n)| (v.to_string(), *n)).collect()
 }
 
-/// The fields both games' statistics give for a value histogram:
-/// `positions`, `wins`, `draws`, `losses` and `histogram`.
-pub fn outcome_fields<V: Copy + Into<i32> + std::fmt::Display>(
-    histogram: &BTreeMap<V, u64>,
-) -> serde_json::Map<String, serde_json::Value> {
+/// What both games' statistics give for a value histogram.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcomes {
+    pub draws: u64,
+    /// Value (as text) → positions.
+    pub histogram: BTreeMap<String, u64>,
+    pub losses: u64,
+    pub positions: u64,
+    pub wins: u64,
+}
+
+/// The outcome counts of a value histogram.
+pub fn outcomes<V: Copy + Into<i32> + std::fmt::Display>(histogram: &BTreeMap<V, u64>) -> Outcomes {
     let count = |keep: fn(i32) -> bool| -> u64 {
         histogram
             .iter()
@@ -104,30 +108,50 @@ pub fn outcome_fields<V: Copy + Into<i32> + std::fmt::Display>(
             .map(|(_, n)| n)
             .sum()
     };
-    let mut fields = serde_json::Map::new();
-    fields.insert("positions".into(), json!(histogram.values().sum::<u64>()));
-    fields.insert("wins".into(), json!(count(|v| v > 0)));
-    fields.insert("draws".into(), json!(count(|v| v == 0)));
-    fields.insert("losses".into(), json!(count(|v| v < 0)));
-    fields.insert("histogram".into(), by_value_json(histogram));
-    fields
+    Outcomes {
+        draws: count(|v| v == 0),
+        histogram: by_value(histogram),
+        losses: count(|v| v < 0),
+        positions: histogram.values().sum(),
+        wins: count(|v| v > 0),
+    }
+}
+
+/// One row of `sow stats kpe --format json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatsRow {
+    #[serde(flatten)]
+    pub outcomes: Outcomes,
+    /// Positions whose perfect play never ends.
+    pub never_ends: u64,
+    pub never_ends_histogram: BTreeMap<String, u64>,
+    /// `unlocked` or `opening`.
+    pub phase: String,
+    pub stones: usize,
+}
+
+/// `sow stats kpe --format json` (and `kpe/stats.json` of the report).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KpeStats {
+    pub game: String,
+    pub rows: Vec<StatsRow>,
+    pub variant: String,
 }
 
 /// The rows as the `--format json` object.
-pub fn rows_json(variant: KpeVariant, rows: &[Row]) -> serde_json::Value {
-    let list: Vec<_> = rows
-        .iter()
-        .map(|r| {
-            let mut row = outcome_fields(&r.histogram);
-            row.insert("phase".into(), json!(r.phase));
-            row.insert("stones".into(), json!(r.stones));
-            row.insert(
-                "never_ends".into(),
-                json!(r.never_ends.values().sum::<u64>()),
-            );
-            row.insert("never_ends_histogram".into(), by_value_json(&r.never_ends));
-            serde_json::Value::Object(row)
-        })
-        .collect();
-    json!({"game": "kpe", "variant": variant.to_string(), "rows": list})
+pub fn rows_json(variant: KpeVariant, rows: &[Row]) -> KpeStats {
+    KpeStats {
+        game: "kpe".into(),
+        rows: rows
+            .iter()
+            .map(|r| StatsRow {
+                outcomes: outcomes(&r.histogram),
+                never_ends: r.never_ends.values().sum(),
+                never_ends_histogram: by_value(&r.never_ends),
+                phase: r.phase.into(),
+                stones: r.stones,
+            })
+            .collect(),
+        variant: variant.to_string(),
+    }
 }

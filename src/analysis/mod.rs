@@ -13,6 +13,7 @@ pub mod kiothi_report;
 pub mod kiothi_stats;
 pub mod kpe_db;
 pub mod kpe_openings;
+pub mod kpe_report;
 pub mod kpe_stats;
 pub mod levels;
 pub mod matches;

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::kpe_db::result_word;
 use crate::error::CliError;
@@ -24,7 +24,35 @@ pub fn variants(max_positions: u64) -> Vec<KpeVariant> {
     list
 }
 
-pub fn solve_row(variant: KpeVariant, db: &Path, progress: Progress) -> Result<Value, CliError> {
+/// One variant of the table: its start value and size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantRow {
+    pub best_first_moves: Vec<String>,
+    pub k: usize,
+    pub layers_reused: usize,
+    pub opening_positions: u64,
+    pub result: String,
+    pub seconds: f64,
+    pub unlocked_positions: u64,
+    /// The start's exact value for South.
+    pub value: i32,
+    pub variant: String,
+    pub w: usize,
+}
+
+/// The variants table (`variants.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantsTable {
+    pub command: String,
+    pub game: String,
+    pub variants: Vec<VariantRow>,
+}
+
+pub fn solve_row(
+    variant: KpeVariant,
+    db: &Path,
+    progress: Progress,
+) -> Result<VariantRow, CliError> {
     let t0 = Instant::now();
     let (solution, stats) = Solution::build(variant, db, progress)?;
     let start = KpePosition::start(variant);
@@ -35,16 +63,16 @@ pub fn solve_row(variant: KpeVariant, db: &Path, progress: Progress) -> Result<V
         .filter(|(_, v)| *v == value)
         .map(|(m, _)| m.to_string())
         .collect();
-    Ok(json!({
-        "variant": variant.to_string(),
-        "w": variant.w(),
-        "k": variant.k(),
-        "value": value,
-        "result": result_word(value),
-        "best_first_moves": best,
-        "unlocked_positions": stats.unlocked_positions,
-        "opening_positions": stats.region_positions,
-        "layers_reused": stats.layers_reused.len(),
-        "seconds": t0.elapsed().as_secs_f64(),
-    }))
+    Ok(VariantRow {
+        variant: variant.to_string(),
+        w: variant.w(),
+        k: variant.k(),
+        value,
+        result: result_word(value).into(),
+        best_first_moves: best,
+        unlocked_positions: stats.unlocked_positions,
+        opening_positions: stats.region_positions,
+        layers_reused: stats.layers_reused.len(),
+        seconds: t0.elapsed().as_secs_f64(),
+    })
 }

@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::game_arg::{parse_game, GameArg};
 use super::{args, CliError, Out};
+use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::files::write_report;
 use crate::games::kiothi::KiothiPosition;
@@ -62,33 +61,30 @@ pub fn run_kpe(
     };
     let (md_path, json_path) = write_report(&dir, &stem, &r, &kpe_page::markdown(&r))?;
     if out.json {
-        let mut obj = r.clone();
-        obj["files"] = json!([
-            md_path.display().to_string(),
-            json_path.display().to_string()
-        ]);
-        return out.json(&obj);
+        /// The report and the two files written.
+        #[derive(serde::Serialize)]
+        struct WithFiles<'a> {
+            #[serde(flatten)]
+            report: &'a KpeOpeningReport,
+            files: [String; 2],
+        }
+        return out.model(&WithFiles {
+            report: &r,
+            files: [
+                md_path.display().to_string(),
+                json_path.display().to_string(),
+            ],
+        });
     }
+    let s = &r.start;
     out.line(format!(
         "start value {:+} for South ({})",
-        r["value"].as_i64().unwrap_or(0),
-        r["result"].as_str().unwrap_or("")
+        s.value, s.result
     ))?;
-    let moves = r["moves"].as_array().cloned().unwrap_or_default();
-    for m in &moves {
-        out.line(format!(
-            "  first move {}: {:+}",
-            m["move"].as_str().unwrap_or(""),
-            m["value"].as_i64().unwrap_or(0)
-        ))?;
+    for m in &s.moves {
+        out.line(format!("  first move {}: {:+}", m.mv, m.value))?;
     }
-    let pv: Vec<&str> = r["pv"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.as_str())
-        .collect();
-    out.line(format!("perfect play: {}", pv.join(" ")))?;
+    out.line(format!("perfect play: {}", s.pv.join(" ")))?;
     out.line(format!(
         "wrote {} and {}",
         md_path.display(),
@@ -113,14 +109,10 @@ pub fn run_kiothi(
     };
     let (md_path, json_path) = write_report(&dir, stem, &r, &kiothi_page::markdown(&r))?;
     if out.json {
-        return out.json(&r);
+        return out.model(&r);
     }
-    for m in r["moves"].as_array().into_iter().flatten() {
-        out.line(format!(
-            "{:+4}  {}",
-            m["value"].as_i64().unwrap_or(0),
-            m["move"].as_str().unwrap_or("")
-        ))?;
+    for m in &r.moves {
+        out.line(format!("{:+4}  {}", m.value, m.mv))?;
     }
     out.line(format!(
         "wrote {} and {}",

@@ -58,8 +58,10 @@ impl Out {
     /// A typed model as the command's JSON object (ignored in human mode).
     pub fn model<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
         if self.json {
-            let text = serde_json::to_string(model)
-                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?;
+            // Through a JSON value: keys in alphabetical order, as `json!` wrote them.
+            let text = serde_json::to_value(model)
+                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?
+                .to_string();
             writeln!(self.w, "{text}")?;
         }
         Ok(())

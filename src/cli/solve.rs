@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde_json::json;
-
 use super::game_arg::parse_kpe_game;
 use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
@@ -64,20 +62,41 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
     let dir = kpe_db::db_dir(db);
     let t0 = Instant::now();
     let (solution, stats) = Solution::build(variant, &dir, Progress::auto(out.quiet || out.json))?;
-    let mut r = kpe_db::start_json(&solution, variant)?;
-    r["layers_computed"] = json!(stats.layers_computed);
-    r["layers_reused"] = json!(stats.layers_reused);
-    r["db"] = json!(dir.display().to_string());
-    r["seconds"] = json!(t0.elapsed().as_secs_f64());
-    r["phase_seconds"] = json!({
-        "layers": stats.layers_seconds,
-        "opening_explore": stats.explore_seconds,
-        "opening_solve": stats.region_seconds,
-    });
-    r["peak_rss_mib"] = json!(peak_rss_mib());
-    r["estimate"] = json!(stats.estimate);
+    let r = kpe_db::start_json(&solution, variant)?;
     if out.json {
-        return out.json(&r);
+        /// `sow solve --json`: the start summary and the run's figures.
+        #[derive(serde::Serialize)]
+        struct SolveOutput<'a> {
+            #[serde(flatten)]
+            start: &'a kpe_db::StartSummary,
+            db: String,
+            estimate: &'a Option<crate::solve::estimate::Estimate>,
+            layers_computed: &'a [usize],
+            layers_reused: &'a [usize],
+            peak_rss_mib: Option<f64>,
+            phase_seconds: PhaseSeconds,
+            seconds: f64,
+        }
+        #[derive(serde::Serialize)]
+        struct PhaseSeconds {
+            layers: f64,
+            opening_explore: f64,
+            opening_solve: f64,
+        }
+        return out.model(&SolveOutput {
+            start: &r,
+            db: dir.display().to_string(),
+            estimate: &stats.estimate,
+            layers_computed: &stats.layers_computed,
+            layers_reused: &stats.layers_reused,
+            peak_rss_mib: peak_rss_mib(),
+            phase_seconds: PhaseSeconds {
+                layers: stats.layers_seconds,
+                opening_explore: stats.explore_seconds,
+                opening_solve: stats.region_seconds,
+            },
+            seconds: t0.elapsed().as_secs_f64(),
+        });
     }
     out.line(format!(
         "{} solved, database in {}",
@@ -86,22 +105,16 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
     ))?;
     out.line(format!(
         "start value {:+} for South ({}), perfect play",
-        r["value"].as_i64().unwrap_or(0),
-        r["result"].as_str().unwrap_or("")
+        r.value, r.result
     ))?;
-    for m in r["moves"].as_array().into_iter().flatten() {
-        out.line(format!(
-            "  first move {}: {:+}",
-            m["move"].as_str().unwrap_or(""),
-            m["value"].as_i64().unwrap_or(0)
-        ))?;
+    for m in &r.moves {
+        out.line(format!("  first move {}: {:+}", m.mv, m.value))?;
     }
-    let pv = crate::report::markdown::strings(&r["pv"]);
     out.line(format!(
         "principal variation ({} moves, ends by {}): {}",
-        pv.len(),
-        r["pv_ends_by"].as_str().unwrap_or(""),
-        pv.join(" ")
+        r.pv.len(),
+        r.pv_ends_by,
+        r.pv.join(" ")
     ))?;
     if let Some(e) = &stats.estimate {
         let mib = |b: u64| b >> 20;
@@ -114,10 +127,9 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             avail(e.disk_available)
         ))?;
     }
-    let p = &r["positions"];
     out.line(format!(
         "positions: {} unlocked (endgame database), {} in the opening phase",
-        p["unlocked"], p["opening_phase"]
+        r.positions.unlocked, r.positions.opening_phase
     ))?;
     out.line(format!(
         "layers computed {}, reused {}",

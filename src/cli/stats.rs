@@ -9,6 +9,7 @@ use super::game_arg::{parse_game, GameArg};
 use super::{CliError, Out};
 use crate::analysis::kiothi_stats::{self, SelfPlay};
 use crate::analysis::kpe_stats;
+use crate::files::line_json;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
@@ -61,10 +62,10 @@ pub fn run_kpe(
 ) -> Result<(), CliError> {
     let rows = kpe_stats::rows(variant, db, Progress::auto(out.quiet || out.json))?;
     if out.json {
-        return out.json(&kpe_stats::rows_json(variant, &rows));
+        return out.model(&kpe_stats::rows_json(variant, &rows));
     }
     let text = match format {
-        TableFormat::Json => kpe_stats::rows_json(variant, &rows).to_string() + "\n",
+        TableFormat::Json => line_json(&kpe_stats::rows_json(variant, &rows)) + "\n",
         TableFormat::Csv => kpe_csv(&rows),
     };
     out.writer().write_all(text.as_bytes())?;
@@ -83,10 +84,10 @@ pub fn run_kiothi(
     let samples = kiothi_stats::estimate(&positions, plan.depth, progress);
     let rows = kiothi_stats::rows(&samples);
     if out.json {
-        return out.json(&kiothi_stats::rows_json(game, plan, &rows));
+        return out.model(&kiothi_stats::rows_json(game, plan, &rows));
     }
     let text = match format {
-        TableFormat::Json => kiothi_stats::rows_json(game, plan, &rows).to_string() + "\n",
+        TableFormat::Json => line_json(&kiothi_stats::rows_json(game, plan, &rows)) + "\n",
         TableFormat::Csv => kiothi_csv(&rows),
     };
     out.writer().write_all(text.as_bytes())?;

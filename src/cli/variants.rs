@@ -3,12 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
-
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
-use crate::analysis::variants::{solve_row, variants};
-use crate::files::write_atomic;
+use crate::analysis::variants::{solve_row, variants, VariantsTable};
+use crate::files::{pretty_json, write_atomic};
 use crate::progress::Progress;
 use crate::report::variants::markdown;
 
@@ -20,7 +18,7 @@ pub fn table(
     max_positions: u64,
     progress: Progress,
     out: &mut Out,
-) -> Result<Value, CliError> {
+) -> Result<VariantsTable, CliError> {
     let mut rows = Vec::new();
     let list = variants(max_positions);
     // The variants done out of all, above each variant's own layer bars;
@@ -32,9 +30,7 @@ pub fn table(
         bar.suspend(|| -> Result<(), CliError> {
             out.info(format!(
                 "kpe:{variant}: start {:+} ({}), {:.1} s",
-                row["value"].as_i64().unwrap_or(0),
-                row["result"].as_str().unwrap_or(""),
-                row["seconds"].as_f64().unwrap_or(0.0)
+                row.value, row.result, row.seconds
             ))?;
             out.flush()
         })?;
@@ -43,17 +39,16 @@ pub fn table(
     }
     bar.finish_and_clear();
     let command = format!("sow variants --max-positions {max_positions}");
-    let report = json!({"game": "kpe", "command": command, "variants": rows});
-    write_atomic(
-        &dir.join("variants.json"),
-        serde_json::to_string_pretty(&report)
-            .expect("JSON")
-            .as_bytes(),
-    )?;
     write_atomic(
         &dir.join("variants.md"),
         markdown(&rows, &command).as_bytes(),
     )?;
+    let report = VariantsTable {
+        command,
+        game: "kpe".into(),
+        variants: rows,
+    };
+    write_atomic(&dir.join("variants.json"), pretty_json(&report).as_bytes())?;
     Ok(report)
 }
 
@@ -92,7 +87,7 @@ pub fn run(
         out,
     )?;
     if out.json {
-        return out.json(&report);
+        return out.model(&report);
     }
     out.line(format!(
         "wrote {} and {}",

@@ -1,10 +1,10 @@
 //! The index page of the reports (`results/README.md`).
 
-use serde_json::Value;
-
+use crate::analysis::kiothi_report::KiothiReport;
+use crate::analysis::kpe_report::KpeSummary;
 use crate::report::kiothi as kiothi_pictures;
 
-pub fn index(kpe: Option<&Value>, kiothi: Option<&Value>, provenance: &str) -> String {
+pub fn index(kpe: Option<&KpeSummary>, kiothi: Option<&KiothiReport>, provenance: &str) -> String {
     let mut md = format!("# Findings\n\n{provenance}\n\n");
     if let Some(summary) = kpe {
         md += &kpe_index(summary);
@@ -16,19 +16,26 @@ pub fn index(kpe: Option<&Value>, kiothi: Option<&Value>, provenance: &str) -> S
     md
 }
 
-fn kpe_index(summary: &Value) -> String {
+fn kpe_index(summary: &KpeSummary) -> String {
     format!(
         "- **Kpé {v} is {result} under perfect play**: the start is worth {value:+} for South; first moves: {moves}. \
          The perfect-play line has {pv} moves and ends by {ends}. [Report with pictures](kpe/report.md), \
          [opening report](kpe/openings.md), [value statistics](kpe/stats.csv).\n\
          - Kpé variants: [table of start values](kpe/variants.md).\n",
-        v = summary["variant"].as_str().unwrap_or(""),
-        result = match summary["result"].as_str() { Some("draw") => "a draw", Some("win") => "a win for South", _ => "a win for North" },
-        value = summary["start_value"].as_i64().unwrap_or(0),
-        moves = summary["first_moves"].as_array().into_iter().flatten()
-            .map(|m| format!("{}: {:+}", m["move"].as_str().unwrap_or(""), m["value"].as_i64().unwrap_or(0)))
-            .collect::<Vec<_>>().join(", "),
-        pv = summary["pv_length"],
-        ends = summary["pv_ends_by"].as_str().unwrap_or(""),
+        v = summary.variant,
+        result = match summary.result.as_str() {
+            "draw" => "a draw",
+            "win" => "a win for South",
+            _ => "a win for North",
+        },
+        value = summary.start_value,
+        moves = summary
+            .first_moves
+            .iter()
+            .map(|m| format!("{}: {:+}", m.mv, m.value))
+            .collect::<Vec<_>>()
+            .join(", "),
+        pv = summary.pv_length,
+        ends = summary.pv_ends_by,
     )
 }

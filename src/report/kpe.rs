@@ -1,44 +1,34 @@
 //! The Kpé report: pictures of a solved variant and the page that shows
-//! them, rendered from the JSON of `openings`, `stats` and `variants`.
+//! them, rendered from the models of `openings`, `stats` and `variants`.
 
-use serde_json::{json, Value};
+use crate::analysis::kpe_openings::KpeOpeningReport;
+use crate::analysis::kpe_report::KpeSummary;
+use crate::analysis::kpe_stats::{KpeStats, StatsRow};
+use crate::analysis::variants::VariantsTable;
 
 use super::svg::{BarChart, HeatMap};
 
-/// Positions of one phase and stone count by value (`stats` rows as JSON).
-fn rows_of<'a>(stats: &'a Value, phase: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-    stats["rows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(move |r| r["phase"] == phase)
-}
-
-fn num(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(0.0)
+/// Positions of one phase and stone count by value (`stats` rows).
+fn rows_of<'a>(stats: &'a KpeStats, phase: &'a str) -> impl Iterator<Item = &'a StatsRow> + 'a {
+    stats.rows.iter().filter(move |r| r.phase == phase)
 }
 
 /// Stacked win/draw/loss counts per stone count of the unlocked database.
-pub fn values_chart(stats: &Value) -> String {
-    let rows: Vec<&Value> = rows_of(stats, "unlocked").collect();
+pub fn values_chart(stats: &KpeStats) -> String {
+    let rows: Vec<&StatsRow> = rows_of(stats, "unlocked").collect();
+    let series = |count: fn(&StatsRow) -> u64| rows.iter().map(|r| count(r) as f64).collect();
     BarChart {
         title: format!(
             "Kpé {}: values of unlocked positions, for the player to move",
-            stats["variant"].as_str().unwrap_or("")
+            stats.variant
         ),
         x_label: "stones on the board".into(),
         y_label: "positions".into(),
-        categories: rows.iter().map(|r| r["stones"].to_string()).collect(),
+        categories: rows.iter().map(|r| r.stones.to_string()).collect(),
         series: vec![
-            ("win".into(), rows.iter().map(|r| num(&r["wins"])).collect()),
-            (
-                "draw".into(),
-                rows.iter().map(|r| num(&r["draws"])).collect(),
-            ),
-            (
-                "loss".into(),
-                rows.iter().map(|r| num(&r["losses"])).collect(),
-            ),
+            ("win".into(), series(|r| r.outcomes.wins)),
+            ("draw".into(), series(|r| r.outcomes.draws)),
+            ("loss".into(), series(|r| r.outcomes.losses)),
         ],
         stacked: true,
         log_y: false,
@@ -47,25 +37,16 @@ pub fn values_chart(stats: &Value) -> String {
 }
 
 /// Positions per stone count, unlocked database and opening phase, log scale.
-pub fn layers_chart(stats: &Value) -> String {
-    let total = stats["rows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r["stones"].as_u64())
-        .max()
-        .unwrap_or(0);
-    let stones: Vec<u64> = (0..=total).step_by(2).collect();
-    let count = |phase: &str, n: u64| {
+pub fn layers_chart(stats: &KpeStats) -> String {
+    let total = stats.rows.iter().map(|r| r.stones).max().unwrap_or(0);
+    let stones: Vec<usize> = (0..=total).step_by(2).collect();
+    let count = |phase: &str, n: usize| {
         rows_of(stats, phase)
-            .find(|r| r["stones"].as_u64() == Some(n))
-            .map_or(0.0, |r| num(&r["positions"]))
+            .find(|r| r.stones == n)
+            .map_or(0.0, |r| r.outcomes.positions as f64)
     };
     BarChart {
-        title: format!(
-            "Kpé {}: positions per layer",
-            stats["variant"].as_str().unwrap_or("")
-        ),
+        title: format!("Kpé {}: positions per layer", stats.variant),
         x_label: "stones on the board".into(),
         y_label: "positions (log scale)".into(),
         categories: stones.iter().map(|n| n.to_string()).collect(),
@@ -86,23 +67,19 @@ pub fn layers_chart(stats: &Value) -> String {
 }
 
 /// The value for South of each first move and of each reply.
-pub fn first_moves_chart(openings: &Value) -> String {
+pub fn first_moves_chart(openings: &KpeOpeningReport) -> String {
     let mut categories = Vec::new();
     let mut values = Vec::new();
-    for rep in openings["replies"].as_array().into_iter().flatten() {
-        let first = rep["move"].as_str().unwrap_or("");
-        categories.push(first.to_string());
-        values.push(num(&rep["value"]));
-        for r in rep["replies"].as_array().into_iter().flatten() {
-            categories.push(format!("{first} {}", r["move"].as_str().unwrap_or("")));
-            values.push(-num(&r["value"]));
+    for rep in &openings.replies {
+        categories.push(rep.mv.clone());
+        values.push(rep.value as f64);
+        for r in &rep.replies {
+            categories.push(format!("{} {}", rep.mv, r.mv));
+            values.push(-r.value as f64);
         }
     }
     BarChart {
-        title: format!(
-            "Kpé {}: first moves and replies",
-            openings["variant"].as_str().unwrap_or("")
-        ),
+        title: format!("Kpé {}: first moves and replies", openings.start.variant),
         x_label: "line (South's first move, then North's reply)".into(),
         y_label: "exact value for South".into(),
         categories,
@@ -114,22 +91,19 @@ pub fn first_moves_chart(openings: &Value) -> String {
 }
 
 /// Start values of the variants over W × K.
-pub fn variants_chart(variants: &Value) -> String {
-    let list: Vec<&Value> = variants["variants"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .collect();
-    let ws: Vec<u64> = (2..=5).collect();
-    let ks: Vec<u64> = (1..=6).collect();
+pub fn variants_chart(variants: &VariantsTable) -> String {
+    let ws: Vec<usize> = (2..=5).collect();
+    let ks: Vec<usize> = (1..=6).collect();
     let cells = ws
         .iter()
         .map(|&w| {
             ks.iter()
                 .map(|&k| {
-                    list.iter()
-                        .find(|v| v["w"].as_u64() == Some(w) && v["k"].as_u64() == Some(k))
-                        .map(|v| num(&v["value"]))
+                    variants
+                        .variants
+                        .iter()
+                        .find(|v| v.w == w && v.k == k)
+                        .map(|v| v.value as f64)
                 })
                 .collect()
         })
@@ -191,58 +165,30 @@ pub fn board_diagram(
     s
 }
 
-/// The headline numbers of the report, as rendered in the page.
-pub fn summary(openings: &Value, variants: &Value) -> Value {
-    json!({
-        "variant": openings["variant"],
-        "start_value": openings["value"],
-        "result": openings["result"],
-        "first_moves": openings["moves"],
-        "positions": openings["positions"],
-        "pv_length": openings["pv"].as_array().map_or(0, |a| a.len()),
-        "pv_ends_by": openings["pv_ends_by"],
-        "variants": variants["variants"].as_array().into_iter().flatten().map(|v| json!({
-            "variant": v["variant"], "value": v["value"], "result": v["result"],
-            "unlocked_positions": v["unlocked_positions"], "opening_positions": v["opening_positions"], "seconds": v["seconds"],
-        })).collect::<Vec<_>>(),
-    })
-}
-
-/// The report page, rendered from [`summary`].
-pub fn page(summary: &Value, provenance: &str) -> String {
-    let mut md = format!(
-        "# Kpé {}: solved\n\n{provenance}\n\n",
-        summary["variant"].as_str().unwrap_or("")
-    );
+/// The report page, rendered from the summary.
+pub fn page(summary: &KpeSummary, provenance: &str) -> String {
+    let mut md = format!("# Kpé {}: solved\n\n{provenance}\n\n", summary.variant);
+    let p = &summary.positions;
     md += &format!(
         "**The start is worth {:+} for South ({}).** Positions: {} in all, {} unlocked (endgame database), {} in the opening phase reachable from the start. The perfect-play line has {} moves and ends by {}.\n\n",
-        summary["start_value"].as_i64().unwrap_or(0),
-        summary["result"].as_str().unwrap_or(""),
-        summary["positions"]["total"],
-        summary["positions"]["unlocked"],
-        summary["positions"]["opening_phase"],
-        summary["pv_length"],
-        summary["pv_ends_by"].as_str().unwrap_or("")
+        summary.start_value,
+        summary.result,
+        p.total,
+        p.unlocked,
+        p.opening_phase,
+        summary.pv_length,
+        summary.pv_ends_by
     );
     md += "![start position](start-board.svg)\n\n| first move | value for South |\n|---|---|\n";
-    for m in summary["first_moves"].as_array().into_iter().flatten() {
-        md += &format!(
-            "| {} | {:+} |\n",
-            m["move"].as_str().unwrap_or(""),
-            m["value"].as_i64().unwrap_or(0)
-        );
+    for m in &summary.first_moves {
+        md += &format!("| {} | {:+} |\n", m.mv, m.value);
     }
     md += "\n![first moves and replies](first-moves.svg)\n\n![values per layer](values.svg)\n\n![positions per layer](layers.svg)\n\n";
     md += "## Variants\n\n![variants](variants.svg)\n\n| variant | start value | result | unlocked positions | opening positions | seconds |\n|---|---|---|---|---|---|\n";
-    for v in summary["variants"].as_array().into_iter().flatten() {
+    for v in &summary.variants {
         md += &format!(
             "| {} | {:+} | {} | {} | {} | {:.1} |\n",
-            v["variant"].as_str().unwrap_or(""),
-            v["value"].as_i64().unwrap_or(0),
-            v["result"].as_str().unwrap_or(""),
-            v["unlocked_positions"],
-            v["opening_positions"],
-            v["seconds"].as_f64().unwrap_or(0.0)
+            v.variant, v.value, v.result, v.unlocked_positions, v.opening_positions, v.seconds
         );
     }
     md
