@@ -3,9 +3,11 @@
 //! feature vector and realized future margin (RULES §0) of every position
 //! it moved from, and a ridge least-squares fit of the weights.
 
+use std::collections::BTreeMap;
+
 use hashbrown::HashMap;
 use rayon::prelude::*;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
 use crate::game::{Game, Side};
@@ -427,24 +429,78 @@ pub fn fit(samples: &[Sample], ridge: f64) -> Result<Fit, FitError> {
     })
 }
 
+/// Weights by feature name.
+pub fn named_weights(weights: [f64; FEATURES]) -> BTreeMap<String, f64> {
+    FEATURE_NAMES
+        .iter()
+        .zip(weights)
+        .map(|(n, w)| (n.to_string(), w))
+        .collect()
+}
+
+/// How the weights were obtained: from a data file (`--fit-only`), or by
+/// self-play (its settings).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TuneProvenance {
+    pub data: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// `hand` or `compiled`: the evaluation of the self-play engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_eval: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_weights: Option<[i32; FEATURES]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit_only: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_plies: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfplay_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+}
+
+/// `sow tune --json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TuneOutput {
+    pub data: String,
+    pub out: String,
+    pub positions: usize,
+    pub provenance: TuneProvenance,
+    pub seconds: f64,
+    pub train: Comparison,
+    pub validation: Comparison,
+    pub weights: BTreeMap<String, f64>,
+    pub weights_fixed: [i32; FEATURES],
+}
+
 /// `weights.json`: the fixed-point weights the engine compiles in
 /// (`scale` and `weights` are read by `kiothi_eval`), the real ones, and
 /// how they were obtained (`provenance`, free-form).
-pub fn weights_json(fit: &Fit, provenance: serde_json::Value) -> String {
+pub fn weights_json(fit: &Fit, provenance: &TuneProvenance) -> String {
     let names = FEATURE_NAMES.map(|n| format!("\"{n}\"")).join(", ");
     let fixed = fit.fixed.map(|w| w.to_string()).join(", ");
-    let real: serde_json::Map<String, serde_json::Value> = FEATURE_NAMES
-        .iter()
-        .zip(fit.real)
-        .map(|(n, w)| (n.to_string(), json!((w * 1e4).round() / 1e4)))
-        .collect();
-    let fitted = json!({
-        "weights_real": real,
-        "ridge": fit.ridge,
-        "train": fit.train,
-        "validation": fit.validation,
-        "provenance": provenance,
-    });
+    /// The `fit` object of `weights.json`.
+    #[derive(Serialize)]
+    struct Fitted<'a> {
+        provenance: &'a TuneProvenance,
+        ridge: f64,
+        train: &'a Comparison,
+        validation: &'a Comparison,
+        weights_real: BTreeMap<String, f64>,
+    }
+    let fitted = serde_json::to_value(Fitted {
+        provenance,
+        ridge: fit.ridge,
+        train: &fit.train,
+        validation: &fit.validation,
+        weights_real: named_weights(fit.real.map(|w| (w * 1e4).round() / 1e4)),
+    })
+    .expect("plain JSON");
     format!(
         "{{\n  \"game\": \"kiothi\",\n  \"scale\": {WEIGHT_SCALE},\n  \"features\": [{names}],\n  \"weights\": [{fixed}],\n  \"fit\": {}\n}}\n",
         serde_json::to_string_pretty(&fitted)

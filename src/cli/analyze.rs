@@ -5,8 +5,6 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::{parse_any, AnyPosition, CliError, Out};
 use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
 use crate::analysis::game_text::{parse_game_text, GameText};
@@ -207,7 +205,7 @@ fn analyze_and_print<G: Game, O: Oracle<G>>(
         write_page(&analysis, dir)?;
     }
     if out.json {
-        return out.json(&json!(analysis));
+        return out.model(&analysis);
     }
     print_text(&analysis, record, ignored, out)?;
     if let Some(dir) = &args.out {

@@ -5,8 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::{args, parse_position, AnyPosition, CliError, Out};
 use crate::analysis::evaluation::kpe_evaluation;
 use crate::analysis::kpe_db;
@@ -80,7 +78,7 @@ pub fn run_kpe(
     let mut oracle = kpe_oracle(pos, db, out.quiet || out.json)?;
     let e = kpe_evaluation(&mut oracle, pos, multipv)?;
     if out.json {
-        return out.json(&json!(e));
+        return out.model(&e);
     }
     out.line(format!("position {pos}"))?;
     if e.over {

@@ -27,8 +27,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::json;
-
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
 use crate::games::kpe::{KpePosition, KpeVariant};
@@ -56,6 +54,18 @@ pub enum Selection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     Csv,
+}
+
+/// `sow export --out FILE --json`: what was written.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ExportSummary {
+    pub format: String,
+    pub game: String,
+    pub out: String,
+    /// The `--positions` selection.
+    pub positions: String,
+    pub rows: u64,
+    pub variant: String,
 }
 
 /// `sow export`: its command line.
@@ -136,14 +146,14 @@ pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     };
     if out.json {
-        return out.json(&json!({
-            "game": "kpe",
-            "variant": args.game.to_string(),
-            "positions": args.positions,
-            "format": "csv",
-            "out": path.display().to_string(),
-            "rows": rows,
-        }));
+        return out.model(&ExportSummary {
+            format: "csv".into(),
+            game: "kpe".into(),
+            out: path.display().to_string(),
+            positions: args.positions.clone(),
+            rows,
+            variant: args.game.to_string(),
+        });
     }
     out.info(format!("{rows} positions written to {}", path.display()))
 }

@@ -5,8 +5,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
 use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::matches::{make_openings_until, play_match_until, Balance, MatchConfig};
 use crate::files::write_atomic;
@@ -133,9 +131,17 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     }
     let summary = report.summary(&start.to_string(), &cfg);
     if out.json {
-        let mut summary_json = json!(summary);
-        summary_json["interrupted"] = json!(interrupted);
-        return out.json(&summary_json);
+        /// The summary and whether Ctrl-C cut the match short.
+        #[derive(serde::Serialize)]
+        struct Output<'a> {
+            #[serde(flatten)]
+            summary: &'a crate::analysis::matches::MatchSummary,
+            interrupted: bool,
+        }
+        return out.model(&Output {
+            summary: &summary,
+            interrupted,
+        });
     }
     out.line(format!(
         "{} vs {} from {}",

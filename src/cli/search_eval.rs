@@ -5,8 +5,6 @@
 
 use std::sync::atomic::Ordering;
 
-use serde_json::json;
-
 use super::{CliError, Out};
 use crate::analysis::evaluation::SearchEvaluation;
 use crate::analysis::move_values::{search_move_values, MoveValues};
@@ -140,7 +138,7 @@ pub fn run<G: Searchable>(
         return Err(e);
     }
     if out.json {
-        return out.json(&json!(e));
+        return out.model(&e);
     }
     if e.interrupted {
         out.line("interrupted: best completed iteration below")?;

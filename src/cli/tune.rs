@@ -6,11 +6,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde_json::json;
-
 use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::tune::{
-    self, fit, from_csv, to_csv, Comparison, Errors, SelfPlay, FEATURE_NAMES,
+    self, fit, from_csv, named_weights, to_csv, Comparison, Errors, SelfPlay, TuneOutput,
+    TuneProvenance, FEATURE_NAMES,
 };
 use crate::files::write_atomic;
 use crate::games::kiothi::KiothiPosition;
@@ -77,7 +76,18 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
             CliError::new("io", Some("data"), format!("{}: {e}", args.data.display()))
         })?;
         let samples = from_csv(&text)?;
-        let provenance = json!({ "data": args.data.display().to_string(), "fit_only": true });
+        let provenance = TuneProvenance {
+            data: args.data.display().to_string(),
+            fit_only: Some(true),
+            depth: None,
+            engine_eval: None,
+            engine_weights: None,
+            games: None,
+            opening_plies: None,
+            seed: None,
+            selfplay_seconds: None,
+            start: None,
+        };
         (samples, provenance)
     } else {
         out.info(format!(
@@ -96,42 +106,38 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
         let samples = tune::self_play(start, &cfg, &bar);
         bar.finish_and_clear();
         write_atomic(&args.data, to_csv(&samples).as_bytes())?;
-        let provenance = json!({
-            "data": args.data.display().to_string(),
-            "start": start.to_string(),
-            "games": args.games,
-            "depth": args.depth,
-            "seed": args.seed,
-            "opening_plies": args.opening_plies,
-            "engine_eval": if args.hand_eval { "hand" } else { "compiled" },
-            "engine_weights": tune::WEIGHTS,
-            "selfplay_seconds": clock.elapsed().as_secs_f64(),
-        });
+        let provenance = TuneProvenance {
+            data: args.data.display().to_string(),
+            start: Some(start.to_string()),
+            games: Some(args.games),
+            depth: Some(args.depth),
+            seed: Some(args.seed),
+            opening_plies: Some(args.opening_plies),
+            engine_eval: Some(if args.hand_eval { "hand" } else { "compiled" }.into()),
+            engine_weights: Some(tune::WEIGHTS),
+            selfplay_seconds: Some(clock.elapsed().as_secs_f64()),
+            fit_only: None,
+        };
         (samples, provenance)
     };
     let fitted = fit(&samples, args.ridge)
         .map_err(|e| CliError::new("usage", Some("data"), e.to_string()))?;
     write_atomic(
         &args.out,
-        tune::weights_json(&fitted, provenance.clone()).as_bytes(),
+        tune::weights_json(&fitted, &provenance).as_bytes(),
     )?;
     if out.json {
-        let weights: serde_json::Map<String, serde_json::Value> = FEATURE_NAMES
-            .iter()
-            .zip(fitted.real)
-            .map(|(n, w)| (n.to_string(), json!(w)))
-            .collect();
-        return out.json(&json!({
-            "positions": samples.len(),
-            "weights": weights,
-            "weights_fixed": fitted.fixed,
-            "train": fitted.train,
-            "validation": fitted.validation,
-            "data": args.data.display().to_string(),
-            "out": args.out.display().to_string(),
-            "provenance": provenance,
-            "seconds": clock.elapsed().as_secs_f64(),
-        }));
+        return out.model(&TuneOutput {
+            positions: samples.len(),
+            weights: named_weights(fitted.real),
+            weights_fixed: fitted.fixed,
+            train: fitted.train,
+            validation: fitted.validation,
+            data: args.data.display().to_string(),
+            out: args.out.display().to_string(),
+            provenance,
+            seconds: clock.elapsed().as_secs_f64(),
+        });
     }
     out.line(format!(
         "{} positions ({} train, {} validation) in {}",

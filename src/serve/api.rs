@@ -178,8 +178,10 @@ fn json_text(text: String) -> Response {
 }
 
 fn json_model<T: Serialize>(model: &T) -> ApiResult {
-    let text = serde_json::to_string(model)
-        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?;
+    // Through a JSON value: keys in alphabetical order, as the CLI's `--json`.
+    let text = serde_json::to_value(model)
+        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?
+        .to_string();
     Ok(json_text(text))
 }
 
@@ -261,11 +263,11 @@ pub async fn eval(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
     let budget = q.budget(&state)?;
     let searched = q.searched();
     let st = state.clone();
-    let value = searching(&state, q.client()?, move |stop| {
+    let model = searching(&state, q.client()?, move |stop| {
         values::evaluation(&st, &pos, searched, budget, &stop)
     })
     .await?;
-    Ok(json_text(value.to_string()))
+    json_model(&model)
 }
 
 /// `GET /api/values?position=P[&time=S|&depth=D][&client=ID]`: every legal
@@ -332,11 +334,11 @@ pub async fn analyze(
     };
     let seconds = asked.min(state.limits.max_seconds / (game.moves.len() + 1) as f64);
     let st = state.clone();
-    let value = searching(&state, q.client()?, move |stop| {
+    let model = searching(&state, q.client()?, move |stop| {
         values::analysis(&st, &game, &start, seconds, budget, stop)
     })
     .await?;
-    Ok(json_text(value.to_string()))
+    json_model(&model)
 }
 
 /// Search time per position of `/api/analyze` (Kiothi) when not given.

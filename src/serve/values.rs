@@ -8,11 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::state::AppState;
-use crate::analysis::annotate::{analyze_game, GameInfo};
-use crate::analysis::evaluation::{kpe_evaluation, SearchEvaluation};
+use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
+use crate::analysis::evaluation::{kpe_evaluation, ExactEvaluation, SearchEvaluation};
 use crate::analysis::game_text::GameText;
 use crate::analysis::levels::{level_move, Level};
 use crate::analysis::move_values::{search_move_values, MoveValues};
@@ -38,27 +37,36 @@ fn with_kpe<T>(
 /// `/api/eval`: the object of `sow eval --json` (the analysis library's
 /// model, serialized as the CLI serializes it). Kpé is exact from the
 /// database unless `searched`.
+///
+/// What `/api/eval` answers: `sow eval --json`'s object, exact or searched.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Evaluation {
+    Exact(ExactEvaluation),
+    Search(SearchEvaluation),
+}
+
 pub fn evaluation(
     state: &AppState,
     pos: &AnyPosition,
     searched: bool,
     budget: Budget,
     stop: &AtomicBool,
-) -> Result<Value, CliError> {
+) -> Result<Evaluation, CliError> {
     fn by_search<G: Searchable>(
         pos: &G,
         budget: Budget,
         stop: &AtomicBool,
-    ) -> Result<Value, CliError> {
+    ) -> Result<Evaluation, CliError> {
         let limits = budget.limits()?;
         let tt = TranspositionTable::new(budget.hash_mb);
         let result = search(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
         let e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
-        Ok(serde_json::json!(e))
+        Ok(Evaluation::Search(e))
     }
     match pos {
         AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
-            Ok(serde_json::json!(kpe_evaluation(o, p, None)?))
+            Ok(Evaluation::Exact(kpe_evaluation(o, p, None)?))
         }),
         AnyPosition::Kpe(p) => by_search(p, budget, stop),
         AnyPosition::Kiothi(p) => by_search(p, budget, stop),
@@ -200,7 +208,7 @@ pub fn analysis(
     seconds: f64,
     budget: Budget,
     stop: Arc<AtomicBool>,
-) -> Result<Value, CliError> {
+) -> Result<GameAnalysis, CliError> {
     let names = game.names.clone();
     let a = match start {
         AnyPosition::Kpe(p) => {
@@ -229,7 +237,7 @@ pub fn analysis(
             analyze_game(&record, &mut oracle, info, &mut |_, _| {})?
         }
     };
-    Ok(serde_json::json!(a))
+    Ok(a)
 }
 
 /// `/api/games`: one start shortcut the page offers.
