@@ -4,9 +4,11 @@
 
 mod common;
 
+use common::{json_of, sow};
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use sow::games::kpe::{parse_position, KpeMove, KpePosition};
@@ -15,27 +17,8 @@ use sow::record::GameRecord;
 use sow::solve::solution::Solution;
 use sow::{Game, Side};
 
-fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sow-analyze-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("analyze", name)
 }
 
 /// `sow --json analyze FILE --db DIR`, parsed.

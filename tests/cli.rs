@@ -1,18 +1,15 @@
 //! Runs the built `sow` binary: human and JSON output of every command, the
 //! output and error contracts, and RULES §4's perft figures.
 
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::sow;
 
 use serde_json::Value;
 
 const START: &str = "kpe 6,6,6,6,6,6,6,6 S .... .... 0 0";
-
-fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .expect("run sow")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()

@@ -1,25 +1,10 @@
 //! The search commands through the binary: `eval` by search, `match`, and
 //! `openings kiothi`, their JSON keys, and their refusals of bad input.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{json_of, sow};
 use serde_json::Value;
-
-fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 #[test]
 fn eval_kiothi_by_search_gives_the_contract_keys() {

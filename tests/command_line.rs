@@ -2,28 +2,19 @@
 //! pipe, Kiothi's opening perft counted by formula, refusal of a perft out
 //! of reach, completions and the man page.
 
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Command;
+
+use common::{json_of, sow};
 
 use serde_json::Value;
-
-fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .expect("run sow")
-}
 
 /// `sow --json ARGS`, which must succeed with one JSON object.
 fn json(args: &[&str]) -> Value {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
-    let o = sow(&all);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("one JSON object")
+    json_of(&sow(&all))
 }
 
 /// Runs `sow ARGS` with stderr on a pseudo-terminal (util-linux `script`,

@@ -5,10 +5,11 @@
 
 mod common;
 
+use common::sow;
+
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 use sow::games::kpe::{KpePosition, KpeVariant};
@@ -16,23 +17,13 @@ use sow::{Game, Side};
 
 const HEADER: [&str; 5] = ["position", "phase", "stones", "value", "result"];
 
-fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .expect("run sow")
-}
-
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
 }
 
 /// A fresh, empty directory: no database, so small variants are solved on the fly.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sow-export-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("export", name)
 }
 
 fn ok(args: &[&str]) -> String {

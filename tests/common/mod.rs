@@ -1,5 +1,39 @@
-//! What several test files share: a seeded generator (splitmix64) so that
-//! random games and positions are reproducible.
+//! What several test files share: running the built binary (`sow`,
+//! `json_of`, `temp_dir`) and a seeded generator (splitmix64) so that
+//! random games and positions are reproducible. Not every test file uses
+//! every helper (hence the `dead_code` allowances).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs the built `sow` with `args`.
+#[allow(dead_code)]
+pub fn sow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .output()
+        .expect("run sow")
+}
+
+/// The JSON object a successful `--json` run printed.
+#[allow(dead_code)]
+pub fn json_of(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// An empty directory `sow-PREFIX-PID-NAME` under the system's temporary one.
+#[allow(dead_code)]
+pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sow-{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 pub struct Rng(pub u64);
 
