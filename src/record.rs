@@ -1,6 +1,7 @@
 //! A game as played: start position, moves, positions, and RULES §0's
 //! repetition rule (a position occurring for the third time ends the game,
-//! the stones on the board being shared evenly).
+//! the stones on the board being shared evenly); and [`play_out`], the one
+//! loop that plays a game to its end (matches, self-play, statistics).
 
 use std::collections::HashMap;
 
@@ -168,6 +169,64 @@ impl<G: Game> GameRecord<G> {
     }
 }
 
+/// How a game played by [`play_out`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It ended by the rules: no legal move, or a third occurrence.
+    Ended(Termination),
+    /// The ply cap came first: scored as endless play (RULES §0), the
+    /// board shared evenly. A game that ends by the rules at the cap ends
+    /// by the rules (the rules come first).
+    PlyCap,
+}
+
+impl Stop {
+    /// The word of game records: `over`, `repetition` or `ply_cap`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Stop::Ended(Termination::NoMove) => "over",
+            Stop::Ended(Termination::Repetition) => "repetition",
+            Stop::PlyCap => "ply_cap",
+        }
+    }
+}
+
+/// The one game loop: from the record's current position, plays the moves
+/// `choose` picks for the player to move until the game ends by the rules
+/// (RULES §0: no legal move, or a position occurring for the third time) or
+/// the record holds `ply_cap` moves. Returns how it stopped and the final
+/// totals per side: captures plus the sweep, or plus half the board each
+/// for a repetition or the ply cap. `choose` returns `None` only when there
+/// is no legal move.
+pub fn play_out<G: Game>(
+    record: &mut GameRecord<G>,
+    ply_cap: usize,
+    mut choose: impl FnMut(&G) -> Option<G::Move>,
+) -> (Stop, [f64; 2]) {
+    let stop = loop {
+        if let Some(t) = record.termination() {
+            break Stop::Ended(t);
+        }
+        if record.moves().len() >= ply_cap {
+            break Stop::PlyCap;
+        }
+        let Some(mv) = choose(record.current()) else {
+            break Stop::Ended(Termination::NoMove);
+        };
+        record.push(mv).expect("the game is not over");
+    };
+    let pos = record.current();
+    let captured = pos.captured();
+    let extra = match stop {
+        Stop::Ended(Termination::NoMove) => pos.final_sweep().map(|s| s as f64),
+        Stop::Ended(Termination::Repetition) | Stop::PlyCap => [pos.board_total() as f64 / 2.0; 2],
+    };
+    (
+        stop,
+        [captured[0] as f64 + extra[0], captured[1] as f64 + extra[1]],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +248,27 @@ mod tests {
         assert_eq!(r.result(), None);
         assert!(r.push_text("5").is_err(), "pit 5 is North's");
         assert_eq!(r.moves().len(), 2, "a refused move is not recorded");
+    }
+
+    #[test]
+    fn play_out_stops_at_the_cap_or_by_the_rules() {
+        let first = |p: &crate::games::kpe::KpePosition| p.legal_moves().first().copied();
+        let mut r = record("kpe:2x1 0,1,0,1 S xx xx 2 0");
+        let (stop, totals) = play_out(&mut r, 1000, first);
+        assert_eq!(
+            (stop, stop.word()),
+            (Stop::Ended(Termination::Repetition), "repetition")
+        );
+        assert_eq!(totals, r.result().unwrap().totals);
+        let mut r = record("kpe:2x1 0,1,0,1 S xx xx 2 0");
+        let (stop, totals) = play_out(&mut r, 3, first);
+        assert_eq!((stop.word(), r.moves().len()), ("ply_cap", 3));
+        assert_eq!(totals[0] + totals[1], 4.0, "the board shared evenly");
+        let mut r = record("kpe:2x2 0,0,2,2 S xx xx 4 0");
+        assert_eq!(
+            play_out(&mut r, 0, first),
+            (Stop::Ended(Termination::NoMove), [4.0, 4.0])
+        );
     }
 
     #[test]

@@ -70,12 +70,7 @@ impl SelfPlay {
     }
 
     fn agent(&self) -> AgentSpec {
-        AgentSpec::AlphaBeta {
-            limits: Limits::depth(self.depth),
-            threads: 1,
-            tt_mb: 16,
-            hand_eval: false,
-        }
+        super::matches::self_play_engine(self.depth, false)
     }
 }
 

@@ -4,7 +4,6 @@
 
 use std::io::Write;
 
-use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -13,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::elo::{elo_interval, Elo};
 use crate::game::Side;
 use crate::progress::ProgressBar;
+use crate::record::play_out;
 use crate::rng::{splitmix64, Rng};
 use crate::search::AgentSpec;
 use crate::search::{search, Limits, Searchable, TranspositionTable};
@@ -311,7 +311,9 @@ pub struct Opening<G> {
 }
 
 /// `plies` random plies from `start` (fewer if the game ends).
-fn random_opening<G: Searchable>(start: &G, plies: u32, rng: &mut Rng) -> Opening<G> {
+/// The one random-opening helper: `plies` uniformly random moves from
+/// `start` (fewer if the game ends), drawn from `rng`.
+pub fn random_opening<G: Searchable>(start: &G, plies: u32, rng: &mut Rng) -> Opening<G> {
     let mut position = start.clone();
     let mut played = Vec::new();
     for _ in 0..plies {
@@ -375,6 +377,17 @@ pub fn make_opening<G: Searchable>(start: &G, cfg: &MatchConfig, id: u64) -> Ope
     best.expect("BALANCE_TRIES is positive")
 }
 
+/// The engine of self-play (tuning data, Kiothi statistics): alpha-beta at
+/// a fixed depth on one thread, the compiled or the hand-set evaluation.
+pub fn self_play_engine(depth: u32, hand_eval: bool) -> AgentSpec {
+    AgentSpec::AlphaBeta {
+        limits: Limits::depth(depth),
+        threads: 1,
+        tt_mb: 16,
+        hand_eval,
+    }
+}
+
 /// Game `g`: opening `g / 2`, with `a` playing South in even games.
 fn play_game<G: Searchable>(
     opening: &Opening<G>,
@@ -383,51 +396,17 @@ fn play_game<G: Searchable>(
     cfg: &MatchConfig,
     g: usize,
 ) -> GameRecord {
-    let mut pos = opening.position.clone();
     let a_is_south = g.is_multiple_of(2);
     let (south, north) = if a_is_south { (a, b) } else { (b, a) };
     let mut agents = [
         south.build::<G>(seed_for(cfg.seed, g as u64, 1)),
         north.build::<G>(seed_for(cfg.seed, g as u64, 2)),
     ];
-    let mut seen: HashMap<G, u32> = HashMap::new();
-    let mut moves = Vec::new();
-    let end;
-    loop {
-        let count = seen.entry(pos.repetition_key()).or_insert(0);
-        *count += 1;
-        if *count >= 3 {
-            end = "repetition";
-            break;
-        }
-        if pos.is_over() {
-            end = "over";
-            break;
-        }
-        if moves.len() >= cfg.ply_cap as usize {
-            end = "ply_cap";
-            break;
-        }
-        let side = pos.side_to_move().index();
-        let Some(mv) = agents[side].choose(&pos) else {
-            end = "over";
-            break;
-        };
-        moves.push(mv.to_string());
-        pos = pos.play_unchecked(&mv);
-    }
-    let captured = pos.captured();
-    let points = if end == "over" {
-        let sweep = pos.final_sweep();
-        [
-            (captured[0] + sweep[0]) as f64,
-            (captured[1] + sweep[1]) as f64,
-        ]
-    } else {
-        // RULES §0: endless play shares the board evenly.
-        let half = pos.board_total() as f64 / 2.0;
-        [captured[0] as f64 + half, captured[1] as f64 + half]
-    };
+    let mut record = crate::record::GameRecord::new(opening.position.clone());
+    let (stop, points) = play_out(&mut record, cfg.ply_cap as usize, |pos| {
+        agents[pos.side_to_move().index()].choose(pos)
+    });
+    let moves: Vec<String> = record.moves().iter().map(|m| m.to_string()).collect();
     let winner = if points[0] > points[1] {
         Some(Side::South)
     } else if points[1] > points[0] {
@@ -449,7 +428,7 @@ fn play_game<G: Searchable>(
         opening: opening.plies.clone(),
         opening_value: opening.value,
         moves,
-        end: end.to_string(),
+        end: stop.word().to_string(),
         points,
         winner: winner.map(Side::letter),
         score_a,

@@ -5,17 +5,17 @@
 
 use std::collections::BTreeMap;
 
-use hashbrown::HashMap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::matches::random_opening;
 use crate::error::InputError;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase};
 use crate::progress::ProgressBar;
+use crate::record::{play_out, GameRecord};
 use crate::rng::{splitmix64, Rng};
 use crate::search::AgentSpec;
-use crate::search::Limits;
 use crate::search::Searchable;
 
 pub use crate::search::kiothi_eval::{
@@ -69,15 +69,8 @@ pub struct PlayedGame {
     pub points: [f64; 2],
 }
 
-/// The engine of self-play: alpha-beta at a fixed depth, one thread.
-pub fn self_play_engine(depth: u32, hand_eval: bool) -> AgentSpec {
-    AgentSpec::AlphaBeta {
-        limits: Limits::depth(depth),
-        threads: 1,
-        tt_mb: 16,
-        hand_eval,
-    }
-}
+/// The engine of self-play (one spec for every self-play).
+pub use super::matches::self_play_engine;
 
 /// Plays the self-play games (in parallel) and samples every play-phase
 /// position the engine moved from. The engine plays both sides: the
@@ -107,42 +100,22 @@ pub fn play_game(
 ) -> PlayedGame {
     let mut state = cfg.seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut rng = Rng::new(splitmix64(&mut state));
-    let mut pos = *start;
-    let mut opening_plies = 0;
-    for _ in 0..cfg.opening_plies {
-        let moves = pos.search_moves();
-        if moves.is_empty() {
-            break;
-        }
-        pos = moves[rng.below(moves.len())].1;
-        opening_plies += 1;
-    }
+    let opening = random_opening(start, cfg.opening_plies, &mut rng);
     let mut agent = engine.build::<KiothiPosition>(rng.next_u64());
-    let mut seen: HashMap<KiothiPosition, u32> = HashMap::new();
-    let mut positions = Vec::new();
-    let over = loop {
-        let count = seen.entry(pos.repetition_key()).or_insert(0);
-        *count += 1;
-        if *count >= 3 || positions.len() >= PLY_CAP {
-            break false;
-        }
-        let Some(mv) = agent.choose(&pos) else {
-            break true;
-        };
-        positions.push(pos);
-        pos = pos.play_unchecked(&mv);
-    };
-    let captured = pos.captured();
-    let sweep = if over {
-        pos.final_sweep().map(|s| s as f64)
-    } else {
-        [pos.board_total() as f64 / 2.0; 2]
-    };
+    let mut record = GameRecord::new(opening.position);
+    let (_, points) = play_out(&mut record, PLY_CAP, |pos| agent.choose(pos));
+    // The positions the engine moved from: the start and every one after a
+    // move but the last.
+    let positions = std::iter::once(*record.start())
+        .chain(record.positions().iter().copied())
+        .take(record.moves().len())
+        .collect();
+    let opening_plies = opening.plies.len();
     PlayedGame {
         game: g,
         opening_plies,
         positions,
-        points: [captured[0] as f64 + sweep[0], captured[1] as f64 + sweep[1]],
+        points,
     }
 }
 
