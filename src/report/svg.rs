@@ -1,6 +1,9 @@
 //! Minimal SVG charts: bar charts (grouped or stacked, linear or log
 //! scale), horizontal bar charts, line charts and heat maps, with titled,
-//! labelled axes.
+//! labelled axes. Every chart (the report pages' and `sow analyze`'s value
+//! graph) places itself by one model: a [`Frame`] (picture size, plot
+//! area, title, axis labels, legend) and an [`Axis`] per value direction
+//! (range, scale, value → position).
 
 use std::fmt::Write;
 
@@ -29,10 +32,6 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-}
-
-fn header(title: &str, x_label: &str, y_label: &str) -> String {
-    Frame::STANDARD.header(title, x_label, y_label)
 }
 
 /// Size of a picture and margins of its plot area.
@@ -64,6 +63,45 @@ impl Frame {
         self.height - self.top - self.bottom
     }
 
+    /// The bottom edge of the plot area.
+    fn bottom_edge(&self) -> f64 {
+        self.top + self.plot_h()
+    }
+
+    /// The right edge of the plot area.
+    fn right_edge(&self) -> f64 {
+        self.left + self.plot_w()
+    }
+
+    /// Horizontal position of `v` on `axis`.
+    fn x(&self, axis: &Axis, v: f64) -> f64 {
+        self.left + self.plot_w() * axis.frac(v)
+    }
+
+    /// Vertical position of `v` on `axis` (up is more).
+    fn y(&self, axis: &Axis, v: f64) -> f64 {
+        self.top + self.plot_h() * (1.0 - axis.frac(v))
+    }
+
+    /// Legend entry `k`: a colour swatch and the series' name, right of
+    /// the plot area (`font` a font-size attribute, or empty).
+    fn legend(&self, s: &mut String, k: usize, colour: &str, name: &str, font: &str) {
+        let ly = self.top + 10.0 + 18.0 * k as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{}" y="{}" width="12" height="12" fill="{colour}"/><text x="{}" y="{ly}"{font}>{}</text>"#,
+            self.width - self.right + 15.0,
+            ly - 10.0,
+            self.width - self.right + 32.0,
+            escape(name)
+        );
+    }
+
+    /// The closing tag.
+    fn footer(s: &mut String) {
+        s.push_str("</svg>\n");
+    }
+
     /// The opening tag, background, title and both axis labels.
     fn header(&self, title: &str, x_label: &str, y_label: &str) -> String {
         let (w, h) = (self.width, self.height);
@@ -87,6 +125,73 @@ impl Frame {
             escape(y_label)
         );
         s
+    }
+}
+
+/// How an axis maps values: linearly, or by a logarithm (base 10: a value
+/// at or below 0 sits at 0; base 2: at most 2^-40 sits at 2^-40).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scale {
+    Linear,
+    Log10,
+    Log2,
+}
+
+/// A value axis: its range (in the scale's units: exponents for a log
+/// scale) and scale; values outside the range are clamped to it or not.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Axis {
+    lo: f64,
+    hi: f64,
+    scale: Scale,
+    clamp: bool,
+}
+
+impl Axis {
+    fn new(lo: f64, hi: f64, scale: Scale) -> Self {
+        Axis {
+            lo,
+            hi,
+            scale,
+            clamp: false,
+        }
+    }
+
+    fn clamped(self) -> Self {
+        Axis {
+            clamp: true,
+            ..self
+        }
+    }
+
+    /// A value in the scale's units.
+    fn unit(&self, v: f64) -> f64 {
+        match self.scale {
+            Scale::Linear => v,
+            Scale::Log10 if v > 0.0 => v.log10(),
+            Scale::Log10 => 0.0,
+            Scale::Log2 => v.max(1e-12).log2(),
+        }
+    }
+
+    /// Where `v` lies along the axis, 0 at `lo` and 1 at `hi`.
+    fn frac(&self, v: f64) -> f64 {
+        let u = self.unit(v);
+        let u = if self.clamp {
+            u.clamp(self.lo, self.hi)
+        } else {
+            u
+        };
+        (u - self.lo) / (self.hi - self.lo)
+    }
+
+    /// Round ticks: five linear ones covering the range, or a power of
+    /// ten per exponent.
+    fn ticks(&self) -> Vec<f64> {
+        match self.scale {
+            Scale::Log10 => (0..=self.hi as i32).map(|e| 10f64.powi(e)).collect(),
+            _ => linear_ticks(self.lo, self.hi),
+        }
     }
 }
 
@@ -128,8 +233,7 @@ pub struct BarChart {
 
 impl BarChart {
     pub fn render(&self) -> String {
-        let plot_w = WIDTH - LEFT - RIGHT;
-        let plot_h = HEIGHT - TOP - BOTTOM;
+        let f = Frame::STANDARD;
         let n = self.categories.len().max(1);
         let totals: Vec<f64> = (0..n)
             .map(|i| {
@@ -165,34 +269,34 @@ impl BarChart {
         } else {
             (min, max)
         };
-        let y = |v: f64| {
-            let v = if self.log_y {
-                if v > 0.0 {
-                    v.log10()
-                } else {
-                    0.0
-                }
+        let axis = Axis::new(
+            lo,
+            hi,
+            if self.log_y {
+                Scale::Log10
             } else {
-                v
-            };
-            TOP + plot_h * (1.0 - (v - lo) / (hi - lo))
-        };
-        let mut s = header(&self.title, &self.x_label, &self.y_label);
+                Scale::Linear
+            },
+        );
+        let y = |v: f64| f.y(&axis, v);
+        let mut s = f.header(&self.title, &self.x_label, &self.y_label);
+        let (left, top) = (f.left, f.top);
         // Axes and ticks.
         let _ = writeln!(
             s,
-            r##"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{}" stroke="#333"/>"##,
-            TOP + plot_h
+            r##"<line x1="{left}" y1="{top}" x2="{left}" y2="{}" stroke="#333"/>"##,
+            f.bottom_edge()
         );
         let _ = writeln!(
             s,
-            r##"<line x1="{LEFT}" y1="{}" x2="{}" y2="{}" stroke="#333"/>"##,
+            r##"<line x1="{left}" y1="{}" x2="{}" y2="{}" stroke="#333"/>"##,
             y(lo.max(0.0).min(hi)),
-            LEFT + plot_w,
+            f.right_edge(),
             y(lo.max(0.0).min(hi))
         );
+        // Linear: the range in quarters (the bars' own scale, not rounded).
         let ticks: Vec<f64> = if self.log_y {
-            (0..=hi as i32).map(|e| 10f64.powi(e)).collect()
+            axis.ticks()
         } else {
             (0..=4).map(|k| lo + (hi - lo) * k as f64 / 4.0).collect()
         };
@@ -204,13 +308,13 @@ impl BarChart {
             } else {
                 format!("{}", (t * 100.0).round() / 100.0)
             };
-            let (tx, ty, ly, lx) = (LEFT - 8.0, y(t) + 4.0, y(t), LEFT - 4.0);
+            let (tx, ty, ly, lx) = (left - 8.0, y(t) + 4.0, y(t), left - 4.0);
             let _ = writeln!(
                 s,
-                r##"<text x="{tx}" y="{ty}" text-anchor="end">{label}</text><line x1="{lx}" y1="{ly}" x2="{LEFT}" y2="{ly}" stroke="#333"/>"##
+                r##"<text x="{tx}" y="{ty}" text-anchor="end">{label}</text><line x1="{lx}" y1="{ly}" x2="{left}" y2="{ly}" stroke="#333"/>"##
             );
         }
-        let group = plot_w / n as f64;
+        let group = f.plot_w() / n as f64;
         let per = if self.stacked {
             1
         } else {
@@ -219,7 +323,7 @@ impl BarChart {
         let bar = group * 0.8 / per as f64;
         let every = n.div_ceil(24);
         for (i, cat) in self.categories.iter().enumerate() {
-            let x0 = LEFT + group * i as f64 + group * 0.1;
+            let x0 = left + group * i as f64 + group * 0.1;
             let mut base = 0.0;
             for (k, (_, vals)) in self.series.iter().enumerate() {
                 let v = vals.get(i).copied().unwrap_or(0.0);
@@ -244,25 +348,15 @@ impl BarChart {
                     s,
                     r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
                     x0 + group * 0.4,
-                    TOP + plot_h + 16.0,
+                    f.bottom_edge() + 16.0,
                     escape(cat)
                 );
             }
         }
         for (k, (name, _)) in self.series.iter().enumerate() {
-            let ly = TOP + 10.0 + 18.0 * k as f64;
-            let _ = writeln!(
-                s,
-                r#"<rect x="{}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>"#,
-                WIDTH - RIGHT + 15.0,
-                ly - 10.0,
-                PALETTE[k % PALETTE.len()],
-                WIDTH - RIGHT + 32.0,
-                ly,
-                escape(name)
-            );
+            f.legend(&mut s, k, PALETTE[k % PALETTE.len()], name, "");
         }
-        s.push_str("</svg>\n");
+        Frame::footer(&mut s);
         s
     }
 }
@@ -279,20 +373,19 @@ pub struct HeatMap {
 
 impl HeatMap {
     pub fn render(&self) -> String {
-        let plot_w = WIDTH - LEFT - RIGHT;
-        let plot_h = HEIGHT - TOP - BOTTOM;
-        let cw = plot_w / self.columns.len().max(1) as f64;
-        let ch = plot_h / self.rows.len().max(1) as f64;
+        let f = Frame::STANDARD;
+        let cw = f.plot_w() / self.columns.len().max(1) as f64;
+        let ch = f.plot_h() / self.rows.len().max(1) as f64;
         let span = self
             .cells
             .iter()
             .flatten()
             .flatten()
             .fold(1.0f64, |m, v| m.max(v.abs()));
-        let mut s = header(&self.title, &self.x_label, &self.y_label);
+        let mut s = f.header(&self.title, &self.x_label, &self.y_label);
         for (r, row) in self.cells.iter().enumerate() {
             for (c, cell) in row.iter().enumerate() {
-                let (x, y) = (LEFT + cw * c as f64, TOP + ch * r as f64);
+                let (x, y) = (f.left + cw * c as f64, f.top + ch * r as f64);
                 let Some(v) = cell else {
                     let _ = writeln!(
                         s,
@@ -322,8 +415,8 @@ impl HeatMap {
             let _ = writeln!(
                 s,
                 r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
-                LEFT + cw * (c as f64 + 0.5),
-                TOP + plot_h + 16.0,
+                f.left + cw * (c as f64 + 0.5),
+                f.bottom_edge() + 16.0,
                 escape(name)
             );
         }
@@ -331,12 +424,12 @@ impl HeatMap {
             let _ = writeln!(
                 s,
                 r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
-                LEFT - 8.0,
-                TOP + ch * (r as f64 + 0.5) + 4.0,
+                f.left - 8.0,
+                f.top + ch * (r as f64 + 0.5) + 4.0,
                 escape(name)
             );
         }
-        s.push_str("</svg>\n");
+        Frame::footer(&mut s);
         s
     }
 }
@@ -389,9 +482,10 @@ impl HBarChart {
                 (lo, hi)
             }
         });
-        let x = |v: f64| f.left + f.plot_w() * ((v.clamp(lo, hi) - lo) / (hi - lo));
+        let axis = Axis::new(lo, hi, Scale::Linear).clamped();
+        let x = |v: f64| f.x(&axis, v);
         let mut s = f.header(&self.title, &self.x_label, &self.y_label);
-        let bottom = f.top + f.plot_h();
+        let bottom = f.bottom_edge();
         let _ = writeln!(
             s,
             r##"<line x1="{:.1}" y1="{}" x2="{:.1}" y2="{bottom}" stroke="#333"/>"##,
@@ -403,9 +497,9 @@ impl HBarChart {
             s,
             r##"<line x1="{}" y1="{bottom}" x2="{}" y2="{bottom}" stroke="#333"/>"##,
             f.left,
-            f.left + f.plot_w()
+            f.right_edge()
         );
-        for t in linear_ticks(lo, hi) {
+        for t in axis.ticks() {
             let _ = writeln!(
                 s,
                 r##"<line x1="{0:.1}" y1="{bottom}" x2="{0:.1}" y2="{1}" stroke="#333"/><text x="{0:.1}" y="{2}" text-anchor="middle">{3}</text>"##,
@@ -439,7 +533,7 @@ impl HBarChart {
                 escape(&label)
             );
         }
-        s.push_str("</svg>\n");
+        Frame::footer(&mut s);
         s
     }
 }
@@ -472,7 +566,12 @@ impl LineChart {
             ..Frame::STANDARD
         };
         let points = || self.series.iter().flat_map(|(_, p)| p.iter());
-        let tx = |x: f64| if self.log2_x { x.max(1e-12).log2() } else { x };
+        let x_scale = if self.log2_x {
+            Scale::Log2
+        } else {
+            Scale::Linear
+        };
+        let tx = |x: f64| Axis::new(0.0, 1.0, x_scale).unit(x);
         let xs: Vec<f64> = points().map(|p| p.x).filter(|x| x.is_finite()).collect();
         let (x_lo, x_hi) = xs
             .iter()
@@ -498,30 +597,29 @@ impl LineChart {
             y_hi += 1.0;
             y_lo -= 1.0;
         }
-        let px = |x: f64| f.left + f.plot_w() * (tx(x) - x_lo) / (x_hi - x_lo);
-        let py = |y: f64| {
-            let y = y.clamp(y_lo, y_hi);
-            f.top + f.plot_h() * (1.0 - (y - y_lo) / (y_hi - y_lo))
-        };
-        let bottom = f.top + f.plot_h();
+        let x_axis = Axis::new(x_lo, x_hi, x_scale);
+        let y_axis = Axis::new(y_lo, y_hi, Scale::Linear).clamped();
+        let px = |x: f64| f.x(&x_axis, x);
+        let py = |y: f64| f.y(&y_axis, y);
+        let bottom = f.bottom_edge();
         let mut s = f.header(&self.title, &self.x_label, &self.y_label);
         let _ = writeln!(
             s,
             r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{bottom}" stroke="#333"/><line x1="{0}" y1="{bottom}" x2="{2}" y2="{bottom}" stroke="#333"/>"##,
             f.left,
             f.top,
-            f.left + f.plot_w()
+            f.right_edge()
         );
         if y_lo < 0.0 && y_hi > 0.0 {
             let _ = writeln!(
                 s,
                 r##"<line x1="{}" y1="{2:.1}" x2="{}" y2="{2:.1}" stroke="#ced4da" stroke-dasharray="4 3"/>"##,
                 f.left,
-                f.left + f.plot_w(),
+                f.right_edge(),
                 py(0.0)
             );
         }
-        for t in linear_ticks(y_lo, y_hi) {
+        for t in y_axis.ticks() {
             let _ = writeln!(
                 s,
                 r##"<text x="{}" y="{:.1}" text-anchor="end">{}</text><line x1="{}" y1="{1:.1}" x2="{}" y2="{1:.1}" stroke="#333"/>"##,
@@ -532,10 +630,11 @@ impl LineChart {
                 f.left
             );
         }
+        // A log2 axis is ticked at the points themselves (thinking times).
         let mut ticks: Vec<f64> = if self.log2_x {
             xs.clone()
         } else {
-            linear_ticks(x_lo, x_hi)
+            x_axis.ticks()
         };
         ticks.sort_by(f64::total_cmp);
         ticks.dedup();
@@ -582,17 +681,9 @@ impl LineChart {
                     tick_label(p.x)
                 );
             }
-            let ly = f.top + 10.0 + 18.0 * k as f64;
-            let _ = writeln!(
-                s,
-                r#"<rect x="{}" y="{}" width="12" height="12" fill="{colour}"/><text x="{}" y="{ly}" font-size="11">{}</text>"#,
-                f.width - f.right + 15.0,
-                ly - 10.0,
-                f.width - f.right + 32.0,
-                escape(name)
-            );
+            f.legend(&mut s, k, colour, name, r#" font-size="11""#);
         }
-        s.push_str("</svg>\n");
+        Frame::footer(&mut s);
         s
     }
 }
