@@ -247,25 +247,31 @@ pub fn rows_json(game: &str, plan: &SelfPlay, rows: &[Row]) -> KiothiStats {
     }
 }
 
+/// Rows of five samples (three play positions with 40 stones), for tests.
+#[cfg(test)]
+pub fn fixture_rows() -> Vec<Row> {
+    let s = |phase, stones, value| Sample {
+        phase,
+        stones,
+        value,
+        exact: value == 0,
+    };
+    rows(&[
+        s(Phase::Play, 40, 2),
+        s(Phase::Opening, 60, 0),
+        s(Phase::Play, 40, 2),
+        s(Phase::Play, 38, -1),
+        s(Phase::Play, 40, 0),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn rows_group_by_phase_then_stones() {
-        let s = |phase, stones, value| Sample {
-            phase,
-            stones,
-            value,
-            exact: value == 0,
-        };
-        let rows = rows(&[
-            s(Phase::Play, 40, 2),
-            s(Phase::Opening, 60, 0),
-            s(Phase::Play, 40, 2),
-            s(Phase::Play, 38, -1),
-            s(Phase::Play, 40, 0),
-        ]);
+        let rows = fixture_rows();
         let keys: Vec<_> = rows.iter().map(|r| (r.phase, r.stones)).collect();
         assert_eq!(keys, [("opening", 60), ("play", 38), ("play", 40)]);
         assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));

@@ -5,18 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::kpe_db::{MoveValue, PositionCounts};
 use super::kpe_openings::KpeOpeningReport;
-use super::variants::VariantsTable;
-
-/// One variant as the report cites it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VariantLine {
-    pub opening_positions: u64,
-    pub result: String,
-    pub seconds: f64,
-    pub unlocked_positions: u64,
-    pub value: i32,
-    pub variant: String,
-}
+use super::variants::{VariantStart, VariantsTable};
 
 /// The Kpé report's numbers; the page and the results index render it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,7 +17,7 @@ pub struct KpeSummary {
     pub result: String,
     pub start_value: i32,
     pub variant: String,
-    pub variants: Vec<VariantLine>,
+    pub variants: Vec<VariantStart>,
 }
 
 /// The headline numbers of the report.
@@ -42,17 +31,6 @@ pub fn summary(openings: &KpeOpeningReport, variants: &VariantsTable) -> KpeSumm
         result: s.result.clone(),
         start_value: s.value,
         variant: s.variant.clone(),
-        variants: variants
-            .variants
-            .iter()
-            .map(|v| VariantLine {
-                opening_positions: v.opening_positions,
-                result: v.result.clone(),
-                seconds: v.seconds,
-                unlocked_positions: v.unlocked_positions,
-                value: v.value,
-                variant: v.variant.clone(),
-            })
-            .collect(),
+        variants: variants.variants.iter().map(|v| v.start.clone()).collect(),
     }
 }

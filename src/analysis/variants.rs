@@ -24,19 +24,27 @@ pub fn variants(max_positions: u64) -> Vec<KpeVariant> {
     list
 }
 
-/// One variant of the table: its start value and size.
+/// A variant's start value and size, as the Kpé report cites it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VariantRow {
-    pub best_first_moves: Vec<String>,
-    pub k: usize,
-    pub layers_reused: usize,
+pub struct VariantStart {
     pub opening_positions: u64,
     pub result: String,
+    /// Solving time of this run.
     pub seconds: f64,
     pub unlocked_positions: u64,
     /// The start's exact value for South.
     pub value: i32,
     pub variant: String,
+}
+
+/// One variant of the table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VariantRow {
+    pub best_first_moves: Vec<String>,
+    pub k: usize,
+    pub layers_reused: usize,
+    #[serde(flatten)]
+    pub start: VariantStart,
     pub w: usize,
 }
 
@@ -64,15 +72,17 @@ pub fn solve_row(
         .map(|(m, _)| m.to_string())
         .collect();
     Ok(VariantRow {
-        variant: variant.to_string(),
-        w: variant.w(),
-        k: variant.k(),
-        value,
-        result: result_word(value).into(),
         best_first_moves: best,
-        unlocked_positions: stats.unlocked_positions,
-        opening_positions: stats.region_positions,
+        k: variant.k(),
         layers_reused: stats.layers_reused.len(),
-        seconds: t0.elapsed().as_secs_f64(),
+        start: VariantStart {
+            opening_positions: stats.region_positions,
+            result: result_word(value).into(),
+            seconds: t0.elapsed().as_secs_f64(),
+            unlocked_positions: stats.unlocked_positions,
+            value,
+            variant: variant.to_string(),
+        },
+        w: variant.w(),
     })
 }

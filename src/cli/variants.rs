@@ -30,7 +30,7 @@ pub fn table(
         bar.suspend(|| -> Result<(), CliError> {
             out.info(format!(
                 "kpe:{variant}: start {:+} ({}), {:.1} s",
-                row.value, row.result, row.seconds
+                row.start.value, row.start.result, row.start.seconds
             ))?;
             out.flush()
         })?;

@@ -103,7 +103,7 @@ pub fn variants_chart(variants: &VariantsTable) -> String {
                         .variants
                         .iter()
                         .find(|v| v.w == w && v.k == k)
-                        .map(|v| v.value as f64)
+                        .map(|v| v.start.value as f64)
                 })
                 .collect()
         })

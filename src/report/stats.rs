@@ -56,24 +56,11 @@ pub fn kiothi_csv(rows: &[kiothi_stats::Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::kiothi_stats::{rows, Sample};
-    use crate::games::kiothi::Phase;
+    use crate::analysis::kiothi_stats::fixture_rows;
 
     #[test]
     fn kiothi_rows_as_csv() {
-        let s = |phase, stones, value| Sample {
-            phase,
-            stones,
-            value,
-            exact: value == 0,
-        };
-        let rows = rows(&[
-            s(Phase::Play, 40, 2),
-            s(Phase::Opening, 60, 0),
-            s(Phase::Play, 40, 2),
-            s(Phase::Play, 38, -1),
-            s(Phase::Play, 40, 0),
-        ]);
+        let rows = fixture_rows();
         assert_eq!(
             kiothi_csv(&rows),
             "phase,stones,value,positions\nopening,60,0,1\nplay,38,-1,1\nplay,40,0,1\nplay,40,2,2\n"

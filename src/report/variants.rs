@@ -17,12 +17,12 @@ pub fn markdown(rows: &[VariantRow], command: &str) -> String {
             r.w,
             r.k,
             2 * r.w * r.k,
-            r.value,
-            r.result,
+            r.start.value,
+            r.start.result,
             r.best_first_moves.join(", "),
-            r.unlocked_positions,
-            r.opening_positions,
-            r.seconds,
+            r.start.unlocked_positions,
+            r.start.opening_positions,
+            r.start.seconds,
             r.layers_reused
         );
     }
