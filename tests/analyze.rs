@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json_of, sow};
+use common::{error_of, json_of, sow};
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -466,9 +466,7 @@ fn kiothi_engine_games_are_analysed_with_proven_endings() {
             "time",
         ),
     ] {
-        let out = sow(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(e["error"]["field"], field, "{args:?}: {e}");
+        let e = error_of(&sow(args));
+        assert_eq!(e["field"], field, "{args:?}: {e}");
     }
 }

@@ -26,6 +26,19 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
+/// The `error` object a refused `--json` run printed (exit code 2).
+#[allow(dead_code)]
+pub fn error_of(out: &Output) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    v["error"].clone()
+}
+
 /// An empty directory `sow-PREFIX-PID-NAME` under the system's temporary one.
 #[allow(dead_code)]
 pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
