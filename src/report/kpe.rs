@@ -5,6 +5,7 @@ use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::kpe_report::KpeSummary;
 use crate::analysis::kpe_stats::{KpeStats, StatsRow};
 use crate::analysis::variants::VariantsTable;
+use crate::games::kpe::{KpePosition, KpeVariant};
 
 use super::svg::{BarChart, HeatMap};
 
@@ -117,6 +118,23 @@ pub fn variants_chart(variants: &VariantsTable) -> String {
         cells,
     }
     .render()
+}
+
+/// The start of `variant`, its first best move outlined.
+pub fn start_board(variant: KpeVariant, opening: &KpeOpeningReport) -> String {
+    let start = KpePosition::start(variant);
+    let best = opening.start.moves.first().and_then(|m| m.mv.parse().ok());
+    let pits: Vec<u64> = start.pits().iter().map(|&c| c as u64).collect();
+    board_diagram(
+        &start.to_string(),
+        &pits,
+        variant.w(),
+        best,
+        &format!(
+            "value {:+} for South; outlined: first best move",
+            opening.start.value
+        ),
+    )
 }
 
 /// A board diagram: both rows with counts and marks, the best move's pit outlined.
