@@ -472,5 +472,10 @@ mod tests {
         let saved: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(again, saved, "no key lost or added");
         assert!(page(&r).contains("## Elo against thinking time"));
+        let text = include_str!("../../results/kiothi/openings.json");
+        let o: crate::analysis::kiothi_openings::OpeningReport =
+            serde_json::from_str(text).expect("openings.json reads as the model");
+        let saved: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_value(&o).unwrap(), saved);
     }
 }

@@ -211,3 +211,29 @@ pub fn page(summary: &KpeSummary, provenance: &str) -> String {
     }
     md
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved model reads back as its type and writes the same JSON.
+    fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(text: &str) -> T {
+        let model: T = serde_json::from_str(text).expect("reads as the model");
+        let again = serde_json::to_value(&model).unwrap();
+        let saved: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(again, saved, "no key lost or added");
+        model
+    }
+
+    #[test]
+    fn the_saved_reports_read_back_and_render() {
+        let summary: KpeSummary = round_trip(include_str!("../../results/kpe/report.json"));
+        assert!(page(&summary, "").contains("## Variants"));
+        let table: VariantsTable = round_trip(include_str!("../../results/kpe/variants.json"));
+        assert!(variants_chart(&table).starts_with("<svg"));
+        let opening: KpeOpeningReport = round_trip(include_str!("../../results/kpe/openings.json"));
+        assert!(first_moves_chart(&opening).starts_with("<svg"));
+        let stats: KpeStats = round_trip(include_str!("../../results/kpe/stats.json"));
+        assert!(values_chart(&stats).starts_with("<svg"));
+    }
+}
