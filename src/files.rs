@@ -52,6 +52,19 @@ pub fn pretty_json<T: serde::Serialize + ?Sized>(model: &T) -> String {
     serde_json::to_string_pretty(&value).expect("a JSON value prints")
 }
 
+/// A model whose JSON keys come out in alphabetical order at every level,
+/// whatever the order of its fields or `#[serde(flatten)]`: the order of
+/// the objects the commands built with `json!` before they were typed.
+pub struct Sorted<'a, T: ?Sized>(pub &'a T);
+
+impl<T: serde::Serialize + ?Sized> serde::Serialize for Sorted<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde_json::to_value(self.0)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+}
+
 /// A model as one line of JSON, keys in alphabetical order (see [`pretty_json`]).
 pub fn line_json<T: serde::Serialize + ?Sized>(model: &T) -> String {
     serde_json::to_value(model)

@@ -205,7 +205,7 @@ fn analyze_and_print<G: Game, O: Oracle<G>>(
         write_page(&analysis, dir)?;
     }
     if out.json {
-        return out.model(&analysis);
+        return out.model_sorted(&analysis);
     }
     print_text(&analysis, record, ignored, out)?;
     if let Some(dir) = &args.out {

@@ -78,7 +78,7 @@ pub fn run_kpe(
     let mut oracle = kpe_oracle(pos, db, out.quiet || out.json)?;
     let e = kpe_evaluation(&mut oracle, pos, multipv)?;
     if out.json {
-        return out.model(&e);
+        return out.model_sorted(&e);
     }
     out.line(format!("position {pos}"))?;
     if e.over {

@@ -146,7 +146,7 @@ pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     };
     if out.json {
-        return out.model(&ExportSummary {
+        return out.model_sorted(&ExportSummary {
             format: "csv".into(),
             game: "kpe".into(),
             out: path.display().to_string(),

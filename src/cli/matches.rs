@@ -138,7 +138,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
             summary: &'a crate::analysis::matches::MatchSummary,
             interrupted: bool,
         }
-        return out.model(&Output {
+        return out.model_sorted(&Output {
             summary: &summary,
             interrupted,
         });

@@ -68,7 +68,7 @@ pub fn run_kpe(
             report: &'a KpeOpeningReport,
             files: [String; 2],
         }
-        return out.model(&WithFiles {
+        return out.model_sorted(&WithFiles {
             report: &r,
             files: [
                 md_path.display().to_string(),
@@ -109,7 +109,7 @@ pub fn run_kiothi(
     };
     let (md_path, json_path) = write_report(&dir, stem, &r, &kiothi_page::markdown(&r))?;
     if out.json {
-        return out.model(&r);
+        return out.model_sorted(&r);
     }
     for m in &r.moves {
         out.line(format!("{:+4}  {}", m.value, m.mv))?;

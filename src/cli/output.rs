@@ -58,13 +58,17 @@ impl Out {
     /// A typed model as the command's JSON object (ignored in human mode).
     pub fn model<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
         if self.json {
-            // Through a JSON value: keys in alphabetical order, as `json!` wrote them.
-            let text = serde_json::to_value(model)
-                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?
-                .to_string();
+            let text = serde_json::to_string(model)
+                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?;
             writeln!(self.w, "{text}")?;
         }
         Ok(())
+    }
+
+    /// A model as the command's JSON object, keys in alphabetical order at
+    /// every level (see [`crate::files::Sorted`]).
+    pub fn model_sorted<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
+        self.model(&crate::files::Sorted(model))
     }
 
     /// Raw access for streaming output.

@@ -97,7 +97,7 @@ pub fn run(
         &index(kpe.as_ref(), kiothi.as_ref(), &provenance),
     )?;
     if out.json {
-        return out.model(&ReportOutput {
+        return out.model_sorted(&ReportOutput {
             kiothi,
             kpe,
             out: out_dir.display().to_string(),

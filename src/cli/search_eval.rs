@@ -138,7 +138,7 @@ pub fn run<G: Searchable>(
         return Err(e);
     }
     if out.json {
-        return out.model(&e);
+        return out.model_sorted(&e);
     }
     if e.interrupted {
         out.line("interrupted: best completed iteration below")?;

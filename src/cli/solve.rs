@@ -83,7 +83,7 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             opening_explore: f64,
             opening_solve: f64,
         }
-        return out.model(&SolveOutput {
+        return out.model_sorted(&SolveOutput {
             start: &r,
             db: dir.display().to_string(),
             estimate: &stats.estimate,

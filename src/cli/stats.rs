@@ -62,7 +62,7 @@ pub fn run_kpe(
 ) -> Result<(), CliError> {
     let rows = kpe_stats::rows(variant, db, Progress::auto(out.quiet || out.json))?;
     if out.json {
-        return out.model(&kpe_stats::rows_json(variant, &rows));
+        return out.model_sorted(&kpe_stats::rows_json(variant, &rows));
     }
     let text = match format {
         TableFormat::Json => line_json(&kpe_stats::rows_json(variant, &rows)) + "\n",
@@ -84,7 +84,7 @@ pub fn run_kiothi(
     let samples = kiothi_stats::estimate(&positions, plan.depth, progress);
     let rows = kiothi_stats::rows(&samples);
     if out.json {
-        return out.model(&kiothi_stats::rows_json(game, plan, &rows));
+        return out.model_sorted(&kiothi_stats::rows_json(game, plan, &rows));
     }
     let text = match format {
         TableFormat::Json => line_json(&kiothi_stats::rows_json(game, plan, &rows)) + "\n",

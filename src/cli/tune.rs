@@ -127,7 +127,7 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
         tune::weights_json(&fitted, &provenance).as_bytes(),
     )?;
     if out.json {
-        return out.model(&TuneOutput {
+        return out.model_sorted(&TuneOutput {
             positions: samples.len(),
             weights: named_weights(fitted.real),
             weights_fixed: fitted.fixed,

@@ -87,7 +87,7 @@ pub fn run(
         out,
     )?;
     if out.json {
-        return out.model(&report);
+        return out.model_sorted(&report);
     }
     out.line(format!(
         "wrote {} and {}",

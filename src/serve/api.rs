@@ -20,6 +20,7 @@ use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
 use crate::cli::search_eval::Budget;
 use crate::cli::{apply::refused, parse_any, AnyPosition, CliError};
+use crate::files::Sorted;
 
 /// A refused request: the CLI's error object and an HTTP status.
 #[derive(Debug)]
@@ -178,10 +179,8 @@ fn json_text(text: String) -> Response {
 }
 
 fn json_model<T: Serialize>(model: &T) -> ApiResult {
-    // Through a JSON value: keys in alphabetical order, as the CLI's `--json`.
-    let text = serde_json::to_value(model)
-        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?
-        .to_string();
+    let text = serde_json::to_string(model)
+        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?;
     Ok(json_text(text))
 }
 
@@ -267,7 +266,7 @@ pub async fn eval(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
         values::evaluation(&st, &pos, searched, budget, &stop)
     })
     .await?;
-    json_model(&model)
+    json_model(&Sorted(&model))
 }
 
 /// `GET /api/values?position=P[&time=S|&depth=D][&client=ID]`: every legal
@@ -338,7 +337,7 @@ pub async fn analyze(
         values::analysis(&st, &game, &start, seconds, budget, stop)
     })
     .await?;
-    json_model(&model)
+    json_model(&Sorted(&model))
 }
 
 /// Search time per position of `/api/analyze` (Kiothi) when not given.
