@@ -239,60 +239,10 @@ fn print_text<G: Game>(
     ignored: usize,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    use crate::report::analysis::{decided_text, ending_text};
-    out.line(format!("game     {}", a.game))?;
-    out.line(format!("start    {}", a.start))?;
-    out.line(format!("values   {}", a.method))?;
-    if a.opening_plies > 0 {
-        out.line(format!(
-            "opening  plies 1-{} are the record's random opening: marked, not in the players' summaries",
-            a.opening_plies
-        ))?;
-    }
-    out.line(format!(
-        "{:>4} {:<4} {:<26} {:>6} {:>6} {:>5} {:<4} {:<5} best",
-        "ply", "side", "move", "value", "played", "loss", "mark", "exact"
-    ))?;
-    for p in &a.plies {
-        out.line(format!(
-            "{:>4} {:<4} {:<26} {:>+6} {:>+6} {:>5} {:<4} {:<5} {}",
-            p.ply,
-            p.side,
-            p.mv,
-            p.value,
-            p.played,
-            p.loss,
-            p.mark.map_or("", |m| m.symbol()),
-            if p.exact { "yes" } else { "" },
-            p.best.join(" ")
-        ))?;
-    }
-    if ignored > 0 && record.termination() == Some(Termination::Repetition) {
-        out.line(format!(
-            "the game ended by the third repetition at ply {}; the {ignored} moves after it are not analysed",
-            a.plies.len()
-        ))?;
-    }
-    out.line(format!("result   {}", ending_text(a)))?;
-    out.line(format!("decided  {}", decided_text(a)))?;
-    out.line(format!(
-        "{:<7} {:<14} {:>5} {:>8} {:>9} {:>3} {:>3} {:>3} {:>3}",
-        "player", "name", "moves", "keeping", "mean-loss", "??", "?", "?!", "!"
-    ))?;
-    for (side, p) in [("South", &a.players.south), ("North", &a.players.north)] {
-        out.line(format!(
-            "{:<7} {:<14} {:>5} {:>8} {:>9} {:>3} {:>3} {:>3} {:>3}",
-            side,
-            p.name.as_deref().unwrap_or("-"),
-            p.moves,
-            p.value_keeping
-                .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
-            p.mean_loss.map_or("-".into(), |v| format!("{v:.2}")),
-            p.marks.blunders,
-            p.marks.mistakes,
-            p.marks.inaccuracies,
-            p.marks.only_moves
-        ))?;
+    let cut =
+        (ignored > 0 && record.termination() == Some(Termination::Repetition)).then_some(ignored);
+    for line in crate::report::analysis::text(a, cut) {
+        out.line(line)?;
     }
     Ok(())
 }

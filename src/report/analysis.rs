@@ -110,6 +110,94 @@ pub fn decided_text(a: &GameAnalysis) -> String {
     }
 }
 
+/// The cells a ply's row shows, in the text table and on the page.
+struct PlyCells<'a> {
+    ply: usize,
+    side: &'a str,
+    mv: &'a str,
+    value: i32,
+    played: i32,
+    loss: i32,
+    mark: &'static str,
+    exact: &'static str,
+}
+
+fn cells(p: &crate::analysis::annotate::PlyAnalysis) -> PlyCells<'_> {
+    PlyCells {
+        ply: p.ply,
+        side: &p.side,
+        mv: &p.mv,
+        value: p.value,
+        played: p.played,
+        loss: p.loss,
+        mark: p.mark.map_or("", |m| m.symbol()),
+        exact: if p.exact { "yes" } else { "" },
+    }
+}
+
+/// `sow analyze`'s text: header, the plies, result and players. `cut`:
+/// the moves after a third repetition that were not analysed.
+pub fn text(a: &GameAnalysis, cut: Option<usize>) -> Vec<String> {
+    let mut lines = vec![
+        format!("game     {}", a.game),
+        format!("start    {}", a.start),
+        format!("values   {}", a.method),
+    ];
+    if a.opening_plies > 0 {
+        lines.push(format!(
+            "opening  plies 1-{} are the record's random opening: marked, not in the players' summaries",
+            a.opening_plies
+        ));
+    }
+    lines.push(format!(
+        "{:>4} {:<4} {:<26} {:>6} {:>6} {:>5} {:<4} {:<5} best",
+        "ply", "side", "move", "value", "played", "loss", "mark", "exact"
+    ));
+    for p in &a.plies {
+        let c = cells(p);
+        lines.push(format!(
+            "{:>4} {:<4} {:<26} {:>+6} {:>+6} {:>5} {:<4} {:<5} {}",
+            c.ply,
+            c.side,
+            c.mv,
+            c.value,
+            c.played,
+            c.loss,
+            c.mark,
+            c.exact,
+            p.best.join(" ")
+        ));
+    }
+    if let Some(ignored) = cut {
+        lines.push(format!(
+            "the game ended by the third repetition at ply {}; the {ignored} moves after it are not analysed",
+            a.plies.len()
+        ));
+    }
+    lines.push(format!("result   {}", ending_text(a)));
+    lines.push(format!("decided  {}", decided_text(a)));
+    lines.push(format!(
+        "{:<7} {:<14} {:>5} {:>8} {:>9} {:>3} {:>3} {:>3} {:>3}",
+        "player", "name", "moves", "keeping", "mean-loss", "??", "?", "?!", "!"
+    ));
+    for (side, p) in [("South", &a.players.south), ("North", &a.players.north)] {
+        lines.push(format!(
+            "{:<7} {:<14} {:>5} {:>8} {:>9} {:>3} {:>3} {:>3} {:>3}",
+            side,
+            p.name.as_deref().unwrap_or("-"),
+            p.moves,
+            p.value_keeping
+                .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
+            p.mean_loss.map_or("-".into(), |v| format!("{v:.2}")),
+            p.marks.blunders,
+            p.marks.mistakes,
+            p.marks.inaccuracies,
+            p.marks.only_moves
+        ));
+    }
+    lines
+}
+
 /// The Markdown page; `command` reproduces it, `svg` is the graph's file name.
 pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     let mut md = String::new();
@@ -138,22 +226,20 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     md.push_str(&player_row("North", &a.players.north));
     md.push_str("\n## Plies\n\nValues are for the player to move, in stones (RULES §0); `loss` = value − played.\n\n| ply | side | move | value | played | loss | mark | best | exact |\n|---|---|---|---|---|---|---|---|---|\n");
     for p in &a.plies {
+        let c = cells(p);
+        let best: Vec<String> = p.best.iter().map(|m| format!("`{m}`")).collect();
         let _ = writeln!(
             md,
             "| {} | {} | `{}` | {:+} | {:+} | {} | {} | {} | {} |",
-            p.ply,
-            p.side,
-            p.mv,
-            p.value,
-            p.played,
-            p.loss,
-            p.mark.map_or("", |m| m.symbol()),
-            p.best
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(" "),
-            if p.exact { "yes" } else { "" }
+            c.ply,
+            c.side,
+            c.mv,
+            c.value,
+            c.played,
+            c.loss,
+            c.mark,
+            best.join(" "),
+            c.exact
         );
     }
     let _ = writeln!(md, "\nFinal position: `{}`", a.ending.position);
