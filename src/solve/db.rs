@@ -378,25 +378,26 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-impl MappedFile {
-    /// Maps a file and checks its header, its length and the checksum of
-    /// its block table against what the caller expects.
-    pub fn open(path: &Path, id: FileId, expected_entries: Option<u64>) -> Result<Self, DbError> {
-        let file = File::open(path).map_err(io_err(path))?;
-        // SAFETY: database files are written once (temporary file then
-        // rename) and never modified in place afterwards.
-        let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
-        Self::from_bytes(path, FileBytes::Mapped(map), id, expected_entries)
-    }
+/// What the 64-byte header of a database file says, once checked.
+struct Header {
+    entries: u64,
+    encoding: Encoding,
+    payload: usize,
+    block: usize,
+    blocks: usize,
+}
 
-    /// Checks the bytes of a file named `path` (for messages only: nothing
-    /// is read from disk) as [`MappedFile::open`] does.
-    pub fn from_bytes(
+impl Header {
+    /// Checks the header `map` (at least its first 64 bytes) of a file of
+    /// `file_len` bytes named `path` against what `id` expects: magic,
+    /// version, kind, variant, layer, entries, block geometry and length.
+    fn check(
         path: &Path,
-        map: FileBytes,
+        map: &[u8],
+        file_len: usize,
         id: FileId,
         expected_entries: Option<u64>,
-    ) -> Result<Self, DbError> {
+    ) -> Result<Header, DbError> {
         let corrupt = |what: String| DbError::Corrupt {
             path: path.to_path_buf(),
             what,
@@ -409,16 +410,16 @@ impl MappedFile {
             path: path.to_path_buf(),
             what,
         };
-        if map.len() < HEADER {
+        if file_len < HEADER || map.len() < HEADER {
             return Err(truncated(format!(
                 "{} bytes, shorter than the {HEADER}-byte header",
-                map.len()
+                file_len
             )));
         }
         if map[..8] != MAGIC {
             return Err(corrupt("bad magic number (not a sow database)".into()));
         }
-        let version = read_u32(&map, 8);
+        let version = read_u32(map, 8);
         if version != FORMAT_VERSION {
             let dir = path.parent().unwrap_or(Path::new("."));
             return Err(DbError::OldFormat {
@@ -428,7 +429,7 @@ impl MappedFile {
                 hint: solve_hint(dir.parent().unwrap_or(Path::new(".")), id.variant),
             });
         }
-        let kind = read_u32(&map, 12);
+        let kind = read_u32(map, 12);
         if kind != id.kind as u32 {
             return Err(mismatch(format!(
                 "file kind {kind}, expected {}",
@@ -447,22 +448,22 @@ impl MappedFile {
             1 => Encoding::Zstd,
             e => return Err(corrupt(format!("unknown encoding {e}"))),
         };
-        let stones = read_u32(&map, 20);
+        let stones = read_u32(map, 20);
         if stones != id.stones {
             return Err(mismatch(format!(
                 "layer of {stones} stones, expected {}",
                 id.stones
             )));
         }
-        let entries = read_u64(&map, 24);
+        let entries = read_u64(map, 24);
         if let Some(expected) = expected_entries {
             if entries != expected {
                 return Err(mismatch(format!("{entries} entries, expected {expected}")));
             }
         }
-        let payload = read_u64(&map, 32) as usize;
-        let block = read_u64(&map, 48) as usize;
-        let blocks = read_u64(&map, 56) as usize;
+        let payload = read_u64(map, 32) as usize;
+        let block = read_u64(map, 48) as usize;
+        let blocks = read_u64(map, 56) as usize;
         let decoded = match encoding {
             Encoding::Plain => payload,
             Encoding::Zstd => entries as usize,
@@ -482,13 +483,67 @@ impl MappedFile {
         let expected_len = table_len
             .and_then(|t| t.checked_add(HEADER))
             .and_then(|d| d.checked_add(payload));
-        if expected_len != Some(map.len()) {
+        if expected_len != Some(file_len) {
             return Err(truncated(format!(
                 "{} bytes, expected {}",
-                map.len(),
+                file_len,
                 expected_len.map_or("more than 2^64".to_string(), |l| l.to_string())
             )));
         }
+        Ok(Header {
+            entries,
+            encoding,
+            payload,
+            block,
+            blocks,
+        })
+    }
+}
+
+/// Checks the header of the database file `path` without mapping it (64
+/// bytes read): a reader lists a database's files this way and maps each
+/// when it first needs it.
+pub fn check_header(path: &Path, id: FileId, expected_entries: Option<u64>) -> Result<(), DbError> {
+    use std::io::Read;
+    let file = File::open(path).map_err(io_err(path))?;
+    let len = file.metadata().map_err(io_err(path))?.len() as usize;
+    let mut head = Vec::with_capacity(HEADER);
+    file.take(HEADER as u64)
+        .read_to_end(&mut head)
+        .map_err(io_err(path))?;
+    Header::check(path, &head, len, id, expected_entries).map(|_| ())
+}
+
+impl MappedFile {
+    /// Maps a file and checks its header, its length and the checksum of
+    /// its block table against what the caller expects.
+    pub fn open(path: &Path, id: FileId, expected_entries: Option<u64>) -> Result<Self, DbError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        // SAFETY: database files are written once (temporary file then
+        // rename) and never modified in place afterwards.
+        let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        Self::from_bytes(path, FileBytes::Mapped(map), id, expected_entries)
+    }
+
+    /// Checks the bytes of a file named `path` (for messages only: nothing
+    /// is read from disk) as [`MappedFile::open`] does.
+    pub fn from_bytes(
+        path: &Path,
+        map: FileBytes,
+        id: FileId,
+        expected_entries: Option<u64>,
+    ) -> Result<Self, DbError> {
+        let Header {
+            entries,
+            encoding,
+            payload,
+            block,
+            blocks,
+        } = Header::check(path, &map, map.len(), id, expected_entries)?;
+        let corrupt = |what: String| DbError::Corrupt {
+            path: path.to_path_buf(),
+            what,
+        };
         let data_start = map.len() - payload;
         let table = &map[HEADER..data_start];
         if checksum(table) != read_u64(&map, 40) {

@@ -2,6 +2,7 @@
 //! start, in memory or mapped from files, answering exact values.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use std::borrow::Cow;
@@ -49,21 +50,49 @@ pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
 /// Solved layers (entry bytes), owned or mapped from checked files.
 pub enum Layers {
     Memory(Vec<Vec<u8>>),
-    Mapped(Vec<Option<MappedFile>>),
+    Mapped(Vec<Option<LazyLayer>>),
+}
+
+/// A layer file mapped when it is first read: a query touches a few
+/// layers, and mapping one reads and checks its block table (0.8 MB for
+/// the largest standard layer), which dominated a cold `eval`. Its header
+/// is checked when the database is opened (`db::check_header`).
+pub struct LazyLayer {
+    path: PathBuf,
+    id: FileId,
+    entries: u64,
+    file: OnceLock<MappedFile>,
+}
+
+impl LazyLayer {
+    fn new(path: PathBuf, id: FileId, entries: u64) -> Self {
+        LazyLayer {
+            path,
+            id,
+            entries,
+            file: OnceLock::new(),
+        }
+    }
+
+    /// The mapped file, opened (and its header checked) on first use.
+    pub fn file(&self) -> Result<&MappedFile, DbError> {
+        if let Some(file) = self.file.get() {
+            return Ok(file);
+        }
+        let file = MappedFile::open(&self.path, self.id, Some(self.entries))?;
+        // Another thread may have opened it meanwhile: either copy serves.
+        let _ = self.file.set(file);
+        Ok(self.file.get().expect("just set"))
+    }
 }
 
 impl LayerValues for Layers {
     #[inline]
     fn entry(&self, n: usize, index: u64) -> u8 {
-        match self {
-            Layers::Memory(v) => v[n][index as usize],
-            Layers::Mapped(files) => {
-                let file = files[n].as_ref().expect("layer opened");
-                // Solving never reads mapped layers (`build` and
-                // `region_for` decode them first); a failed read is 0.
-                file.entry(index).unwrap_or(0)
-            }
-        }
+        // Solving never reads mapped layers (`build` and `region_for`
+        // decode them first); a failed read is 0 here, an error in
+        // `try_entry`, which queries use.
+        self.try_entry(n, index).unwrap_or(0)
     }
 }
 
@@ -71,10 +100,11 @@ impl Layers {
     fn try_entry(&self, n: usize, index: u64) -> Result<u8, DbError> {
         match self {
             Layers::Memory(v) => Ok(v[n][index as usize]),
-            Layers::Mapped(files) => {
-                let file = files[n].as_ref().expect("layer opened");
-                file.entry(index)
-            }
+            Layers::Mapped(files) => files[n]
+                .as_ref()
+                .expect("layer listed")
+                .file()?
+                .entry(index),
         }
     }
 }
@@ -265,17 +295,15 @@ impl Solution {
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
         let missing = || super::lock::absent(db_dir, variant, &eg.layers().collect::<Vec<_>>());
-        let mut files: Vec<Option<MappedFile>> = (0..=variant.total()).map(|_| None).collect();
+        let mut files: Vec<Option<LazyLayer>> = (0..=variant.total()).map(|_| None).collect();
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
             if !path.exists() {
                 return Err(missing().into());
             }
-            files[n] = Some(MappedFile::open(
-                &path,
-                layer_id(variant, n),
-                Some(eg.index.layer_size(n)),
-            )?);
+            let entries = eg.index.layer_size(n);
+            db::check_header(&path, layer_id(variant, n), Some(entries))?;
+            files[n] = Some(LazyLayer::new(path, layer_id(variant, n), entries));
         }
         let path = db::region_path(db_dir, variant);
         let keys_path = db::region_keys_path(db_dir, variant);
@@ -325,7 +353,11 @@ impl Solution {
     pub fn layer_entries(&self, n: usize) -> Result<Cow<'_, [u8]>, DbError> {
         match &self.layers {
             Layers::Memory(v) => Ok(Cow::Borrowed(&v[n])),
-            Layers::Mapped(files) => files[n].as_ref().expect("layer opened").all_entries(),
+            Layers::Mapped(files) => files[n]
+                .as_ref()
+                .expect("layer listed")
+                .file()?
+                .all_entries(),
         }
     }
 
@@ -355,7 +387,7 @@ impl Solution {
                 let mut all = vec![Vec::new(); files.len()];
                 for (n, file) in files.iter().enumerate() {
                     if let Some(file) = file {
-                        all[n] = file.all_entries()?.into_owned();
+                        all[n] = file.file()?.all_entries()?.into_owned();
                     }
                 }
                 decoded = Layers::Memory(all);
