@@ -230,13 +230,12 @@ fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
     set_field(&mut swapped, bits_at, shift, j, y);
     set_field(&mut swapped, bits_at, shift, j + 1, x);
     write_keys(&path, v, &swapped);
-    // Read whole (export), and at a lookup of a position of that bucket.
+    // Read whole (export): the bucket check of every lookup sees it too.
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(
         s.start_region()
             .for_each(v, |_, _| Ok::<_, DbError>(()))
-            .err()
-            .expect("refused"),
+            .expect_err("refused"),
     );
     assert!(
         e.contains("opening-keys.sowdb")
@@ -262,8 +261,7 @@ fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
     let e = corrupt(
         s.start_region()
             .for_each(v, |_, _| Ok::<_, DbError>(()))
-            .err()
-            .expect("refused"),
+            .expect_err("refused"),
     );
     assert!(e.contains("not a locked position"), "{e}");
     fs::remove_dir_all(&db).unwrap();
