@@ -21,6 +21,12 @@ use tower::ServiceExt;
 
 use crate::targets::{Input, Outcome, Target, Verdict};
 
+/// The API's parameters and the router's own fields.
+const API_FIELDS: &[&str] = &[
+    "", "position", "moves", "time", "depth", "client", "level", "seed", "start", "record", "body",
+    "query", "path", "method",
+];
+
 /// Characters kept as they are in a query value; the rest percent-encoded.
 fn encode(s: &str) -> String {
     let mut out = String::new();
@@ -190,7 +196,14 @@ fn request(rt: &tokio::runtime::Runtime, app: &axum::Router, b: &[u8]) -> Outcom
     if status.as_u16() == 500 {
         return Err(format!("internal error: {message}"));
     }
+    // A mutated parameter name is the field of its refusal: names not
+    // of the API are one signature, so that they do not flood the corpus.
     let field_word = field.split(' ').next().unwrap_or(field);
+    let field_word = if kind == "usage" && !API_FIELDS.contains(&field_word) {
+        "*"
+    } else {
+        field_word
+    };
     Ok(Verdict::Refused(format!(
         "{}/{kind}/{field_word}",
         status.as_u16()
