@@ -310,3 +310,45 @@ fn a_key_index_without_the_start_or_with_a_bad_group_table_is_refused() {
     }
     fs::remove_dir_all(&db).unwrap();
 }
+
+#[test]
+fn a_key_index_compressed_or_with_too_many_groups_is_refused() {
+    // Found by the db-region target: a key index whose header said zstd
+    // was read as plain (a debug assertion; garbage keys in release), and
+    // a group count near 2^64 overflowed the size check.
+    let (db, v) = built("keys-table");
+    let path = db::region_keys_path(&db, v);
+    let good = key_payload(&path);
+    let kid = id(FileKind::RegionKeys, v, 0);
+    db::write_values(&path, kid, &good, Encoding::Zstd).unwrap();
+    let e = corrupt(Solution::open(v, &db).map(|_| ()).expect_err("refused"));
+    assert!(
+        e.contains("opening-keys.sowdb") && e.contains("encoding 1"),
+        "{e}"
+    );
+    let mut many = good.clone();
+    many[..8].copy_from_slice(&(u64::MAX / 8).to_le_bytes());
+    write_keys(&path, v, &many);
+    let e = corrupt(Solution::open(v, &db).map(|_| ()).expect_err("refused"));
+    assert!(e.contains("groups do not fit"), "{e}");
+    let mut far = good.clone();
+    far[8 + 32..8 + 40].copy_from_slice(&(u64::MAX - 3).to_le_bytes());
+    write_keys(&path, v, &far);
+    let e = corrupt(Solution::open(v, &db).map(|_| ()).expect_err("refused"));
+    assert!(e.contains("group 0 does not fit"), "{e}");
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn a_refusal_quoting_a_newline_stays_one_line() {
+    // Found by the http target: a position URL-decoded with a newline in
+    // a count; the message quoted it and broke the one-line contract.
+    let text = "kiothi 1,3,2,1,0,2,1,0,2,3,2*,1*,4*,7,0,1,2*,1\n,15,4 N play 8 0";
+    let e = sow::cli::CliError::from(parse_any(text).map(|_| ()).expect_err("refused"));
+    assert!(!e.message.contains('\n'), "{}", e.message);
+    assert!(e.message.contains("\\n"), "{}", e.message);
+    assert_eq!(
+        e.to_json()["error"]["message"].as_str(),
+        Some(e.message.as_str())
+    );
+}

@@ -140,6 +140,58 @@ fn universe(keys: &RegionKeys, g: &KeyGroup) -> u64 {
     keys.eg.index.layer_size(g.stones) << (2 * keys.eg.variant.w())
 }
 
+/// Checks a key index's encoding and group table before it is read
+/// (`RegionKeys::new`): plain, its group count and every record's
+/// directory and fields within the file, with checked arithmetic (a forged
+/// count or offset overflowed there; found by the `db-region` target).
+pub fn key_file(file: &MappedFile, variant: KpeVariant) -> Result<(), DbError> {
+    let corrupt = |what: String| DbError::Corrupt {
+        path: file.path().to_path_buf(),
+        what,
+    };
+    if file.encoding() != super::db::Encoding::Plain {
+        return Err(corrupt(format!(
+            "key index in encoding {} (written plain)",
+            file.encoding() as u8
+        )));
+    }
+    let payload = file.entries();
+    let read = |at: u64| -> Result<u64, DbError> {
+        let bytes = file.bytes(at as usize, 8)?;
+        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
+    };
+    if payload < 8 {
+        return Err(corrupt("key file without a group table".into()));
+    }
+    let count = read(0)?;
+    if count > (payload - 8) / 40 {
+        return Err(corrupt(format!("{count} groups do not fit")));
+    }
+    let eg = super::endgame::Endgame::new(variant);
+    for g in 0..count {
+        let at = 8 + 40 * g;
+        let [stones, keys, shift, dir_at, bits_at] = [0, 8, 16, 24, 32].map(|o| read(at + o));
+        let (stones, keys, shift, dir_at, bits_at) = (stones?, keys?, shift?, dir_at?, bits_at?);
+        let fits = stones <= variant.total() as u64
+            && (1..=56).contains(&shift)
+            && (eg.index.layer_size(stones as usize) << (2 * variant.w()) >> shift)
+                .checked_add(2)
+                .and_then(|d| d.checked_mul(4))
+                .and_then(|d| d.checked_add(dir_at))
+                .is_some_and(|end| end <= bits_at)
+            && keys
+                .checked_mul(shift)
+                .map(|b| b.div_ceil(8))
+                .and_then(|b| b.checked_add(bits_at))
+                .and_then(|b| b.checked_add(8))
+                .is_some_and(|end| end <= payload);
+        if !fits {
+            return Err(corrupt(format!("group {g} does not fit the file")));
+        }
+    }
+    Ok(())
+}
+
 /// Checks the key index at open (its group table, each directory's ends,
 /// the start position present) and tells the values file which stones
 /// each of its entries has.

@@ -170,6 +170,7 @@ pub struct RegionKeys {
 impl RegionKeys {
     /// Reads the group table of a checked key file.
     pub fn new(file: MappedFile, variant: KpeVariant) -> Result<Self, DbError> {
+        super::db_check::key_file(&file, variant)?;
         let eg = Endgame::new(variant);
         let corrupt = |what: String| DbError::Corrupt {
             path: file.path().to_path_buf(),
