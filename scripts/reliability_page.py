@@ -52,6 +52,18 @@ w("`scripts/fuzz.sh TARGET... --inputs N` runs `src/bin/sow-fuzz` (built with ov
   "field) is new joins the corpus. Each input runs under `catch_unwind` with a 1 s watchdog; "
   "every refusal is checked to be a named error of the error contract (a kind, a field, one "
   "line, the same in the `--json` object; database errors name their file).\n")
+w("The database targets mutate format-2 files (zstd blocks and a plain re-encoding whose payload "
+  "bytes are the entries, so that resealed mutants reach the content checks of "
+  "`src/solve/db_check.rs`; `db-region` mutates the key index or the values beside the other "
+  "file as built). The `http` target drives `sow serve`'s router in-process "
+  "(`tower::ServiceExt::oneshot` on `serve::router`, no socket) with a request line "
+  "(method, path, query string, percent-encoded positions from the seeds) and a body (the seed "
+  "games for `POST /api/analyze`); the server is configured for fuzzing (one search slot, "
+  "searches of 5 ms, a 1 MiB table, a 0.6 s request limit, variants of at most 20,000 "
+  "positions solved on demand, the seed database as `--db`). Every answer must come within "
+  "1 s, every 4xx/5xx must be the error object with a one-line message, a 500 is a finding, "
+  "and every 2xx under `/api/` must be JSON; request lines that are not HTTP (a bad method or "
+  "URI, refused by the HTTP layer before any router) count as refused `http/...`.\n")
 runs = sorted(latest("fuzz.jsonl"), key=lambda d: d["target"])
 if runs:
     w("| target | input surface | inputs | time (s) | accepted | refused | distinct outcomes | slowest input (ms) | panics | hangs > 1 s | contract violations | run |")
@@ -81,10 +93,14 @@ if afl:
           f"{d['bitmap_cvg']} | {d['corpus']} | {d['crashes']} | {d['hangs']} |")
     w("")
 else:
-    w("No AFL++ campaign has been run yet: cargo-afl 0.18.2 installs here (`cargo install "
-      "cargo-afl`) and its AFL++ 4.40c runs on the stable toolchain, but the instrumented build "
-      "of the harness did not fit in the session that wrote this page (2 cores shared by 7 "
-      "jobs). `scripts/fuzz_afl.sh` runs it; `scripts/reliability.sh` includes it.\n")
+    w("No AFL++ campaign has been run yet. cargo-afl 0.18.2 with AFL++ 4.40c is installed here "
+      "(`cargo install cargo-afl`, then `cargo afl --version`: it builds on the stable toolchain), "
+      "but the instrumented build of the harness (`fuzz/afl/`: the whole `sow` crate with axum and "
+      "tokio, cold) was not started in the sessions that wrote this page: the 2 cores were shared "
+      "by four sessions (load average 8-12 by `uptime`, 2026-12-01 14:41 UTC), where a plain "
+      "`cargo build --release` of the crate ran over 13 minutes without finishing, so an "
+      "instrumented build plus 300 s per target did not fit beside the 10^6-input campaigns. "
+      "`scripts/fuzz_afl.sh` runs it; `scripts/reliability.sh` includes it.\n")
 
 w("## Findings, fixed, each now a regression test (`tests/fuzz_regressions.rs`)\n")
 w(open(os.path.join(rel, "findings.md")).read() if os.path.exists(os.path.join(rel, "findings.md")) else "")
