@@ -65,12 +65,22 @@ w("The database targets mutate format-2 files (zstd blocks and a plain re-encodi
   "and every 2xx under `/api/` must be JSON; request lines that are not HTTP (a bad method or "
   "URI, refused by the HTTP layer before any router) count as refused `http/...`.\n")
 runs = sorted(latest("fuzz.jsonl"), key=lambda d: d["target"])
+
+
+def stale(d):
+    """Database runs from before format 2 (merged 2026-12-01 12:16 UTC) are
+    flagged: they are not evidence for the current files."""
+    if d["target"].startswith("db-") and d["date"] < "2026-12-01T12:16":
+        return " **(format 1: to rerun)**"
+    return ""
+
+
 if runs:
     w("| target | input surface | inputs | time (s) | accepted | refused | distinct outcomes | slowest input (ms) | panics | hangs > 1 s | contract violations | run |")
     w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for d in runs:
         w(f"| `{d['target']}` | {d['what']} | {d['inputs']:,} | {d['seconds']:.0f} | {d['accepted']:,} | "
-          f"{d['refused']:,} | {d['signatures']} | {d['slowest_input_ms']:.1f} | {d['panics']} | {d['hangs']} | {d['violations']} | {d['date'][:16]} {d.get('commit', '')} |")
+          f"{d['refused']:,} | {d['signatures']} | {d['slowest_input_ms']:.1f} | {d['panics']} | {d['hangs']} | {d['violations']} | {d['date'][:16]} {d.get('commit', '')}{stale(d)} |")
     w("")
     w("Outcome signatures per target (how the inputs were refused):\n")
     for d in runs:
