@@ -52,13 +52,35 @@ w("`scripts/fuzz.sh TARGET... --inputs N` runs `src/bin/sow-fuzz` (built with ov
   "field) is new joins the corpus. Each input runs under `catch_unwind` with a 1 s watchdog; "
   "every refusal is checked to be a named error of the error contract (a kind, a field, one "
   "line, the same in the `--json` object; database errors name their file).\n")
+w("The database targets mutate format-2 files (zstd blocks and a plain re-encoding whose payload "
+  "bytes are the entries, so that resealed mutants reach the content checks of "
+  "`src/solve/db_check.rs`; `db-region` mutates the key index or the values beside the other "
+  "file as built). The `http` target drives `sow serve`'s router in-process "
+  "(`tower::ServiceExt::oneshot` on `serve::router`, no socket) with a request line "
+  "(method, path, query string, percent-encoded positions from the seeds) and a body (the seed "
+  "games for `POST /api/analyze`); the server is configured for fuzzing (one search slot, "
+  "searches of 5 ms, a 1 MiB table, a 0.6 s request limit, variants of at most 20,000 "
+  "positions solved on demand, the seed database as `--db`). Every answer must come within "
+  "1 s, every 4xx/5xx must be the error object with a one-line message, a 500 is a finding, "
+  "and every 2xx under `/api/` must be JSON; request lines that are not HTTP (a bad method or "
+  "URI, refused by the HTTP layer before any router) count as refused `http/...`.\n")
 runs = sorted(latest("fuzz.jsonl"), key=lambda d: d["target"])
+
+
+def stale(d):
+    """Database runs from before format 2 (merged 2026-12-01 12:16 UTC) are
+    flagged: they are not evidence for the current files."""
+    if d["target"].startswith("db-") and d["date"] < "2026-12-01T12:16":
+        return " **(format 1: to rerun)**"
+    return ""
+
+
 if runs:
     w("| target | input surface | inputs | time (s) | accepted | refused | distinct outcomes | slowest input (ms) | panics | hangs > 1 s | contract violations | run |")
     w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for d in runs:
         w(f"| `{d['target']}` | {d['what']} | {d['inputs']:,} | {d['seconds']:.0f} | {d['accepted']:,} | "
-          f"{d['refused']:,} | {d['signatures']} | {d['slowest_input_ms']:.1f} | {d['panics']} | {d['hangs']} | {d['violations']} | {d['date'][:16]} {d.get('commit', '')} |")
+          f"{d['refused']:,} | {d['signatures']} | {d['slowest_input_ms']:.1f} | {d['panics']} | {d['hangs']} | {d['violations']} | {d['date'][:16]} {d.get('commit', '')}{stale(d)} |")
     w("")
     w("Outcome signatures per target (how the inputs were refused):\n")
     for d in runs:
@@ -81,10 +103,14 @@ if afl:
           f"{d['bitmap_cvg']} | {d['corpus']} | {d['crashes']} | {d['hangs']} |")
     w("")
 else:
-    w("No AFL++ campaign has been run yet: cargo-afl 0.18.2 installs here (`cargo install "
-      "cargo-afl`) and its AFL++ 4.40c runs on the stable toolchain, but the instrumented build "
-      "of the harness did not fit in the session that wrote this page (2 cores shared by 7 "
-      "jobs). `scripts/fuzz_afl.sh` runs it; `scripts/reliability.sh` includes it.\n")
+    w("No AFL++ campaign has been run yet. cargo-afl 0.18.2 with AFL++ 4.40c is installed here "
+      "(`cargo install cargo-afl`, then `cargo afl --version`: it builds on the stable toolchain), "
+      "but the instrumented build of the harness (`fuzz/afl/`: the whole `sow` crate with axum and "
+      "tokio, cold) was not started in the sessions that wrote this page: the 2 cores were shared "
+      "by four sessions (load average 8-12 by `uptime`, 2026-12-01 14:41 UTC), where a plain "
+      "`cargo build --release` of the crate ran over 13 minutes without finishing, so an "
+      "instrumented build plus 300 s per target did not fit beside the 10^6-input campaigns. "
+      "`scripts/fuzz_afl.sh` runs it; `scripts/reliability.sh` includes it.\n")
 
 w("## Findings, fixed, each now a regression test (`tests/fuzz_regressions.rs`)\n")
 w(open(os.path.join(rel, "findings.md")).read() if os.path.exists(os.path.join(rel, "findings.md")) else "")
@@ -124,10 +150,29 @@ if so:
       f"{float(sp['seconds']):.0f} s, {sp['panics']} panics. Resident memory (sampled every second, "
       f"{sp['rss_samples']} samples): {sp['rss_mib_after_first_tenth']} MiB after the first tenth of the run, "
       f"at most {sp['rss_mib_peak_after']} MiB after it, {sp['rss_mib_last']} MiB at the end.\n")
+    tenths = sp.get("rss_mib_by_tenth")
+    if tenths:
+        w("  Resident memory at each tenth of the run (MiB):\n")
+        w("  | " + " | ".join(f"{10 * (i + 1)}%" for i in range(len(tenths))) + " |")
+        w("  |" + "---:|" * len(tenths))
+        w("  | " + " | ".join(f"{t}" for t in tenths) + " |\n")
+        later = tenths[len(tenths) // 3:]
+        w(f"  Each game builds its two agents, each with its own 16 MiB transposition table "
+          f"(`ab` agents' default `tt=16`), freed when the game ends; games run on the "
+          f"rayon pool. Resident memory rises while the first tables' pages are touched, then "
+          f"stays in a band ({min(later)}-{max(later)} MiB over the last two thirds of the "
+          f"run, no trend: the last tenth is below the peak), so the tables do not grow or "
+          f"leak over {sp['games']:,} games.\n")
 else:
     w("Not run yet.\n")
 
 w("## Limits and locks (tests in `tests/reliability.rs`)\n")
+w("- `sow serve`: a whole-request time limit (`--max-time` plus 10 s; `Limits::request_time`): "
+  "a request still running then is answered 503 with the `timeout` error object and "
+  "dropped, which stops its search; a Kpé variant or locked region being solved on demand "
+  "cannot be stopped and finishes in the background (its result is kept). Request bodies "
+  "above 256 KiB are refused (413); unknown paths and methods get the error object (404, "
+  "405). Test: `tests/serve_api.rs`, `a_request_over_the_time_limit_is_answered_with_the_timeout_error`.")
 w("- `--threads` above 4 per core (`src/limits.rs`, `THREADS_PER_CORE`) is refused "
   "(`usage`, field `threads`), as is an agent's `threads=` beyond it.")
 w("- `--hash` (and an agent's `tt=`) above `MemAvailable` is refused before allocating; the "

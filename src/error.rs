@@ -98,7 +98,7 @@ impl CliError {
         CliError {
             kind: kind.to_string(),
             field: field.map(str::to_string),
-            message: message.into(),
+            message: one_line(message.into()),
             index: None,
             broken_pipe: false,
         }
@@ -130,6 +130,26 @@ impl fmt::Display for CliError {
 }
 
 impl std::error::Error for CliError {}
+
+/// The contract's message is one line: control characters of the input it
+/// quotes (a newline in a URL-decoded position, say) are written escaped
+/// (`\n`). Found by the `http` fuzz target.
+fn one_line(message: String) -> String {
+    if !message.contains(|c: char| c.is_control()) {
+        return message;
+    }
+    message
+        .chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
 
 impl From<InputError> for CliError {
     fn from(e: InputError) -> Self {

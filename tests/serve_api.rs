@@ -419,3 +419,63 @@ fn the_binary_prints_its_address_and_stops_on_ctrl_c() {
     assert!(status.success(), "{status:?}");
     assert_eq!(lines.next().unwrap().unwrap(), "sow serve: stopped");
 }
+
+/// The whole-request time limit: a request still running at
+/// `Limits::request_time` is answered with the `timeout` error (503) and
+/// its search stopped, so that the one search slot is free again at once.
+/// Paths and methods the router does not know get the error object too.
+#[test]
+fn a_request_over_the_time_limit_is_answered_with_the_timeout_error() {
+    let db = std::env::temp_dir().join(format!("sow-serve-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&db).unwrap();
+    let mut limits = Limits::new(1, 20.0);
+    limits.request_time = Duration::from_millis(400);
+    let running = spawn(
+        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        AppState::new(db.clone(), limits),
+    )
+    .unwrap();
+    let at = |path: &str| format!("http://{}{path}", running.addr);
+    let p = "kiothi 0,0,3,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,2 S play";
+    let t = Instant::now();
+    let (status, body) = send(
+        ureq::get(&at("/api/eval"))
+            .query("position", p)
+            .query("time", "15"),
+    );
+    let took = t.elapsed();
+    assert_eq!(status, 503, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["error"]["kind"], "timeout", "{body}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("limit"),
+        "{body}"
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    // The stopped search gave its slot back: a quick request is served.
+    let t = Instant::now();
+    let (status, body) = send(
+        ureq::get(&at("/api/eval"))
+            .query("position", p)
+            .query("depth", "1"),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // Unknown page paths and wrong methods: the error object, not an empty body.
+    for (req, code, field) in [
+        (ureq::get(&at("/nothing-here")), 404, "path"),
+        (
+            ureq::post(&at("/api/show")).query("position", "kpe"),
+            405,
+            "method",
+        ),
+        (ureq::post(&at("/")), 405, "method"),
+    ] {
+        let (status, body) = send(req);
+        assert_eq!(status, code, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["error"]["field"], field, "{body}");
+    }
+    running.shutdown();
+    let _ = std::fs::remove_dir_all(&db);
+}

@@ -3,7 +3,8 @@
 //! WebDriver (fantoccini). Loads Kpé, plays a move by clicking a pit, checks
 //! the board and every move value against `sow apply` and `sow eval`,
 //! undoes, enters a position in the editor (and an impossible one, refused
-//! with the CLI's message), plays a Kiothi move by clicking, and writes
+//! with the CLI's message), plays a Kiothi move by clicking, places a
+//! Kiothi opening by clicking (lifted pits, then each warrior), and writes
 //! screenshots to `results/web/`.
 //!
 //! Without chromium this test fails (it does not skip): run
@@ -384,6 +385,38 @@ async fn run(c: &Client, base: &str, db: &Path) {
         .to_string();
     wait_position(c, &after).await;
     assert_eq!(board_counts(c).await, sow(&["show", &after])["pits"]);
+
+    // A Kiothi opening placed by clicking: lift pits 4 and 5 (ten
+    // warriors), place them one click each (pit 9 six times, North's 12
+    // four times), play it: the board is `sow apply`'s.
+    let opening = sow(&["show", "kiothi"])["position"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.goto(&format!("{base}?position={}", urlencode(&opening)))
+        .await
+        .unwrap();
+    wait_position(c, &opening).await;
+    click(c, "g[data-pit='4'] rect").await;
+    click(c, "g[data-pit='5'] rect").await;
+    for target in [9, 9, 9, 9, 9, 9, 12, 12, 12, 12] {
+        click(c, &format!("g[data-pit='{target}'] rect")).await;
+    }
+    let shown = c
+        .find(Locator::Css("#opening-move"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(shown.starts_with("4+5>9,9,9,9,9,9,12,12,12,12"), "{shown}");
+    click(c, "#opening-play").await;
+    let placed = sow(&["apply", &opening, "4+5>9,9,9,9,9,9,12,12,12,12"])["final"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_position(c, &placed).await;
+    assert_eq!(board_counts(c).await, sow(&["show", &placed])["pits"]);
 }
 
 fn urlencode(s: &str) -> String {

@@ -367,3 +367,44 @@ pub async fn not_found() -> ApiError {
         error: CliError::usage("path", "no such endpoint (see the README's API section)"),
     }
 }
+
+/// A known path asked with another method (`POST /api/show`...).
+pub async fn method_not_allowed() -> ApiError {
+    ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        error: CliError::usage(
+            "method",
+            "method not allowed here (see the README's API section)",
+        ),
+    }
+}
+
+/// The whole-request time limit (`Limits::request_time`): a request still
+/// running then is answered with the `timeout` error (503) and dropped,
+/// which stops its search (its ticket sets the stop flag). Work that
+/// cannot be stopped (a Kpé variant or locked region being solved) ends
+/// in the background and is kept, so the same request later succeeds.
+pub async fn time_limit(
+    State(state): State<Arc<AppState>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let limit = state.limits.request_time;
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            error: CliError::new(
+                "timeout",
+                None,
+                format!(
+                    "the request took longer than the server's limit of {:.1} s (--max-time plus {:.0} s); \
+                     a solve it started goes on, so it may succeed if asked again later",
+                    limit.as_secs_f64(),
+                    super::state::REQUEST_MARGIN_SECONDS
+                ),
+            ),
+        }
+        .into_response(),
+    }
+}

@@ -36,13 +36,20 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/analyze", post(api::analyze))
         .route("/stop", post(api::stop))
         .route("/games", get(api::games))
-        .fallback(api::not_found);
+        .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed);
     Router::new()
         .route("/", get(assets::index))
         .route("/app.js", get(assets::script))
         .route("/style.css", get(assets::style))
         .nest("/api", api)
+        .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.limits.max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            api::time_limit,
+        ))
         .with_state(state)
 }
 

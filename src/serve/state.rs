@@ -37,6 +37,14 @@ pub struct Limits {
     pub max_body: usize,
     /// Longest move list of `/api/apply` and of an analysed game.
     pub max_moves: usize,
+    /// Longest time one request may take, whatever it does (a search is
+    /// capped by `max_seconds`; a Kpé database opened, a variant or a
+    /// locked region solved on demand are not): then it is answered with
+    /// the `timeout` error (503) and its search told to stop.
+    pub request_time: Duration,
+    /// Largest Kpé variant (unlocked positions) solved in memory on demand
+    /// when its database is missing.
+    pub solve_positions: u64,
 }
 
 impl Limits {
@@ -53,9 +61,14 @@ impl Limits {
             queue_wait: Duration::from_secs(60),
             max_body: 256 * 1024,
             max_moves: 2000,
+            request_time: Duration::from_secs_f64(max_seconds + REQUEST_MARGIN_SECONDS),
+            solve_positions: crate::solve::solution::ON_THE_FLY_POSITIONS,
         }
     }
 }
+
+/// What a request may take beyond the longest search (`--max-time`).
+pub const REQUEST_MARGIN_SECONDS: f64 = 10.0;
 
 /// The shared state of the server.
 pub struct AppState {
@@ -97,7 +110,13 @@ impl AppState {
             return Ok(o.clone());
         }
         let quiet = Progress::auto(true);
-        let solution = kpe_db::open_solution(variant, &self.db, quiet)?;
+        let solution =
+            if crate::solve::solution::endgame_positions(variant) > self.limits.solve_positions {
+                // Too large to solve here: its database or a named refusal.
+                crate::solve::solution::Solution::open(variant, &self.db)?
+            } else {
+                kpe_db::open_solution(variant, &self.db, quiet)?
+            };
         let oracle = Arc::new(Mutex::new(KpeOracle::new(solution, quiet)));
         map.insert(variant, oracle.clone());
         Ok(oracle)

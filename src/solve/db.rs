@@ -360,6 +360,8 @@ pub struct MappedFile {
     verified: Vec<AtomicU64>,
     /// zstd: recently decoded blocks, by block number modulo the slots.
     cache: Vec<Mutex<CachedBlock>>,
+    /// What the entries are, for the content checks (`db_check.rs`).
+    content: super::db_check::Content,
 }
 
 /// A decoded block and its number.
@@ -582,6 +584,7 @@ impl MappedFile {
             offsets,
             verified,
             cache: (0..slots).map(|_| Mutex::new(None)).collect(),
+            content: super::db_check::Content::of(id),
         })
     }
 
@@ -595,6 +598,14 @@ impl MappedFile {
 
     pub fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    pub fn content(&self) -> &super::db_check::Content {
+        &self.content
+    }
+
+    pub fn set_content(&mut self, content: super::db_check::Content) {
+        self.content = content;
     }
 
     fn payload(&self) -> &[u8] {
@@ -684,7 +695,9 @@ impl MappedFile {
         let stored = self.stored_block(b);
         let len = self.block.min(self.entries as usize - b * self.block);
         if stored.len() == len {
-            return Ok(stored.to_vec()); // stored as is (incompressible)
+            // Stored as is (incompressible).
+            super::db_check::check_entries(self, (b * self.block) as u64, stored)?;
+            return Ok(stored.to_vec());
         }
         let decoded = DECOMPRESSOR.with(|d| {
             let mut d = d.borrow_mut();
@@ -694,7 +707,10 @@ impl MappedFile {
             d.as_mut()?.decompress(stored, len).ok()
         });
         match decoded {
-            Some(bytes) if bytes.len() == len => Ok(bytes),
+            Some(bytes) if bytes.len() == len => {
+                super::db_check::check_entries(self, (b * self.block) as u64, &bytes)?;
+                Ok(bytes)
+            }
             _ => Err(self.corrupt_block(b)),
         }
     }
@@ -704,7 +720,8 @@ impl MappedFile {
     #[inline]
     pub fn entry(&self, i: u64) -> Result<u8, DbError> {
         if self.encoding == Encoding::Plain {
-            return self.byte(i as usize);
+            let e = self.byte(i as usize)?;
+            return super::db_check::check_entries(self, i, &[e]).map(|()| e);
         }
         let b = i as usize / self.block;
         let at = i as usize % self.block;
@@ -726,7 +743,11 @@ impl MappedFile {
     pub fn all_entries(&self) -> Result<std::borrow::Cow<'_, [u8]>, DbError> {
         use rayon::prelude::*;
         match self.encoding {
-            Encoding::Plain => self.bytes(0, self.entries as usize).map(Into::into),
+            Encoding::Plain => {
+                let all = self.bytes(0, self.entries as usize)?;
+                super::db_check::check_entries(self, 0, all)?;
+                Ok(all.into())
+            }
             Encoding::Zstd => {
                 let blocks: Vec<Vec<u8>> = (0..self.block_sums.len())
                     .into_par_iter()

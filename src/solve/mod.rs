@@ -2,6 +2,7 @@
 //! position by retrograde analysis, and the locked opening phase on top.
 
 pub mod db;
+pub mod db_check;
 pub mod endgame;
 pub mod endless;
 pub mod estimate;

@@ -154,7 +154,7 @@ pub struct KeyGroup {
     pub keys: u64,
     /// Index (in the values file) of the group's first key.
     pub first: u64,
-    shift: u32,
+    pub(crate) shift: u32,
     dir_at: usize,
     bits_at: usize,
 }
@@ -162,7 +162,7 @@ pub struct KeyGroup {
 /// The key file of a region, mapped, answering "where is this key".
 pub struct RegionKeys {
     file: MappedFile,
-    eg: Endgame,
+    pub(crate) eg: Endgame,
     groups: Vec<KeyGroup>,
     by_stones: Vec<Option<usize>>,
 }
@@ -170,6 +170,7 @@ pub struct RegionKeys {
 impl RegionKeys {
     /// Reads the group table of a checked key file.
     pub fn new(file: MappedFile, variant: KpeVariant) -> Result<Self, DbError> {
+        super::db_check::key_file(&file, variant)?;
         let eg = Endgame::new(variant);
         let corrupt = |what: String| DbError::Corrupt {
             path: file.path().to_path_buf(),
@@ -247,13 +248,13 @@ impl RegionKeys {
         &self.groups
     }
 
-    fn dir(&self, g: &KeyGroup, b: usize) -> Result<u64, DbError> {
+    pub(crate) fn dir(&self, g: &KeyGroup, b: usize) -> Result<u64, DbError> {
         let bytes = self.file.bytes(g.dir_at + 4 * b, 4)?;
         Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as u64)
     }
 
     /// The low bits of key `j` of group `g`.
-    fn field(&self, g: &KeyGroup, j: u64) -> Result<u64, DbError> {
+    pub(crate) fn field(&self, g: &KeyGroup, j: u64) -> Result<u64, DbError> {
         let bit = j as usize * g.shift as usize;
         let bytes = self.file.bytes(g.bits_at + bit / 8, 8)?;
         let word = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
@@ -274,6 +275,7 @@ impl RegionKeys {
             return Ok(None);
         }
         let (mut lo, mut hi) = (self.dir(g, b)?, self.dir(g, b + 1)?);
+        super::db_check::bucket(self, g, b, lo, hi)?;
         let low = u & ((1u64 << g.shift) - 1);
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -288,6 +290,7 @@ impl RegionKeys {
 
     /// Every relative key of group `g`, in file order.
     pub fn keys_of(&self, g: usize) -> Result<Vec<RegionKey>, DbError> {
+        super::db_check::group(self, g)?;
         let group = self.groups[g];
         let ranker = Ranker::new(&self.eg);
         let mut keys = Vec::with_capacity(group.keys as usize);

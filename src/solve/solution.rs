@@ -506,7 +506,11 @@ pub struct RegionGroup {
 }
 
 impl StartRegion {
-    fn mapped(keys: MappedFile, values: MappedFile, variant: KpeVariant) -> Result<Self, DbError> {
+    pub fn mapped(
+        keys: MappedFile,
+        mut values: MappedFile,
+        variant: KpeVariant,
+    ) -> Result<Self, DbError> {
         let keys = RegionKeys::new(keys, variant)?;
         if keys.len() != values.entries() {
             return Err(DbError::Mismatch {
@@ -519,6 +523,7 @@ impl StartRegion {
                 ),
             });
         }
+        super::db_check::region(&keys, &mut values, variant)?;
         Ok(StartRegion::Mapped { keys, values })
     }
 

@@ -16,6 +16,7 @@
 //! and exits with code 3 when one input runs longer than 1 s. The last
 //! line is a JSON summary of the run.
 
+mod http;
 mod mutate;
 mod targets;
 
@@ -201,8 +202,8 @@ fn main() {
                 Input::Binary { fields } => {
                     let mut m = mutate::mutate_bytes(&mut rng, parent, fields);
                     if rng.below(2) == 0 {
-                        // db-dir inputs carry a file number first.
-                        let skip = usize::from(target.name == "db-dir");
+                        // db-dir and db-region inputs carry a file number first.
+                        let skip = usize::from(matches!(target.name, "db-dir" | "db-region"));
                         if m.len() > skip {
                             reseal(&mut m[skip..]);
                         }
@@ -298,8 +299,10 @@ fn main() {
 }
 
 /// Recomputes a database image's block checksums and the checksum of its
-/// block table from its own header (layout in `src/solve/db.rs`), so that
-/// a mutant passes the checksum checks and reaches the code behind them.
+/// block table from its own header (layout in `src/solve/db.rs`: plain
+/// blocks of `block` bytes, or zstd blocks at the offsets that follow the
+/// checksums), so that a mutant passes the checksum checks and reaches
+/// the code behind them.
 fn reseal(b: &mut [u8]) {
     const HEADER: usize = 64;
     if b.len() < HEADER {
@@ -310,16 +313,32 @@ fn reseal(b: &mut [u8]) {
     if !block.is_power_of_two() || !(4096..=1 << 20).contains(&block) {
         return;
     }
-    let Some(start) = blocks
-        .checked_mul(8)
+    let zstd = b[18] == 1;
+    let table = if zstd {
+        blocks.checked_mul(16).and_then(|t| t.checked_add(8))
+    } else {
+        blocks.checked_mul(8)
+    };
+    let Some(start) = table
         .and_then(|t| t.checked_add(HEADER as u64))
         .filter(|&s| s <= b.len() as u64)
     else {
         return;
     };
-    let (start, block) = (start as usize, block as usize);
+    let (start, block, blocks) = (start as usize, block as usize, blocks as usize);
     let (head, payload) = b.split_at_mut(start);
-    for (i, chunk) in payload.chunks(block).take(blocks as usize).enumerate() {
+    for i in 0..blocks {
+        let chunk = if zstd {
+            let at = HEADER + 8 * (blocks + i);
+            let (from, to) = (word(head, at) as usize, word(head, at + 8) as usize);
+            if from > to || to > payload.len() {
+                continue;
+            }
+            &payload[from..to]
+        } else {
+            let from = (i * block).min(payload.len());
+            &payload[from..(from + block).min(payload.len())]
+        };
         let at = HEADER + 8 * i;
         head[at..at + 8].copy_from_slice(&sow::solve::db::checksum(chunk).to_le_bytes());
     }

@@ -83,6 +83,7 @@ pub const NAMES: &[&str] = &[
     "db-region",
     "db-dir",
     "game-file",
+    "http",
 ];
 
 /// Builds a target by name; `work` is a scratch directory (the db targets'
@@ -163,31 +164,55 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
             .collect(),
             run: Box::new(agent_spec),
         },
-        "db-layer" | "db-region" => {
+        "db-layer" => {
             let db = seed_database(work, variant())?;
-            let kind = if name == "db-layer" {
-                FileKind::Layer
-            } else {
-                FileKind::Region
-            };
-            let (path, id, entries) = seed_file(&db, kind);
+            let (path, id, entries) = seed_file(&db, FileKind::Layer);
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            // The file as written (zstd blocks) and re-encoded plain, whose
+            // payload bytes are the entries themselves: mutated and
+            // resealed, they reach the content checks (`db_check.rs`).
+            let plain = plain_copy(&path, id, work)?;
             Target {
-                name: if kind == FileKind::Layer {
-                    "db-layer"
-                } else {
-                    "db-region"
-                },
-                what: if kind == FileKind::Layer {
-                    "an endgame layer file's bytes (no disk): header, block table, payload, length"
-                } else {
-                    "the opening-region file's bytes (no disk), then lookups and a full load"
-                },
+                name: "db-layer",
+                what: "an endgame layer file's bytes (no disk; zstd and plain): header, block table, payload, length, entries",
                 input: Input::Binary {
                     fields: DB_FIELDS.to_vec(),
                 },
-                seeds: vec![bytes],
+                seeds: vec![bytes, plain],
                 run: Box::new(move |b| db_file(&path, id, entries, b)),
+            }
+        }
+        "db-region" => {
+            let db = seed_database(work, variant())?;
+            let (keys_path, keys_id, _) = seed_file(&db, FileKind::RegionKeys);
+            let (values_path, values_id, _) = seed_file(&db, FileKind::Region);
+            let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+            // Input: which file (0 keys, 1 values zstd, 2 values plain),
+            // then its mutated bytes; the other file as built.
+            let files = [
+                read(&keys_path)?,
+                read(&values_path)?,
+                plain_copy(&values_path, values_id, work)?,
+            ];
+            let seeds = files
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let mut s = vec![i as u8];
+                    s.extend_from_slice(b);
+                    s
+                })
+                .collect();
+            let mut fields: Vec<(usize, usize)> =
+                DB_FIELDS.iter().map(|&(a, w)| (a + 1, w)).collect();
+            fields.push((0, 1));
+            let paths = (keys_path, keys_id, values_path, values_id);
+            Target {
+                name: "db-region",
+                what: "the opening region's key index or values (no disk; a selector byte, then the file): open checks, lookups along the opening, a full load and export walk",
+                input: Input::Binary { fields },
+                seeds,
+                run: Box::new(move |b| db_region(&paths, &files, b)),
             }
         }
         "db-dir" => {
@@ -229,6 +254,8 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
                 run: Box::new(move |b| db_dir(&copy, &files, b)),
             }
         }
+        // `sow serve`'s router, with the seed database as its directory.
+        "http" => crate::http::target(seeds_dir, &seed_database(work, variant())?)?,
         "game-file" => Target {
             name: "game-file",
             what: "a game file as `sow analyze` reads it (start and moves, match/play JSON lines, apply output), replayed; small Kpé games then analyzed exactly",
@@ -580,12 +607,85 @@ fn db_file(path: &Path, id: FileId, entries: Option<u64>, b: &[u8]) -> Outcome {
     if let Err(e) = file.verify_all() {
         return db_refusal(&e, path);
     }
-    let n = file.entries() as usize;
-    for (start, len) in [(0, 1), (n.saturating_sub(1), 1), (n, 1), (usize::MAX, 2)] {
-        let _ = file.bytes(start, len);
-        let _ = file.byte(start);
+    let n = file.entries();
+    if file.encoding() == db::Encoding::Plain {
+        for (start, len) in [(0, 1), (n.saturating_sub(1), 1), (n, 1), (u64::MAX, 2)] {
+            let _ = file.bytes(start as usize, len);
+            let _ = file.byte(start as usize);
+        }
+    }
+    // Entries as a probe and as a full load read them (content checks).
+    for i in [0, n / 2, n.saturating_sub(1)] {
+        if i < n {
+            if let Err(e) = file.entry(i) {
+                return db_refusal(&e, path);
+            }
+        }
+    }
+    if let Err(e) = file.all_entries() {
+        return db_refusal(&e, path);
     }
     Ok(Verdict::Accepted)
+}
+
+/// A value file re-encoded plain (entries as payload), as bytes.
+fn plain_copy(path: &Path, id: FileId, work: &Path) -> Result<Vec<u8>, String> {
+    let file = MappedFile::open(path, id, None).map_err(|e| e.to_string())?;
+    let entries = file.all_entries().map_err(|e| e.to_string())?;
+    let to = work.join("plain-copy.sowdb");
+    db::write_values(&to, id, &entries, db::Encoding::Plain).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&to).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&to);
+    Ok(bytes)
+}
+
+/// The region's key index and values from bytes (one of them the input),
+/// opened as `Solution::open` does, then queried as `eval` (the start and
+/// the positions along a few opening moves), `stats` (a full load) and
+/// `export` (every key) do.
+fn db_region(
+    (keys_path, keys_id, values_path, values_id): &(PathBuf, FileId, PathBuf, FileId),
+    files: &[Vec<u8>; 3],
+    b: &[u8],
+) -> Outcome {
+    use sow::solve::solution::StartRegion;
+    let Some((&which, bytes)) = b.split_first() else {
+        return Ok(Verdict::Refused("empty".into()));
+    };
+    let which = which as usize % 3;
+    let (keys, values) = match which {
+        0 => (bytes.to_vec(), files[1].clone()),
+        _ => (files[0].clone(), bytes.to_vec()),
+    };
+    let path = if which == 0 { keys_path } else { values_path };
+    let v = variant();
+    let answer = (|| -> Result<(), DbError> {
+        let keys = MappedFile::from_bytes(keys_path, FileBytes::Owned(keys), *keys_id, None)?;
+        let values =
+            MappedFile::from_bytes(values_path, FileBytes::Owned(values), *values_id, None)?;
+        let region = StartRegion::mapped(keys, values, v)?;
+        let mut pos = KpePosition::start(v);
+        for _ in 0..6 {
+            for m in pos.legal_moves() {
+                let child = pos.play_unchecked(&m);
+                if !(child.is_unlocked(sow::Side::South) && child.is_unlocked(sow::Side::North)) {
+                    region.entry(&child)?;
+                }
+            }
+            region.entry(&pos)?;
+            match pos.legal_moves().first() {
+                Some(m) => pos = pos.play_unchecked(m),
+                None => break,
+            }
+        }
+        region.groups()?;
+        region.for_each(v, |_, _| Ok::<_, DbError>(()))?;
+        Ok(())
+    })();
+    match answer {
+        Ok(()) => Ok(Verdict::Accepted),
+        Err(e) => db_refusal(&e, path),
+    }
 }
 
 /// One file of a database directory replaced by the input's bytes, then
