@@ -90,10 +90,17 @@ const HUGE_PAGE: usize = 2 << 20;
 /// The buckets, in zeroed memory aligned to a huge page when the table is
 /// large enough. Probes are random accesses over the whole table (the
 /// prover's hottest cost when profiled: a cache and a TLB miss each), and
-/// huge pages spare most of the TLB misses and page faults.
+/// huge pages spare most of the TLB misses and page faults. On Linux the
+/// memory is mapped directly (fresh zero pages, advised as huge before
+/// anything touches them: the allocator's aligned path would write zeros
+/// over 4 KiB pages first); elsewhere it comes from the allocator.
 struct Slab {
     ptr: std::ptr::NonNull<Bucket>,
     len: usize,
+    /// What to give back: the mapping (base, length) or the allocation.
+    #[cfg(target_os = "linux")]
+    mapping: (*mut libc::c_void, usize),
+    #[cfg(not(target_os = "linux"))]
     layout: std::alloc::Layout,
 }
 
@@ -103,27 +110,54 @@ unsafe impl Send for Slab {}
 unsafe impl Sync for Slab {}
 
 impl Slab {
+    #[cfg(target_os = "linux")]
     fn new(len: usize) -> Slab {
         let size = len * std::mem::size_of::<Bucket>();
-        let align = if size >= HUGE_PAGE {
-            HUGE_PAGE
-        } else {
-            std::mem::align_of::<Bucket>()
+        let map_len = size + HUGE_PAGE;
+        // SAFETY: an anonymous private mapping (zero-filled by the kernel)
+        // that this slab owns until `drop` unmaps it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
         };
-        let layout = std::alloc::Layout::from_size_align(size, align)
+        if base == libc::MAP_FAILED {
+            let layout = std::alloc::Layout::from_size_align(size, HUGE_PAGE)
+                .unwrap_or(std::alloc::Layout::new::<Bucket>());
+            std::alloc::handle_alloc_error(layout)
+        }
+        let skip = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
+        // SAFETY: `skip < HUGE_PAGE`, so `[start, start + size)` lies in the
+        // mapping; the hint may fail harmlessly (no huge pages offered).
+        let start = unsafe {
+            let start = (base as *mut u8).add(skip);
+            if size >= HUGE_PAGE {
+                libc::madvise(start as *mut libc::c_void, size, libc::MADV_HUGEPAGE);
+            }
+            start as *mut Bucket
+        };
+        Slab {
+            ptr: std::ptr::NonNull::new(start).expect("mmap returned a valid address"),
+            len,
+            mapping: (base, map_len),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn new(len: usize) -> Slab {
+        let size = len * std::mem::size_of::<Bucket>();
+        let layout = std::alloc::Layout::from_size_align(size, std::mem::align_of::<Bucket>())
             .expect("bound table size fits the address space");
         // SAFETY: `size > 0` (len >= 1); all-zero bytes are valid atomics.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut Bucket;
         let Some(ptr) = std::ptr::NonNull::new(ptr) else {
             std::alloc::handle_alloc_error(layout)
         };
-        #[cfg(target_os = "linux")]
-        if align == HUGE_PAGE {
-            // SAFETY: a hint on memory this slab owns; failure is harmless.
-            unsafe {
-                libc::madvise(ptr.as_ptr() as *mut libc::c_void, size, libc::MADV_HUGEPAGE);
-            }
-        }
         Slab { ptr, len, layout }
     }
 
@@ -136,8 +170,15 @@ impl Slab {
 
 impl Drop for Slab {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with exactly this layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, self.layout) }
+        // SAFETY: mapped (allocated) in `new` with exactly these arguments.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            libc::munmap(self.mapping.0, self.mapping.1);
+        }
+        #[cfg(not(target_os = "linux"))]
+        unsafe {
+            std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, self.layout)
+        }
     }
 }
 
@@ -277,6 +318,33 @@ mod tests {
             })
         );
         assert_eq!(t.probe(43), None);
+    }
+
+    #[test]
+    fn a_huge_page_table_stores_probes_and_prefetches() {
+        // 4 MiB: on Linux the slab is aligned to a huge page.
+        let t = BoundTable::new(4);
+        if cfg!(target_os = "linux") {
+            assert_eq!(t.slots.ptr.as_ptr() as usize % HUGE_PAGE, 0);
+        }
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+        let p = Proved {
+            lo: -3,
+            hi: 5,
+            best: Some(2),
+            open: None,
+        };
+        for k in (1..20_000u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15)) {
+            t.prefetch(k);
+            t.store(k, p, 1);
+        }
+        let found = (1..20_000u64)
+            .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .filter(|&k| t.probe(k) == Some(p))
+            .count();
+        // 65,536 buckets of 4: almost nothing is evicted.
+        assert!(found > 19_900, "{found}");
+        assert_eq!(t.probe(0x1234_5678), None);
     }
 
     #[test]
