@@ -76,3 +76,14 @@ fn probe_db_4x3(bencher: Bencher) {
     probe(bencher, &solution);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Exact value of positions from the standard game's database, warm: the
+/// database directory is given by `SOW_BENCH_DB` (a `sow solve kpe --db
+/// DIR`); ignored by default since it needs that solve. Run with
+/// `SOW_BENCH_DB=DIR cargo bench --bench solver -- --ignored`.
+#[divan::bench(ignore)]
+fn probe_db_standard(bencher: Bencher) {
+    let dir = std::env::var_os("SOW_BENCH_DB").expect("SOW_BENCH_DB names a solved database");
+    let solution = Solution::open(KpeVariant::STANDARD, std::path::Path::new(&dir)).unwrap();
+    probe(bencher, &solution);
+}

@@ -2,16 +2,18 @@
 //! variant that cannot fit is refused with the estimate instead of failing
 //! (or swapping) hours later.
 //!
-//! The unlocked layers are counted exactly; the locked region is not known
-//! before its forward exploration, so its size is estimated from the
-//! measured region / unlocked ratios of `results/kpe/variants.json` (`sow
-//! variants`), taken at the largest measured K of the same W: the ratio
-//! falls as K grows (W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19 for K = 1..6),
-//! so for a larger K this overestimates. Bytes per position are calibrated
-//! on two measured peaks (standard game: 2.73 GB for 764 M unlocked and
-//! 145 M locked positions; kpe:4x5: 1.0 GB for 206 M and 51 M): the
-//! region costs about 14-16 bytes a position while it is explored (hash
-//! sets, keys, frontiers) and solved (a 4-byte word each, directory).
+//! The unlocked layers are counted exactly. The locked region is not known
+//! before its forward exploration: for a variant already solved once its
+//! measured size is used (`sow variants`, `results/kpe/variants.json`, and
+//! the standard solve); otherwise the region / unlocked ratio measured at
+//! the largest K of the same W, which overestimates for a larger K (the
+//! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19 for
+//! K = 1..6). Bytes per position are calibrated on the peaks measured with
+//! database format 2 (`/usr/bin/time -v sow solve`, results/BENCHMARKS.md):
+//! the standard game 4,502 MiB (764 M unlocked positions kept in memory,
+//! 145 M locked ones), kpe:4x4 565 MiB (42.7 M, 14.6 M), kpe:4x3 151 MiB
+//! (6.0 M, 2.9 M): the region costs up to about 32 bytes a position while
+//! it is explored (hash sets, keys, frontiers), solved and encoded.
 
 use std::path::Path;
 
@@ -21,16 +23,36 @@ use super::endgame::Endgame;
 use crate::games::kpe::KpeVariant;
 
 /// (W, K, locked positions reachable from the start, unlocked positions)
-/// at the largest K measured for each W (`results/kpe/variants.json`).
-const MEASURED: [(usize, usize, u64, u64); 4] = [
+/// of every variant solved so far (`results/kpe/variants.json`; 4x6 from
+/// the standard solve).
+const MEASURED: [(usize, usize, u64, u64); 21] = [
+    (2, 1, 15, 46),
+    (2, 2, 39, 295),
+    (3, 1, 415, 610),
+    (2, 3, 77, 1_036),
+    (2, 4, 128, 2_685),
+    (2, 5, 160, 5_786),
+    (4, 1, 13_583, 8_518),
     (2, 6, 193, 11_011),
+    (3, 2, 3_365, 11_088),
+    (3, 3, 14_271, 76_714),
+    (5, 1, 370_148, 122_464),
+    (3, 4, 39_702, 329_329),
+    (4, 2, 449_022, 439_791),
+    (3, 5, 101_449, 1_061_208),
     (3, 6, 202_167, 2_822_260),
-    (4, 6, 145_335_442, 764_395_515),
+    (4, 3, 2_933_640, 5_998_876),
+    (5, 2, 37_963_182, 17_978_389),
+    (4, 4, 14_568_749, 42_671_853),
+    (4, 5, 51_099_379, 205_649_026),
     (5, 3, 542_126_686, 483_631_776),
+    (4, 6, 145_335_442, 764_395_515),
 ];
 
 /// Bytes of memory per locked position at the region's peak.
-const REGION_BYTES: u64 = 16;
+const REGION_BYTES: u64 = 32;
+/// Memory a solve takes whatever its size (program, thread stacks, buffers).
+const FIXED_BYTES: u64 = 96 << 20;
 /// Bytes of memory per position of the layer being solved: its 4-byte
 /// retrograde word, values, entries, "can end" bits, frontiers.
 const WORKING_BYTES: u64 = 10;
@@ -56,14 +78,21 @@ pub struct Estimate {
     pub disk_available: Option<u64>,
 }
 
-/// The region / unlocked ratio used for a variant.
-fn region_ratio(w: usize) -> f64 {
-    let (_, _, region, unlocked) = MEASURED
+/// Locked positions reachable from the start of `variant`: measured if it
+/// was solved before, else estimated from the largest measured K of its W
+/// (or of the largest W).
+fn region_positions(variant: KpeVariant, unlocked: u64) -> u64 {
+    let (w, k) = (variant.w(), variant.k());
+    if let Some(m) = MEASURED.iter().find(|m| (m.0, m.1) == (w, k)) {
+        return m.2;
+    }
+    let (_, _, region, measured_unlocked) = MEASURED
         .iter()
         .copied()
-        .find(|m| m.0 == w)
-        .unwrap_or(MEASURED[MEASURED.len() - 1]);
-    region as f64 / unlocked as f64
+        .filter(|m| m.0 == w)
+        .max_by_key(|m| m.1)
+        .unwrap_or_else(|| *MEASURED.iter().max_by_key(|m| m.0).expect("measured"));
+    (unlocked as f64 * region as f64 / measured_unlocked as f64).ceil() as u64
 }
 
 impl Estimate {
@@ -78,8 +107,8 @@ impl Estimate {
             done += size;
         }
         let unlocked = done;
-        let region = (unlocked as f64 * region_ratio(variant.w())).ceil() as u64;
-        let memory = layers_peak.max(unlocked + REGION_BYTES * region);
+        let region = region_positions(variant, unlocked);
+        let memory = FIXED_BYTES + layers_peak.max(unlocked + REGION_BYTES * region);
         let disk = (unlocked as f64 * DISK_LAYER_BYTES + region as f64 * DISK_REGION_BYTES) as u64;
         Estimate {
             unlocked,
@@ -154,8 +183,18 @@ mod tests {
         let e = Estimate::new(KpeVariant::STANDARD, Path::new("/nonexistent"));
         assert_eq!(e.unlocked, 764_395_515);
         assert_eq!(e.region, 145_335_442);
-        // Measured peak: 2.73 GB (results/BENCHMARKS.md).
-        assert!((2_700_000_000..4_000_000_000).contains(&e.memory), "{e:?}");
+        // Measured peak with format 2: 4,502 MiB (results/BENCHMARKS.md).
+        assert!((4_720_000_000..6_500_000_000).contains(&e.memory), "{e:?}");
+    }
+
+    #[test]
+    fn small_estimates_cover_their_measured_peaks() {
+        // (variant, measured peak in MiB with format 2)
+        for (w, k, peak_mib) in [(4, 4, 565u64), (4, 3, 151)] {
+            let e = Estimate::new(KpeVariant::new(w, k).unwrap(), Path::new("/"));
+            assert!(e.memory >= peak_mib << 20, "kpe:{w}x{k}: {e:?}");
+            assert!(e.memory <= 2 * (peak_mib << 20), "kpe:{w}x{k}: {e:?}");
+        }
     }
 
     #[test]
