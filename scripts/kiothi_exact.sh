@@ -32,6 +32,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+command -v jq >/dev/null || { echo "error: jq is needed (apt-get install jq)" >&2; exit 2; }
+
 # SOW=path runs that binary instead of building target/release/sow.
 if [ -z "${SOW:-}" ]; then
     cargo build --release --quiet
@@ -122,7 +124,11 @@ jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg
     echo "- date: $DATE, run time $SECONDS_TOTAL s"
     echo "- machine: $MACHINE"
     echo "- load average at start / end: $LOAD_START / $LOAD_END; processes using more than 5% CPU at the start: $OTHERS."
-    echo "  The machine was shared (other builds and tests ran at the same time): the times are inflated."
+    if awk -v l="${LOAD_START%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+        echo "  The machine was shared (load above half its cores at the start): the times are inflated."
+    else
+        echo "  The machine was quiet at the start (load at most half its cores)."
+    fi
     echo "- games: the first $GAMES games that ended with no legal move in \`$FILE\`"
     echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT\`"
     echo "  (both cores), DISTANCE = 4, 8, 12, ... until one is not exact in time, then 2 less."

@@ -46,6 +46,24 @@ impl Progress {
         self.styled(len, label, template)
     }
 
+    /// A spinner for a job of unknown length, with the elapsed time; the
+    /// message (set by the job, e.g. the bounds proved so far) follows.
+    pub fn spinner(self, label: impl Into<String>) -> ProgressBar {
+        match self {
+            Progress::Hidden => ProgressBar::hidden(),
+            Progress::Shown => {
+                let bar = ProgressBar::new_spinner();
+                bar.set_style(
+                    ProgressStyle::with_template("{prefix:>12} {spinner} {msg} ({elapsed})")
+                        .expect("static template"),
+                );
+                bar.set_prefix(label.into());
+                bar.enable_steady_tick(std::time::Duration::from_millis(200));
+                bar
+            }
+        }
+    }
+
     fn styled(self, len: u64, label: impl Into<String>, template: String) -> ProgressBar {
         match self {
             Progress::Hidden => ProgressBar::hidden(),
@@ -76,6 +94,9 @@ mod tests {
             assert_eq!(bar.position(), 3);
             bar.finish_and_clear();
             p.bar(5, "layer").finish_and_clear();
+            let spin = p.spinner("proving");
+            spin.set_message("depth 3");
+            spin.finish_and_clear();
         }
     }
 }

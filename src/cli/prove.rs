@@ -1,17 +1,17 @@
 //! `sow solve '<kiothi position>'`: the exact value of a late Kiothi
 //! position by the prover (`search::prove`): no time limit unless `--time`
-//! or `--nodes` is given, the proved bounds on a spinner on a terminal, and
+//! or `--nodes` is given, the proved bounds on a spinner on a terminal
+//! (`progress::Progress::spinner`), and
 //! on Ctrl-C (or a limit) the best proved lower and upper bounds.
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::search_eval::check_seconds;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
+use crate::progress::Progress;
 use crate::search::bounds::BoundTable;
 use crate::search::prove::{prove, ProveLimits, ProveProgress};
 use crate::Game;
@@ -70,7 +70,7 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
     }
     let table = BoundTable::new(args.hash_mb);
     let stop = crate::interrupt::ctrl_c_flag();
-    let bar = spinner(out.quiet || out.json);
+    let bar = Progress::auto(out.quiet || out.json).spinner("proving");
     let limits = ProveLimits {
         nodes: args.nodes,
         seconds: args.seconds,
@@ -110,20 +110,6 @@ fn progress_line(p: &ProveProgress) -> String {
         "depth {}  value in [{:+}, {:+}]  nodes {}  {:.1} s",
         p.depth, p.lower, p.upper, p.nodes, p.seconds
     )
-}
-
-/// A spinner on stderr, hidden when `quiet` or when stderr is not a terminal.
-fn spinner(quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} proving: {msg} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(), CliError> {

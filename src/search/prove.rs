@@ -296,11 +296,21 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     /// The children of the node on top of the line with their known bounds
     /// (a child repeating a position of the line is worth exactly 0 there).
     fn kids(&self, pos: &G, moves: Vec<(G::Move, G)>, rep: &mut usize) -> Vec<Kid<G>> {
+        // Every child's bucket is fetched first, so that the probes' cache
+        // misses overlap.
+        let keys: Vec<u64> = moves
+            .iter()
+            .map(|(_, child)| {
+                let key = child.zobrist();
+                self.ctx.table.prefetch(key);
+                key
+            })
+            .collect();
         moves
             .into_iter()
-            .map(|(mv, child)| {
+            .zip(keys)
+            .map(|((mv, child), key)| {
                 let gain = G::capture_gain(pos, &child);
-                let key = child.zobrist();
                 let (clo, chi) = match self.on_line(key, &child) {
                     Some(i) => {
                         *rep = (*rep).min(i);
