@@ -207,7 +207,7 @@ fn interrupted_bounds_are_sound() {
     let mut cut = 0;
     for p in positions.iter().filter(|p| !p.is_over()) {
         let want = minimax(p, &mut Vec::new());
-        for cap in [64, 256, 1024] {
+        for cap in [16, 64, 256, 1024] {
             let got = solve(
                 p,
                 2,
