@@ -194,18 +194,7 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
                 read(&values_path)?,
                 plain_copy(&values_path, values_id, work)?,
             ];
-            let seeds = files
-                .iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    let mut s = vec![i as u8];
-                    s.extend_from_slice(b);
-                    s
-                })
-                .collect();
-            let mut fields: Vec<(usize, usize)> =
-                DB_FIELDS.iter().map(|&(a, w)| (a + 1, w)).collect();
-            fields.push((0, 1));
+            let (seeds, fields) = selected_files(files.iter().map(|b| b.as_slice()));
             let paths = (keys_path, keys_id, values_path, values_id);
             Target {
                 name: "db-region",
@@ -234,18 +223,7 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
             }
             files.sort();
             // An input is a file number, then that file's mutated bytes.
-            let seeds = files
-                .iter()
-                .enumerate()
-                .map(|(i, (_, b))| {
-                    let mut s = vec![i as u8];
-                    s.extend_from_slice(b);
-                    s
-                })
-                .collect();
-            let mut fields: Vec<(usize, usize)> =
-                DB_FIELDS.iter().map(|&(a, w)| (a + 1, w)).collect();
-            fields.push((0, 1));
+            let (seeds, fields) = selected_files(files.iter().map(|(_, b)| b.as_slice()));
             Target {
                 name: "db-dir",
                 what: "a database directory with one file mutated, read by eval, its line, stats and export paths",
@@ -800,4 +778,23 @@ where
         p = p.play_unchecked(m);
     }
     line.join(" ")
+}
+
+/// Seeds and mutable fields of a target whose input is a selector byte
+/// (which file) followed by that file's bytes: the header fields shifted
+/// past the selector, and the selector itself.
+fn selected_files<'a>(
+    files: impl Iterator<Item = &'a [u8]>,
+) -> (Vec<Vec<u8>>, Vec<(usize, usize)>) {
+    let seeds = files
+        .enumerate()
+        .map(|(i, b)| {
+            let mut s = vec![i as u8];
+            s.extend_from_slice(b);
+            s
+        })
+        .collect();
+    let mut fields: Vec<(usize, usize)> = DB_FIELDS.iter().map(|&(a, w)| (a + 1, w)).collect();
+    fields.push((0, 1));
+    (seeds, fields)
 }
