@@ -169,13 +169,23 @@ fn eval_values(position: &str, db: &Path) -> Value {
     Value::Object(o)
 }
 
+/// Clicks the element `css` finds. The page redraws the board when an
+/// answer arrives, which can replace the element between the find and the
+/// click: a stale element is found again (a stale click does nothing).
 async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("no {css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+    for attempt in 0.. {
+        let element = c
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no {css}: {e}"));
+        match element.click().await {
+            Ok(()) => return,
+            Err(e) if attempt < 50 && e.to_string().contains("stale element") => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            Err(e) => panic!("click {css}: {e}"),
+        }
+    }
 }
 
 async fn screenshot(c: &Client, name: &str) {
