@@ -72,9 +72,15 @@ impl Endgame {
 
     /// Looks a position with both players unlocked up in solved layers.
     pub fn probe(&self, layers: &impl LayerValues, pos: &KpePosition) -> i8 {
+        entry_value(self.probe_entry(layers, pos))
+    }
+
+    /// The entry byte (value and "can end") of a position with both
+    /// players unlocked, from solved layers.
+    pub fn probe_entry(&self, layers: &impl LayerValues, pos: &KpePosition) -> u8 {
         let rel = pos.relative();
         let n: usize = rel.pits().iter().map(|&c| c as usize).sum();
-        layers.value(n, self.index.rank(rel.pits()))
+        layers.entry(n, self.index.rank(rel.pits()))
     }
 
     /// The value of the capture of `gained` stones reaching `child`, and
@@ -85,9 +91,7 @@ impl Endgame {
         child: &KpePosition,
         gained: u32,
     ) -> (i8, bool) {
-        let rel = child.relative();
-        let n: usize = rel.pits().iter().map(|&c| c as usize).sum();
-        let e = layers.entry(n, self.index.rank(rel.pits()));
+        let e = self.probe_entry(layers, child);
         (gained as i8 - entry_value(e), entry_can_end(e))
     }
 

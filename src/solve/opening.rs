@@ -509,9 +509,7 @@ impl LockedRegion {
                     let _ = pos.for_each_move(|mv| {
                         let (child, gained) = pos.sow(mv.pit());
                         let left = if !is_locked(&child) {
-                            let rel = child.relative();
-                            let m = rel.board_total() as usize;
-                            let e = layers.entry(m, eg.index.rank(rel.pits()));
+                            let e = eg.probe_entry(layers, &child);
                             Some((entry_value(e), entry_can_end(e)))
                         } else if gained > 0 {
                             let (cg, ci) = self
