@@ -24,8 +24,10 @@ for name in os.listdir(sys.argv[1]):
     os.close(fd)
 PY
 }
-timed() { # wall seconds and max RSS of a command, its output dropped
-  /usr/bin/time -f "wall %e s, user %U s, max RSS %M KB" "$@" >/dev/null 2>"$tmp.t" || true
+timed() { # wall seconds and max RSS of a command, its output dropped; a failed command stops the script
+  if ! /usr/bin/time -f "wall %e s, user %U s, max RSS %M KB" "$@" >/dev/null 2>"$tmp.t"; then
+    echo "failed: $*" >&2; cat "$tmp.t" >&2; exit 1
+  fi
   tail -1 "$tmp.t"
 }
 
