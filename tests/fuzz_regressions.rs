@@ -63,7 +63,7 @@ fn the_largest_variants_are_refused_without_overflow() {
         let v = KpeVariant::new(w, k).unwrap();
         let e = check_solvable(v).expect_err("too large");
         assert_eq!(e.field(), Some("variant"));
-        assert!(sow::solve::solution::endgame_positions(v) > sow::solve::solution::MAX_POSITIONS);
+        assert!(sow::solve::solution::largest_layer(v) > sow::solve::solution::MAX_LAYER_POSITIONS);
     }
 }
 

@@ -318,3 +318,35 @@ fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
     );
     fs::remove_dir_all(&db).unwrap();
 }
+
+#[test]
+fn the_next_board_sizes_are_refused_by_their_estimate_not_a_fixed_cap() {
+    // kpe:5x4 (5.70·10⁹ unlocked positions, a locked region estimated at
+    // 6.4·10⁹) ranks within 32 bits per layer but needs far more memory
+    // than the budget: refused with the estimate, before any file.
+    let db = temp_db("next-sizes");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "solve", "kpe:5x4", "--db"])
+        .arg(&db)
+        .env("SOW_MEMORY_MIB", "65536")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["error"]["field"], "variant", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("GiB of memory"), "{message}");
+    assert!(message.contains("5701165250 unlocked positions"), "{message}");
+    assert!(!db.exists(), "nothing written");
+    // kpe:8x8's layers do not rank in 32 bits: refused whatever the budget.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["solve", "kpe:8x8", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("in 32 bits"), "{stderr}");
+    assert!(!db.exists(), "nothing written");
+}

@@ -267,3 +267,48 @@ fn locked_position_outside_the_start_region_is_solved_on_demand() {
 fn retrograde_equals_naive_fixpoint_on_3x3() {
     assert!(check_variant(3, 3) > 1);
 }
+
+/// Every file of a variant's database directory (but the writer's lock),
+/// by name.
+fn database_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "lock")
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn layers_are_shared_by_every_k_of_a_w() {
+    // An unlocked position's value does not depend on the stones the game
+    // started with: kpe:3x3 solved in a database that holds kpe:3x2 takes
+    // its layers of 0-12 stones from it, and its files are byte for byte
+    // those of kpe:3x3 solved alone.
+    let base = std::env::temp_dir().join(format!("sow-test-{}-share", std::process::id()));
+    let (alone, beside) = (base.join("alone"), base.join("beside"));
+    let _ = std::fs::remove_dir_all(&base);
+    let (v32, v33) = (KpeVariant::new(3, 2).unwrap(), KpeVariant::new(3, 3).unwrap());
+    let (_, fresh) = Solution::build(v33, &alone, Progress::Hidden).unwrap();
+    assert!(fresh.layers_shared.is_empty());
+    Solution::build(v32, &beside, Progress::Hidden).unwrap();
+    let (_, stats) = Solution::build(v33, &beside, Progress::Hidden).unwrap();
+    let shared: Vec<usize> = stats.layers_shared.iter().map(|&(n, _)| n).collect();
+    assert_eq!(shared, vec![0, 2, 4, 6, 8, 10, 12]);
+    assert!(stats.layers_shared.iter().all(|&(_, from)| from == v32));
+    assert_eq!(stats.layers_computed, vec![14, 16, 18]);
+    let (a, b) = (
+        database_files(&alone.join("kpe-3x3")),
+        database_files(&beside.join("kpe-3x3")),
+    );
+    assert_eq!(a.len(), b.len());
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name} differs");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -73,6 +73,8 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             estimate: &'a Option<crate::solve::estimate::Estimate>,
             layers_computed: &'a [usize],
             layers_reused: &'a [usize],
+            /// Reused layers taken from another K of the same W: (stones, variant).
+            layers_shared: Vec<(usize, String)>,
             peak_rss_mib: Option<f64>,
             phase_seconds: PhaseSeconds,
             seconds: f64,
@@ -89,6 +91,11 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             estimate: &stats.estimate,
             layers_computed: &stats.layers_computed,
             layers_reused: &stats.layers_reused,
+            layers_shared: stats
+                .layers_shared
+                .iter()
+                .map(|(n, v)| (*n, v.tag()))
+                .collect(),
             peak_rss_mib: peak_rss_mib(),
             phase_seconds: PhaseSeconds {
                 layers: stats.layers_seconds,
@@ -132,9 +139,10 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         r.positions.unlocked, r.positions.opening_phase
     ))?;
     out.line(format!(
-        "layers computed {}, reused {}",
+        "layers computed {}, reused {}{}",
         stats.layers_computed.len(),
-        stats.layers_reused.len()
+        stats.layers_reused.len(),
+        shared_note(&stats.layers_shared)
     ))?;
     out.line(format!(
         "time {:.1} s (endgame layers {:.1} s, opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
@@ -144,4 +152,15 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         stats.region_seconds,
         peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
     ))
+}
+
+/// " (N of them from kpe:WxK)" for the layers a solve took from other
+/// variants, else nothing.
+fn shared_note(shared: &[(usize, KpeVariant)]) -> String {
+    let mut from: Vec<String> = shared.iter().map(|(_, v)| v.tag()).collect();
+    from.dedup();
+    match shared.len() {
+        0 => String::new(),
+        count => format!(" ({count} of them from {})", from.join(", ")),
+    }
 }

@@ -18,8 +18,11 @@ use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::progress::Progress;
 use crate::Game;
 
-/// Largest database (positions) this tool builds: about 3 GiB of values.
-pub const MAX_POSITIONS: u64 = 3_000_000_000;
+/// Largest layer (positions) this tool solves: positions are ranked
+/// within their layer in 32 bits (`retrograde.rs`, `unmove.rs`). Whether a
+/// variant within this bound fits this machine is the estimate's call
+/// (`estimate.rs`), which refuses with the memory or disk it would need.
+pub const MAX_LAYER_POSITIONS: u64 = u32::MAX as u64;
 /// Variants this small are solved on the fly when no database exists.
 pub const ON_THE_FLY_POSITIONS: u64 = 10_000_000;
 
@@ -32,15 +35,24 @@ pub fn endgame_positions(variant: KpeVariant) -> u64 {
         .fold(0, u64::saturating_add)
 }
 
-/// Checks that a variant can be solved by this tool on this machine.
+/// Positions of a variant's largest layer.
+pub fn largest_layer(variant: KpeVariant) -> u64 {
+    let eg = Endgame::new(variant);
+    eg.layers().map(|n| eg.index.layer_size(n)).max().unwrap_or(0)
+}
+
+/// Checks that this tool can represent a variant's solve: its layers'
+/// ranks in 32 bits and its locked positions in 64-bit keys. Whether the
+/// solve fits this machine's memory and disk is checked by the estimate.
 pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
-    let positions = endgame_positions(variant);
+    let largest = largest_layer(variant);
     let bits = 32 - variant.total().leading_zeros() as usize;
-    if positions > MAX_POSITIONS || bits * variant.pits() + 2 * variant.w() > 64 {
+    if largest > MAX_LAYER_POSITIONS || bits * variant.pits() + 2 * variant.w() > 64 {
         return Err(crate::InputError::unsupported(
             "variant",
             format!(
-                "kpe:{variant} has {positions} unlocked positions; this tool solves variants up to {MAX_POSITIONS}"
+                "kpe:{variant} has a layer of {largest} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
+                endgame_positions(variant)
             ),
         ));
     }
@@ -131,6 +143,9 @@ pub struct Solution {
 pub struct SolveStats {
     pub layers_computed: Vec<usize>,
     pub layers_reused: Vec<usize>,
+    /// Layers of `layers_computed`'s complement taken from another K of
+    /// the same W (`shared_layer`), with the variant they came from.
+    pub layers_shared: Vec<(usize, KpeVariant)>,
     pub unlocked_positions: u64,
     pub region_positions: u64,
     pub seconds: f64,
@@ -237,6 +252,13 @@ impl Solution {
             if let Some(file) = reuse(&path, layer_id(variant, n), Some(size))? {
                 layers[n] = file.all_entries()?.into_owned();
                 stats.layers_reused.push(n);
+                continue;
+            }
+            if let Some((entries, from)) = shared_layer(db_dir, variant, n, size) {
+                db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
+                layers[n] = entries;
+                stats.layers_reused.push(n);
+                stats.layers_shared.push((n, from));
                 continue;
             }
             let entries = eg.solve_layer(n, &layers, progress);
@@ -484,6 +506,33 @@ fn reuse(path: &Path, id: FileId, entries: Option<u64>) -> Result<Option<MappedF
     let file = MappedFile::open(path, id, entries)?;
     file.verify_all()?;
     Ok(Some(file))
+}
+
+/// Layer `n` of `variant` taken from a solved variant of the same W and
+/// another K, if the database holds one, with that variant. An unlocked
+/// position's value and whether perfect play can end depend on its board
+/// alone, never on the stones the game started with (RULES §1: sowing,
+/// captures and the end count the stones on the board), so layer `n` is
+/// the same for every K with `2WK ≥ n` (tested: `tests/kpe_solver.rs`,
+/// `layers_are_shared_by_every_k_of_a_w`). A file of the other variant
+/// that is absent or fails its checks is not used (its own readers
+/// report it); this layer is then solved.
+fn shared_layer(
+    db_dir: &Path,
+    variant: KpeVariant,
+    n: usize,
+    size: u64,
+) -> Option<(Vec<u8>, KpeVariant)> {
+    KpeVariant::K_RANGE
+        .rev()
+        .filter_map(|k| KpeVariant::new(variant.w() as u8, k).ok())
+        .filter(|&other| other != variant && other.total() as usize >= n)
+        .find_map(|other| {
+            let path = db::layer_path(db_dir, other, n);
+            let file = reuse(&path, layer_id(other, n), Some(size)).ok()??;
+            let entries = file.all_entries().ok()?.into_owned();
+            Some((entries, other))
+        })
 }
 
 /// The locked region of the start: solved in memory, or its key and
