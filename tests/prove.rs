@@ -213,7 +213,7 @@ fn interrupted_bounds_are_sound() {
                 2,
                 ProveLimits {
                     nodes: Some(cap),
-                    seconds: None,
+                    ..ProveLimits::default()
                 },
             );
             assert!(
@@ -249,8 +249,8 @@ fn timing_by_distance() {
                 p,
                 2,
                 ProveLimits {
-                    nodes: None,
                     seconds: Some(60.0),
+                    ..ProveLimits::default()
                 },
             );
             println!(

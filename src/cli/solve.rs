@@ -27,7 +27,7 @@ pub struct SolveArgs {
     #[arg(long)]
     pub nodes: Option<u64>,
     /// Kiothi: table of proved bounds, in MiB.
-    #[arg(long, value_name = "MB", default_value_t = 512, value_parser = super::args::hash_mb)]
+    #[arg(long, value_name = "MB", default_value_t = 128, value_parser = super::args::hash_mb)]
     pub hash: usize,
 }
 
