@@ -23,6 +23,13 @@
 //!   skipped. The rest are ordered as in the engine (`negamax.rs`): the
 //!   move that proved the node before, captures by size, killer moves, the
 //!   history heuristic.
+//! - The depth of an iteration is a budget, not a count of plies: a ply
+//!   costs a quarter-ply multiple that depends on how many moves the node
+//!   has ([`PlyCost`]): a forced move is free, a choice of two costs half a
+//!   ply. Lines where one side is short of moves, the way Kiothi games end
+//!   (RULES §2.10), then reach the end of the game in early iterations
+//!   instead of waiting for the uniform depth of the whole tree, in the
+//!   spirit of proof-number search. Bounds stay proved whatever the budget.
 //! - The root driver keeps the proved root interval `[lo, hi]` and a guess
 //!   `c` (first from a short engine search): at each depth it tests
 //!   `V ≥ c + 1` and `V ≥ c`, moves `c` to the fail-soft bound a test
