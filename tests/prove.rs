@@ -114,11 +114,7 @@ fn agrees_with_exhaustive_minimax_on_late_game_positions() {
     // The ply costs only decide how far each iteration looks: the tuned
     // ones, one ply per move, and the cheapest allowed (only nodes of five
     // or more moves cost anything) must all give the exact values.
-    let costs = [
-        PlyCost::default(),
-        PlyCost::UNIFORM,
-        PlyCost([0, 0, 0, 1]),
-    ];
+    let costs = [PlyCost::default(), PlyCost::UNIFORM, PlyCost([0, 0, 0, 1])];
     for (i, p) in positions.iter().enumerate() {
         let want = minimax(p, &mut Vec::new());
         let limits = ProveLimits {
@@ -284,7 +280,15 @@ fn timing_by_distance() {
 fn ply_costs_parse_strictly() {
     assert_eq!(PlyCost::parse("0,2,3,4"), Some(PlyCost::default()));
     assert_eq!(PlyCost::parse("4, 4, 4, 4"), Some(PlyCost::UNIFORM));
-    for bad in ["", "1,2,3", "1,2,3,4,5", "0,0,0,0", "-1,2,3,4", "x,2,3,4", "0,0,0,17"] {
+    for bad in [
+        "",
+        "1,2,3",
+        "1,2,3,4,5",
+        "0,0,0,0",
+        "-1,2,3,4",
+        "x,2,3,4",
+        "0,0,0,17",
+    ] {
         assert_eq!(PlyCost::parse(bad), None, "{bad}");
     }
 }

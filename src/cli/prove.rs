@@ -40,7 +40,8 @@ pub struct ProveReport {
     /// The final margin of the game for the mover (prisons so far plus the
     /// value), when exact.
     pub final_margin: Option<i32>,
-    /// Deepest iteration of the prover, in plies.
+    /// Deepest iteration of the prover: its depth budget, in plies of full
+    /// cost (lines through nodes with few moves run deeper).
     pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,

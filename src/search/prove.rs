@@ -170,7 +170,8 @@ pub struct Proof<M> {
     /// When exact, a line of best moves (followed through the table while it
     /// holds proofs, stopped at a repetition); otherwise just `best`.
     pub pv: Vec<M>,
-    /// Deepest iteration started.
+    /// Deepest iteration started: its budget in plies of full cost
+    /// ([`PlyCost`]).
     pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,
@@ -533,7 +534,14 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             for i in order {
                 let kid = &kids[i];
                 let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
-                let r = self.test(&child, ckey, depth - cost, ply + 1, gain - t + 1, need.child());
+                let r = self.test(
+                    &child,
+                    ckey,
+                    depth - cost,
+                    ply + 1,
+                    gain - t + 1,
+                    need.child(),
+                );
                 rep = rep.min(r.rep);
                 let kid = &mut kids[i];
                 kid.lo = kid.lo.max(gain - r.hi);
