@@ -142,7 +142,8 @@ if [ "$COMPARE" = 1 ]; then
         echo "## What was tried"
         echo
         echo "- Ply costs by the node's move count (kept): see the \`default\` and \`uniform\` columns."
-        echo "  Costlier wide nodes (\`cost0_2_4_6\`) or two-move nodes (\`cost0_3_4_4\`) are not better."
+        echo "  Costlier wide nodes (\`cost0_2_4_6\`) or two-move nodes (\`cost0_3_4_4\`): no fewer nodes overall"
+        echo "  (some more, some fewer); their times differ within the noise of a shared machine."
         echo "- A smaller bound table (kept): compare \`default\` (128 MiB) with \`hash512\`. The node"
         echo "  counts are alike; the difference is the time the kernel takes to hand over fresh memory."
         echo "- Tighter static bounds at the horizon than [-B, B] (B = warriors on the board): none found"
