@@ -81,3 +81,26 @@ fn openings_and_bad_limits_are_refused() {
         assert_eq!(json_of(&o)["error"]["field"], field, "{all:?}");
     }
 }
+
+#[test]
+fn the_ply_costs_change_the_work_not_the_value() {
+    let tuned = json_of(&sow(&["--json", "solve", HARDER]));
+    let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "solve", HARDER])
+        .env("SOW_PROVE_PLY_COST", "4,4,4,4")
+        .output()
+        .expect("run sow");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let uniform = json_of(&o);
+    assert_eq!(tuned["exact"], true);
+    assert_eq!(tuned["value"], uniform["value"]);
+    for bad in ["1,2", "4,4,4,0", "a,b,c,d", "4,4,4,99"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["--json", "solve", LATE])
+            .env("SOW_PROVE_PLY_COST", bad)
+            .output()
+            .expect("run sow");
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert_eq!(json_of(&o)["error"]["field"], "SOW_PROVE_PLY_COST", "{bad}");
+    }
+}

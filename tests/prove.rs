@@ -10,7 +10,7 @@ use sow::games::kiothi::{parse_position, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::rng::Rng;
 use sow::search::bounds::BoundTable;
-use sow::search::prove::{prove, Proof, ProveLimits};
+use sow::search::prove::{prove, PlyCost, Proof, ProveLimits};
 use sow::search::Searchable;
 use sow::Game;
 
@@ -111,9 +111,17 @@ fn agrees_with_exhaustive_minimax_on_late_game_positions() {
         positions.len()
     );
     let mut deep = 0;
+    // The ply costs only decide how far each iteration looks: the tuned
+    // ones, one ply per move, and the cheapest allowed (only nodes of five
+    // or more moves cost anything) must all give the exact values.
+    let costs = [PlyCost::default(), PlyCost::UNIFORM, PlyCost([0, 0, 0, 1])];
     for (i, p) in positions.iter().enumerate() {
         let want = minimax(p, &mut Vec::new());
-        let got = solve(p, 1 + i % 2, ProveLimits::default());
+        let limits = ProveLimits {
+            ply_cost: costs[i % costs.len()],
+            ..ProveLimits::default()
+        };
+        let got = solve(p, 1 + i % 2, limits);
         assert_eq!(got.value(), Some(want), "{p}");
         if !p.is_over() {
             // The best move keeps the value, and the line is legal.
@@ -207,13 +215,17 @@ fn interrupted_bounds_are_sound() {
     let mut cut = 0;
     for p in positions.iter().filter(|p| !p.is_over()) {
         let want = minimax(p, &mut Vec::new());
-        for cap in [16, 64, 256, 1024] {
+        for (cap, ply_cost) in [16, 64, 256, 1024]
+            .into_iter()
+            .zip([PlyCost::default(), PlyCost::UNIFORM].into_iter().cycle())
+        {
             let got = solve(
                 p,
                 2,
                 ProveLimits {
                     nodes: Some(cap),
-                    seconds: None,
+                    ply_cost,
+                    ..ProveLimits::default()
                 },
             );
             assert!(
@@ -249,8 +261,8 @@ fn timing_by_distance() {
                 p,
                 2,
                 ProveLimits {
-                    nodes: None,
                     seconds: Some(60.0),
+                    ..ProveLimits::default()
                 },
             );
             println!(
@@ -261,5 +273,22 @@ fn timing_by_distance() {
                 break;
             }
         }
+    }
+}
+
+#[test]
+fn ply_costs_parse_strictly() {
+    assert_eq!(PlyCost::parse("0,2,3,4"), Some(PlyCost::default()));
+    assert_eq!(PlyCost::parse("4, 4, 4, 4"), Some(PlyCost::UNIFORM));
+    for bad in [
+        "",
+        "1,2,3",
+        "1,2,3,4,5",
+        "0,0,0,0",
+        "-1,2,3,4",
+        "x,2,3,4",
+        "0,0,0,17",
+    ] {
+        assert_eq!(PlyCost::parse(bad), None, "{bad}");
     }
 }

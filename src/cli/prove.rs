@@ -13,7 +13,7 @@ use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::Progress;
 use crate::search::bounds::BoundTable;
-use crate::search::prove::{prove, ProveLimits, ProveProgress};
+use crate::search::prove::{prove, PlyCost, ProveLimits, ProveProgress};
 use crate::Game;
 
 /// The options of `solve` for a Kiothi position.
@@ -40,7 +40,8 @@ pub struct ProveReport {
     /// The final margin of the game for the mover (prisons so far plus the
     /// value), when exact.
     pub final_margin: Option<i32>,
-    /// Deepest iteration of the prover, in plies.
+    /// Deepest iteration of the prover: its depth budget, in plies of full
+    /// cost (lines through nodes with few moves run deeper).
     pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,
@@ -74,6 +75,7 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
     let limits = ProveLimits {
         nodes: args.nodes,
         seconds: args.seconds,
+        ply_cost: ply_cost_setting()?,
     };
     let proof = prove(pos, &limits, args.threads.max(1), &table, &stop, &mut |p| {
         bar.set_message(progress_line(p))
@@ -103,6 +105,27 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
         return out.json(&value);
     }
     print_human(pos, &report, out)
+}
+
+/// Environment variable that replaces the prover's ply costs (quarter plies
+/// for nodes of 1, 2, 3-4, 5+ moves, e.g. `4,4,4,4` for one ply per move):
+/// for measuring the prover (`scripts/kiothi_exact.sh --compare`), not for
+/// play; any setting gives exact values.
+pub const PLY_COST_VAR: &str = "SOW_PROVE_PLY_COST";
+
+fn ply_cost_setting() -> Result<PlyCost, CliError> {
+    match std::env::var(PLY_COST_VAR) {
+        Err(_) => Ok(PlyCost::default()),
+        Ok(text) => PlyCost::parse(&text).ok_or_else(|| {
+            CliError::usage(
+                PLY_COST_VAR,
+                format!(
+                    "{PLY_COST_VAR} must be four quarter-ply costs `a,b,c,d` from 0 to 16, \
+                     the last at least 1 (got `{text}`)"
+                ),
+            )
+        }),
+    }
 }
 
 fn progress_line(p: &ProveProgress) -> String {

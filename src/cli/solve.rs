@@ -27,7 +27,10 @@ pub struct SolveArgs {
     #[arg(long)]
     pub nodes: Option<u64>,
     /// Kiothi: table of proved bounds, in MiB.
-    #[arg(long, value_name = "MB", default_value_t = 512, value_parser = super::args::hash_mb)]
+    // 128 MiB: larger tables cost more than they save in a 60 s proof
+    // (first-touch page faults: 512 MiB took 8 s more than 128 MiB on the
+    // same proof at the same node count; results/kiothi/exact.compare.md).
+    #[arg(long, value_name = "MB", default_value_t = 128, value_parser = super::args::hash_mb)]
     pub hash: usize,
 }
 

@@ -28,9 +28,11 @@ pub struct Proved {
     pub open: Option<Open>,
 }
 
-/// A test `V ≥ t` left open by a search `depth` plies deep, in a search
-/// mode (`need`, 0 to 3, the prover's): the same test at no greater depth
-/// would end the same way, unless new bounds were proved since.
+/// A test `V ≥ t` left open by a search with a depth budget of `depth`
+/// (the prover's quarter plies), in a search mode (`need`, 0 to 3, the
+/// prover's): the same test at no greater budget would end the same way,
+/// unless new bounds were proved since. Budgets above 254 are stored as
+/// 254, which can only make a later search redo the test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Open {
     pub t: i32,

@@ -23,6 +23,13 @@
 //!   skipped. The rest are ordered as in the engine (`negamax.rs`): the
 //!   move that proved the node before, captures by size, killer moves, the
 //!   history heuristic.
+//! - The depth of an iteration is a budget, not a count of plies: a ply
+//!   costs a quarter-ply multiple that depends on how many moves the node
+//!   has ([`PlyCost`]): a forced move is free, a choice of two costs half a
+//!   ply. Lines where one side is short of moves, the way Kiothi games end
+//!   (RULES §2.10), then reach the end of the game in early iterations
+//!   instead of waiting for the uniform depth of the whole tree, in the
+//!   spirit of proof-number search. Bounds stay proved whatever the budget.
 //! - The root driver keeps the proved root interval `[lo, hi]` and a guess
 //!   `c` (first from a short engine search): at each depth it tests
 //!   `V ≥ c + 1` and `V ≥ c`, moves `c` to the fail-soft bound a test
@@ -77,13 +84,77 @@ const EVAL_ORDER_DEPTH: u32 = 4;
 /// No repetition took part: the result can be stored.
 const NONE_REP: usize = usize::MAX;
 
-/// When to give up proving. `Default`: never (until exact or Ctrl-C).
+/// Depth budgets are counted in quarter plies: a ply's cost depends on the
+/// node ([`PlyCost`]).
+pub const UNIT: u32 = 4;
+
+/// How much of the depth budget a ply costs, in quarter plies ([`UNIT`]),
+/// by the number of moves of the node it leaves: one move, two, three or
+/// four, five or more. The budget only decides how far an iteration looks:
+/// every bound is proved whatever it is, so any costs give exact values.
+///
+/// The default spends the budget where the tree is narrow, as proof-number
+/// search does: a forced move costs nothing and a choice of two half a
+/// ply, so the lines along which the side short of moves runs out of them
+/// (the usual end of a Kiothi game, RULES §2.10) reach their end in an
+/// early iteration, while wide nodes still cost a full ply. Measured on
+/// the engine games (`results/kiothi/exact.md`): about twice as deep in
+/// 60 s as one ply per move ([`PlyCost::UNIFORM`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlyCost(pub [u32; 4]);
+
+impl PlyCost {
+    /// One ply per move, whatever the node.
+    pub const UNIFORM: PlyCost = PlyCost([UNIT; 4]);
+    /// The tuned costs (see the type's doc).
+    pub const NARROW_CHEAP: PlyCost = PlyCost([0, 2, 3, UNIT]);
+
+    /// Parses `a,b,c,d` (quarter plies for 1, 2, 3-4, 5+ moves); wide nodes
+    /// must cost something, so that an iteration ends.
+    pub fn parse(text: &str) -> Option<PlyCost> {
+        let c: Vec<u32> = text
+            .split(',')
+            .map(|x| x.trim().parse().ok().filter(|&v: &u32| v <= 4 * UNIT))
+            .collect::<Option<_>>()?;
+        (c.len() == 4 && c[3] >= 1).then(|| PlyCost([c[0], c[1], c[2], c[3]]))
+    }
+
+    /// The budget a ply costs at a node with `moves` moves and `ply`
+    /// ancestors. Past [`FREE_PLIES`] every ply costs a full one, which
+    /// bounds the line (and the stack) whatever the costs.
+    fn of(self, moves: usize, ply: usize) -> u32 {
+        if ply >= FREE_PLIES {
+            return UNIT;
+        }
+        let c = self.0;
+        match moves {
+            0 | 1 => c[0],
+            2 => c[1],
+            3 | 4 => c[2],
+            _ => c[3],
+        }
+    }
+}
+
+impl Default for PlyCost {
+    fn default() -> Self {
+        PlyCost::NARROW_CHEAP
+    }
+}
+
+/// Plies from the root beyond which every ply costs a full one.
+const FREE_PLIES: usize = 400;
+
+/// When to give up proving, and how an iteration spends its depth.
+/// `Default`: never give up (until exact or Ctrl-C), the tuned ply costs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ProveLimits {
     /// Node budget (all threads together).
     pub nodes: Option<u64>,
     /// Wall-clock budget in seconds.
     pub seconds: Option<f64>,
+    /// What a ply costs of an iteration's depth budget.
+    pub ply_cost: PlyCost,
 }
 
 /// What was proved about the root.
@@ -99,7 +170,8 @@ pub struct Proof<M> {
     /// When exact, a line of best moves (followed through the table while it
     /// holds proofs, stopped at a repetition); otherwise just `best`.
     pub pv: Vec<M>,
-    /// Deepest iteration started.
+    /// Deepest iteration started: its budget in plies of full cost
+    /// ([`PlyCost`]).
     pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,
@@ -345,7 +417,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     ) -> Vec<usize> {
         // Far from the horizon a subtree is worth the engine's estimate of
         // each child (`Searchable::evaluate`, the tuned evaluation) first.
-        let deep = depth >= EVAL_ORDER_DEPTH;
+        let deep = depth >= EVAL_ORDER_DEPTH * UNIT;
         let side = self
             .path
             .last()
@@ -402,8 +474,9 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         *h = (*h + (depth * depth) as i32).min(1 << 20);
     }
 
-    /// The test `V(pos) ≥ t` with `depth` plies left; `pos` is not yet on
-    /// the line (which holds its `ply` ancestors).
+    /// The test `V(pos) ≥ t` with a budget of `depth` quarter plies left
+    /// ([`PlyCost`]); `pos` is not yet on the line (which holds its `ply`
+    /// ancestors).
     fn test(&mut self, pos: &G, key: u64, depth: u32, ply: usize, t: i32, need: Need) -> Iv {
         self.count_node();
         let b = pos.board_total() as i32;
@@ -449,6 +522,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         if moves.is_empty() {
             return self.game_over(pos, key, nodes_before);
         }
+        let cost = self.ctx.limits.ply_cost.of(moves.len(), ply).min(depth);
         self.path.push((key, pos.clone()));
         let mut rep = NONE_REP;
         let mut kids = self.kids(pos, moves, &mut rep);
@@ -460,7 +534,14 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             for i in order {
                 let kid = &kids[i];
                 let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
-                let r = self.test(&child, ckey, depth - 1, ply + 1, gain - t + 1, need.child());
+                let r = self.test(
+                    &child,
+                    ckey,
+                    depth - cost,
+                    ply + 1,
+                    gain - t + 1,
+                    need.child(),
+                );
                 rep = rep.min(r.rep);
                 let kid = &mut kids[i];
                 kid.lo = kid.lo.max(gain - r.hi);
@@ -678,7 +759,7 @@ fn root_test<G: Searchable>(
     let order = if kids.iter().any(|k| k.lo >= t) {
         Vec::new()
     } else {
-        workers[0].order(kids, t, tt_best, 0, depth)
+        workers[0].order(kids, t, tt_best, 0, depth * UNIT)
     };
     let next = AtomicUsize::new(0);
     // Set once a root move is left open: later moves only look for "yes".
@@ -699,10 +780,18 @@ fn root_test<G: Searchable>(
                 } else {
                     Need::Both
                 };
-                let r = w.test(&kid.pos, kid.key, depth - 1, 1, kid.gain - t + 1, need);
+                let budget = depth * UNIT;
+                let r = w.test(
+                    &kid.pos,
+                    kid.key,
+                    budget - w.ctx.limits.ply_cost.of(moves.len(), 0).min(budget),
+                    1,
+                    kid.gain - t + 1,
+                    need,
+                );
                 if kid.gain - r.hi >= t {
                     w.ctx.cancel.store(true, Relaxed);
-                    w.reward(kid.mv, kid.gain, 0, depth);
+                    w.reward(kid.mv, kid.gain, 0, depth * UNIT);
                 } else if kid.gain - r.lo >= t {
                     open.store(true, Relaxed);
                 }
