@@ -3,6 +3,8 @@
 //! violation of the error contract (turned into a panic here), is a crash
 //! for AFL.
 
+#[path = "../../src/bin/sow-fuzz/http.rs"]
+mod http;
 #[path = "../../src/bin/sow-fuzz/mutate.rs"]
 #[allow(dead_code)]
 mod mutate;
