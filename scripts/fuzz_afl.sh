@@ -5,6 +5,7 @@
 # results/reliability/afl.jsonl.
 #
 #   scripts/fuzz_afl.sh TARGET... [--seconds S]
+#   scripts/fuzz_afl.sh all --seconds 300     # every sow-fuzz target in turn
 #
 # Installs cargo-afl and builds AFL++ on first use (`cargo install
 # cargo-afl`, `cargo afl config --build`).
@@ -32,6 +33,9 @@ cargo build --profile fuzz --bin sow-fuzz --quiet
 [ -f fuzz/afl/Cargo.lock ] || cp Cargo.lock fuzz/afl/Cargo.lock
 (cd fuzz/afl && cargo afl build --release --quiet)
 commit=$(git rev-parse --short HEAD)
+if [ "${targets[0]}" = all ]; then
+  mapfile -t targets < <(target/fuzz/sow-fuzz --list)
+fi
 root=$(pwd)
 status=0
 for t in "${targets[@]}"; do
