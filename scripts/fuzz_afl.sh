@@ -41,6 +41,9 @@ status=0
 for t in "${targets[@]}"; do
   dir=$(mktemp -d /tmp/sow-afl.XXXXXX)
   target/fuzz/sow-fuzz "$t" --dump-seeds "$dir/in"
+  # The target's files (the seed database) built once, outside AFL; each
+  # process AFL forks then reopens them at its first input (fuzz/afl/main.rs).
+  SOW_AFL_TARGET="$t" SOW_FUZZ_SEEDS="$root/fuzz/seeds" SOW_AFL_PREPARE=1 fuzz/afl/target/release/sow-afl
   echo "== AFL++ on $t for $seconds s" >&2
   AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
   AFL_NO_UI=1 AFL_QUIET=1 SOW_AFL_TARGET="$t" SOW_FUZZ_SEEDS="$root/fuzz/seeds" \
