@@ -63,7 +63,7 @@ print(json.dumps({"target": sys.argv[2], "seconds": int(sys.argv[3]),
   "bitmap_cvg": s.get("bitmap_cvg"), "stability": s.get("stability"),
   "corpus": num("corpus_count"), "cycles": num("cycles_done"),
   "crashes": num("saved_crashes"), "hangs": num("saved_hangs"),
-  "slowest_exec_ms": num("slowest_exec_ms"), "peak_rss_mb": num("peak_rss_mb"),
+  "load_avg": open("/proc/loadavg").read().split()[0],
   "afl_version": s.get("afl_version"), "commit": sys.argv[4],
   "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}))
 PY

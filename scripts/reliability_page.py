@@ -107,14 +107,18 @@ if afl:
       "(`-t 1000`); the harness is built with overflow checks and debug assertions, like `sow-fuzz`. "
       "Edges are AFL's count of distinct branch edges hit in the instrumented binary (the `sow` "
       "library and its dependencies; map size in parentheses); stability is AFL's share of edges "
-      "that an input hits the same way each time it is run.\n")
-    w("| target | time (s) | executions | exec/s | edges found (map) | bitmap coverage | stability | corpus | cycles | crashes | hangs > 1 s | slowest input (ms) | run |")
+      "that an input hits the same way each time it is run. Load is the 1-minute load average "
+      "(`/proc/loadavg`) when the run ended, on 2 cores (empty: not recorded): exec/s is noisy. "
+      "The target is built in the process AFL forks, at its first input (`fuzz/afl/main.rs`: "
+      "threads started before the fork, such as rayon's pool while the seed database is solved, "
+      "do not exist after it); `SOW_AFL_PREPARE=1` builds its files once beforehand.\n")
+    w("| target | time (s) | executions | exec/s | edges found (map) | bitmap coverage | stability | corpus | cycles | crashes | hangs > 1 s | load | run |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for d in afl:
         w(f"| `{d['target']}` | {d.get('run_time', d['seconds'])} | {d['execs']:,} | {d['execs_per_sec']:.0f} | "
           f"{d['edges_found']:,} ({d['total_edges']:,}) | {d['bitmap_cvg']} | {d.get('stability', '')} | "
           f"{d['corpus']:,} | {d.get('cycles', '')} | {d['crashes']} | {d['hangs']} | "
-          f"{d.get('slowest_exec_ms', '')} | {d['date'][:16]} {d.get('commit', '')} |")
+          f"{d.get('load_avg', '')} | {d['date'][:16]} {d.get('commit', '')} |")
     w("")
     missing = sorted({r["target"] for r in runs} - {d["target"] for d in afl})
     if missing:
