@@ -111,7 +111,9 @@ if afl:
       "(`/proc/loadavg`) when the run ended, on 2 cores (empty: not recorded): exec/s is noisy. "
       "The target is built in the process AFL forks, at its first input (`fuzz/afl/main.rs`: "
       "threads started before the fork, such as rayon's pool while the seed database is solved, "
-      "do not exist after it); `SOW_AFL_PREPARE=1` builds its files once beforehand.\n")
+      "do not exist after it); `SOW_AFL_PREPARE=1` builds its files once beforehand. A database input is run as AFL "
+      "made it and again with its checksums recomputed (as `sow-fuzz` does for half its "
+      "mutants), so that AFL's mutants also reach the content checks behind the checksums.\n")
     w("| target | time (s) | executions | exec/s | edges found (map) | bitmap coverage | stability | corpus | cycles | crashes | hangs > 1 s | load | run |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for d in afl:
@@ -128,6 +130,16 @@ else:
       "`scripts/fuzz_afl.sh TARGET... --seconds S` runs one (cargo-afl 0.18.2, AFL++ 4.40c).\n")
 
 w("## Findings, fixed, each now a regression test (`tests/fuzz_regressions.rs`)\n")
+if runs or afl:
+    w(f"The latest runs above, together: {sum(d['inputs'] for d in runs):,} structured inputs over "
+      f"{len(runs)} targets with {sum(d['panics'] for d in runs)} panics, "
+      f"{sum(d['hangs'] for d in runs)} hangs and {sum(d['violations'] for d in runs)} contract "
+      f"violations; {sum(d['execs'] for d in afl):,} AFL++ executions over {len(afl)} targets with "
+      f"{sum(d['crashes'] for d in afl)} crashes and {sum(d['hangs'] for d in afl)} hangs"
+      + (". The findings below came from earlier runs.\n" if not any(
+          d['panics'] + d['hangs'] + d['violations'] for d in runs) and not any(
+          d['crashes'] + d['hangs'] for d in afl)
+         else " (inputs saved under `fuzz/findings/`, not yet triaged below).\n"))
 w(open(os.path.join(rel, "findings.md")).read() if os.path.exists(os.path.join(rel, "findings.md")) else "")
 
 ck = load("crash_kill.json")
