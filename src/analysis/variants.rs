@@ -1,5 +1,5 @@
 //! `sow variants`: solves every small Kpé variant (W 2–5 pits per row,
-//! K 1–6 stones per pit, up to a size limit) and tabulates the start values,
+//! K 1–7 stones per pit, up to a size limit) and tabulates the start values,
 //! like the published Kalah(m,n) tables, as Markdown and JSON under `--out`.
 
 use std::path::Path;
@@ -17,7 +17,7 @@ use crate::solve::solution::{endgame_positions, Solution};
 /// unlocked positions each.
 pub fn variants(max_positions: u64) -> Vec<KpeVariant> {
     let mut list: Vec<KpeVariant> = (2..=5u8)
-        .flat_map(|w| (1..=6u8).map(move |k| KpeVariant::new(w, k).expect("in range")))
+        .flat_map(|w| (1..=7u8).map(move |k| KpeVariant::new(w, k).expect("in range")))
         .filter(|&v| endgame_positions(v) <= max_positions)
         .collect();
     list.sort_by_key(|&v| endgame_positions(v));
