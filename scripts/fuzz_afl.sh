@@ -51,12 +51,12 @@ for t in "${targets[@]}"; do
       fuzz/afl/target/release/sow-afl >"$dir/log" 2>&1 || true
   stats="$dir/out/default/fuzzer_stats"
   if [ -f "$stats" ]; then
-    python3 - "$stats" "$t" "$seconds" "$commit" <<'PY' | tee -a results/reliability/afl.jsonl
-import json, sys, datetime
+    python3 - "$stats" "$t" "$seconds" "$commit" results/reliability/afl.jsonl <<'PY'
+import json, os, sys, datetime
 s = dict(l.split(":", 1) for l in open(sys.argv[1]) if ":" in l)
 s = {k.strip(): v.strip() for k, v in s.items()}
 num = lambda k: int(float(s.get(k, 0) or 0))
-print(json.dumps({"target": sys.argv[2], "seconds": int(sys.argv[3]),
+record = json.dumps({"target": sys.argv[2], "seconds": int(sys.argv[3]),
   "run_time": num("run_time"), "execs": num("execs_done"),
   "execs_per_sec": float(s.get("execs_per_sec", 0)),
   "edges_found": num("edges_found"), "total_edges": num("total_edges"),
@@ -65,7 +65,14 @@ print(json.dumps({"target": sys.argv[2], "seconds": int(sys.argv[3]),
   "crashes": num("saved_crashes"), "hangs": num("saved_hangs"),
   "load_avg": open("/proc/loadavg").read().split()[0],
   "afl_version": s.get("afl_version"), "commit": sys.argv[4],
-  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}))
+  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")})
+# One append of the whole line, so that campaigns run side by side do not
+# interleave their records.
+line = (record + "\n").encode()
+fd = os.open(sys.argv[5], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, line)
+os.close(fd)
+print(record)
 PY
     mkdir -p fuzz/findings
     for f in "$dir"/out/default/crashes/id* "$dir"/out/default/hangs/id*; do
