@@ -363,7 +363,9 @@ fn an_agent_spec_quoting_a_newline_is_refused_on_one_line() {
         "ab:\0\nnod\x7fs=1000,threads=2,tt=16",
         "mcts:1110\n\x101",
     ] {
-        let e = sow::search::agents::AgentSpec::parse(text).map(|_| ()).expect_err(text);
+        let e = sow::search::agents::AgentSpec::parse(text)
+            .map(|_| ())
+            .expect_err(text);
         let message = e.to_string();
         assert!(!message.contains(|c: char| c.is_control()), "{message:?}");
         assert_eq!(e.field(), Some("agent"), "{message}");
