@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every reliability campaign, then results/RELIABILITY.md from their figures:
 # the structured fuzzer on every target (10^6 inputs each by default), AFL++
-# on the text and file targets (when cargo-afl installs), the crash-kill
+# on every target too (when cargo-afl installs), the crash-kill
 # script and the soak. Long: run it in the background with output to a file.
 #
 #   scripts/reliability.sh [--inputs N] [--afl-seconds S] [--kills K] [--games G]
@@ -20,7 +20,7 @@ done
 status=0
 scripts/fuzz.sh all --inputs "$inputs" || status=1
 if [ "$afl" -gt 0 ]; then
-  scripts/fuzz_afl.sh kpe-position kiothi-position kiothi-moves db-region --seconds "$afl" || status=1
+  scripts/fuzz_afl.sh all --seconds "$afl" || status=1
 fi
 cargo build --release --quiet
 scripts/crash_kill.sh --kills "$kills" || status=1

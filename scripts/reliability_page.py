@@ -96,23 +96,50 @@ w("`scripts/fuzz_afl.sh TARGET... --seconds S` runs the same targets under AFL++
   "cargo-afl on the stable toolchain (harness `fuzz/afl/`; a contract violation is a crash "
   "there). Coverage is AFL's edge coverage of the instrumented `sow` library.\n")
 if afl:
-    w("| target | time (s) | executions | exec/s | edges found | bitmap coverage | corpus | crashes | hangs |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    by_seconds = {}
     for d in afl:
-        w(f"| `{d['target']}` | {d['seconds']} | {d['execs']:,} | {d['execs_per_sec']:.0f} | {d['edges_found']:,} | "
-          f"{d['bitmap_cvg']} | {d['corpus']} | {d['crashes']} | {d['hangs']} |")
+        by_seconds.setdefault(d["seconds"], []).append(d["target"])
+    w("Command" + ("s" if len(by_seconds) > 1 else "") + ": "
+      + "; ".join(f"`scripts/fuzz_afl.sh {' '.join(ts)} --seconds {sec}`"
+                  for sec, ts in sorted(by_seconds.items())) + ". "
+      "Each target starts from the seeds of its `sow-fuzz` target (`sow-fuzz TARGET --dump-seeds DIR`) "
+      "and runs in AFL's persistent mode, one process on one core, with a 1 s time limit per input "
+      "(`-t 1000`); the harness is built with overflow checks and debug assertions, like `sow-fuzz`. "
+      "Edges are AFL's count of distinct branch edges hit in the instrumented binary (the `sow` "
+      "library and its dependencies; map size in parentheses); stability is AFL's share of edges "
+      "that an input hits the same way each time it is run. Load is the 1-minute load average "
+      "(`/proc/loadavg`) when the run ended, on 2 cores (empty: not recorded): exec/s is noisy. "
+      "The target is built in the process AFL forks, at its first input (`fuzz/afl/main.rs`: "
+      "threads started before the fork, such as rayon's pool while the seed database is solved, "
+      "do not exist after it); `SOW_AFL_PREPARE=1` builds its files once beforehand. A database input is run as AFL "
+      "made it and again with its checksums recomputed (as `sow-fuzz` does for half its "
+      "mutants), so that AFL's mutants also reach the content checks behind the checksums.\n")
+    w("| target | time (s) | executions | exec/s | edges found (map) | bitmap coverage | stability | corpus | cycles | crashes | hangs > 1 s | load | run |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for d in afl:
+        w(f"| `{d['target']}` | {d.get('run_time', d['seconds'])} | {d['execs']:,} | {d['execs_per_sec']:.0f} | "
+          f"{d['edges_found']:,} ({d['total_edges']:,}) | {d['bitmap_cvg']} | {d.get('stability', '')} | "
+          f"{d['corpus']:,} | {d.get('cycles', '')} | {d['crashes']} | {d['hangs']} | "
+          f"{d.get('load_avg', '')} | {d['date'][:16]} {d.get('commit', '')} |")
     w("")
+    missing = sorted({r["target"] for r in runs} - {d["target"] for d in afl})
+    if missing:
+        w("Not run under AFL++ yet: " + ", ".join(f"`{t}`" for t in missing) + ".\n")
 else:
-    w("No AFL++ campaign has been run yet. cargo-afl 0.18.2 with AFL++ 4.40c is installed here "
-      "(`cargo install cargo-afl`, then `cargo afl --version`: it builds on the stable toolchain), "
-      "but the instrumented build of the harness (`fuzz/afl/`: the whole `sow` crate with axum and "
-      "tokio, cold) was not started in the sessions that wrote this page: the 2 cores were shared "
-      "by four sessions (load average 8-12 by `uptime`, 2026-12-01 14:41 UTC), where a plain "
-      "`cargo build --release` of the crate ran over 13 minutes without finishing, so an "
-      "instrumented build plus 300 s per target did not fit beside the 10^6-input campaigns. "
-      "`scripts/fuzz_afl.sh` runs it; `scripts/reliability.sh` includes it.\n")
+    w("No AFL++ campaign has been saved in `results/reliability/afl.jsonl` yet: "
+      "`scripts/fuzz_afl.sh TARGET... --seconds S` runs one (cargo-afl 0.18.2, AFL++ 4.40c).\n")
 
 w("## Findings, fixed, each now a regression test (`tests/fuzz_regressions.rs`)\n")
+if runs or afl:
+    w(f"The latest runs above, together: {sum(d['inputs'] for d in runs):,} structured inputs over "
+      f"{len(runs)} targets with {sum(d['panics'] for d in runs)} panics, "
+      f"{sum(d['hangs'] for d in runs)} hangs and {sum(d['violations'] for d in runs)} contract "
+      f"violations; {sum(d['execs'] for d in afl):,} AFL++ executions over {len(afl)} targets with "
+      f"{sum(d['crashes'] for d in afl)} crashes and {sum(d['hangs'] for d in afl)} hangs"
+      + (". The findings below came from earlier runs.\n" if not any(
+          d['panics'] + d['hangs'] + d['violations'] for d in runs) and not any(
+          d['crashes'] + d['hangs'] for d in afl)
+         else " (inputs saved under `fuzz/findings/`, not yet triaged below).\n"))
 w(open(os.path.join(rel, "findings.md")).read() if os.path.exists(os.path.join(rel, "findings.md")) else "")
 
 ck = load("crash_kill.json")

@@ -7,7 +7,11 @@ use std::io;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-/// Bad text or an impossible request from a user.
+/// Bad text or an impossible request from a user. Built by the
+/// constructors below, whose messages are one line like the contract's
+/// (`one_line`): a message quoting the input it refuses (an agent spec
+/// with a newline, found by AFL++ on `agent-spec`) stays one line for a
+/// library caller too, not only once printed as a [`CliError`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum InputError {
     /// Text that does not follow RULES §3 notation.
@@ -28,28 +32,28 @@ impl InputError {
     pub fn malformed(field: impl Into<String>, message: impl Into<String>) -> Self {
         InputError::Malformed {
             field: field.into(),
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
 
     pub fn impossible(field: impl Into<String>, message: impl Into<String>) -> Self {
         InputError::Impossible {
             field: field.into(),
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
 
     pub fn illegal(mv: impl Into<String>, reason: impl Into<String>) -> Self {
         InputError::IllegalMove {
-            mv: mv.into(),
-            reason: reason.into(),
+            mv: one_line(mv.into()),
+            reason: one_line(reason.into()),
         }
     }
 
     pub fn unsupported(field: impl Into<String>, message: impl Into<String>) -> Self {
         InputError::Unsupported {
             field: field.into(),
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
 
@@ -133,7 +137,8 @@ impl std::error::Error for CliError {}
 
 /// The contract's message is one line: control characters of the input it
 /// quotes (a newline in a URL-decoded position, say) are written escaped
-/// (`\n`). Found by the `http` fuzz target.
+/// (`\n`). Found by the `http` fuzz target (and, in [`InputError`]'s
+/// messages, by AFL++ on `agent-spec`).
 fn one_line(message: String) -> String {
     if !message.contains(|c: char| c.is_control()) {
         return message;

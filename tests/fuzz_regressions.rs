@@ -352,3 +352,27 @@ fn a_refusal_quoting_a_newline_stays_one_line() {
         Some(e.message.as_str())
     );
 }
+
+#[test]
+fn an_agent_spec_quoting_a_newline_is_refused_on_one_line() {
+    // Found by AFL++ on agent-spec (53 crashes, one cause): the library's
+    // refusal quoted the option or value with its newline (and NUL), a
+    // message of two lines before the command line escaped it.
+    for text in [
+        "ab:nodes=1000,threads=28tt=16\n\0",
+        "ab:\0\nnod\x7fs=1000,threads=2,tt=16",
+        "mcts:1110\n\x101",
+    ] {
+        let e = sow::search::agents::AgentSpec::parse(text)
+            .map(|_| ())
+            .expect_err(text);
+        let message = e.to_string();
+        assert!(!message.contains(|c: char| c.is_control()), "{message:?}");
+        assert_eq!(e.field(), Some("agent"), "{message}");
+        // The command line's message is the library's, not escaped twice.
+        assert_eq!(sow::cli::CliError::from(e).message, message);
+    }
+    // And any other refusal built by the constructors.
+    let e = sow::error::InputError::illegal("3\n", "empty pit\r");
+    assert_eq!(e.to_string(), "illegal move 3\\n: empty pit\\r");
+}

@@ -285,3 +285,60 @@ pub fn mutate_bytes(rng: &mut Rng, input: &[u8], fields: &[(usize, usize)]) -> V
     }
     s
 }
+
+/// [`reseal`] of a binary target's input: the `db-dir` and `db-region`
+/// inputs carry a file number first, the file after it.
+pub fn reseal_input(target: &str, input: &mut [u8]) {
+    let skip = usize::from(matches!(target, "db-dir" | "db-region"));
+    if input.len() > skip {
+        reseal(&mut input[skip..]);
+    }
+}
+
+/// Recomputes a database image's block checksums and the checksum of its
+/// block table from its own header (layout in `src/solve/db.rs`: plain
+/// blocks of `block` bytes, or zstd blocks at the offsets that follow the
+/// checksums), so that a mutant passes the checksum checks and reaches
+/// the code behind them.
+pub fn reseal(b: &mut [u8]) {
+    const HEADER: usize = 64;
+    if b.len() < HEADER {
+        return;
+    }
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8"));
+    let (block, blocks) = (word(b, 48), word(b, 56));
+    if !block.is_power_of_two() || !(4096..=1 << 20).contains(&block) {
+        return;
+    }
+    let zstd = b[18] == 1;
+    let table = if zstd {
+        blocks.checked_mul(16).and_then(|t| t.checked_add(8))
+    } else {
+        blocks.checked_mul(8)
+    };
+    let Some(start) = table
+        .and_then(|t| t.checked_add(HEADER as u64))
+        .filter(|&s| s <= b.len() as u64)
+    else {
+        return;
+    };
+    let (start, block, blocks) = (start as usize, block as usize, blocks as usize);
+    let (head, payload) = b.split_at_mut(start);
+    for i in 0..blocks {
+        let chunk = if zstd {
+            let at = HEADER + 8 * (blocks + i);
+            let (from, to) = (word(head, at) as usize, word(head, at + 8) as usize);
+            if from > to || to > payload.len() {
+                continue;
+            }
+            &payload[from..to]
+        } else {
+            let from = (i * block).min(payload.len());
+            &payload[from..(from + block).min(payload.len())]
+        };
+        let at = HEADER + 8 * i;
+        head[at..at + 8].copy_from_slice(&sow::solve::db::checksum(chunk).to_le_bytes());
+    }
+    let table = sow::solve::db::checksum(&head[HEADER..]);
+    head[40..48].copy_from_slice(&table.to_le_bytes());
+}
