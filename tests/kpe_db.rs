@@ -320,15 +320,15 @@ fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
 }
 
 #[test]
-fn the_next_board_sizes_are_refused_by_their_estimate_not_a_fixed_cap() {
-    // kpe:5x4 (5.70·10⁹ unlocked positions, a locked region estimated at
-    // 6.4·10⁹) ranks within 32 bits per layer but needs far more memory
-    // than the budget: refused with the estimate, before any file.
+fn the_next_board_sizes_are_refused_by_their_estimate_or_their_key_width() {
+    // kpe:4x8 (64 stones) ranks within 32 bits per layer and packs its
+    // locked positions in 64 bits, but needs more memory than a 16 GiB
+    // budget: refused with the estimate, before any file.
     let db = temp_db("next-sizes");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["--json", "solve", "kpe:5x4", "--db"])
+        .args(["--json", "solve", "kpe:4x8", "--db"])
         .arg(&db)
-        .env("SOW_MEMORY_MIB", "65536")
+        .env("SOW_MEMORY_MIB", "16384")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -337,9 +337,19 @@ fn the_next_board_sizes_are_refused_by_their_estimate_not_a_fixed_cap() {
     assert_eq!(v["error"]["field"], "variant", "{v}");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains("GiB of memory"), "{message}");
-    assert!(message.contains("5701165250 unlocked positions"), "{message}");
+    assert!(message.contains(" unlocked positions, about "), "{message}");
     assert!(!db.exists(), "nothing written");
-    // kpe:8x8's layers do not rank in 32 bits: refused whatever the budget.
+    // kpe:5x4's locked positions need 6 bits for each of 10 pits plus 10
+    // mark bits: refused whatever the budget.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["solve", "kpe:5x4", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("needs 70-bit keys"), "{stderr}");
+    // kpe:8x8's layers do not rank in 32 bits.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
         .args(["solve", "kpe:8x8", "--db"])
         .arg(&db)

@@ -293,7 +293,10 @@ fn layers_are_shared_by_every_k_of_a_w() {
     let base = std::env::temp_dir().join(format!("sow-test-{}-share", std::process::id()));
     let (alone, beside) = (base.join("alone"), base.join("beside"));
     let _ = std::fs::remove_dir_all(&base);
-    let (v32, v33) = (KpeVariant::new(3, 2).unwrap(), KpeVariant::new(3, 3).unwrap());
+    let (v32, v33) = (
+        KpeVariant::new(3, 2).unwrap(),
+        KpeVariant::new(3, 3).unwrap(),
+    );
     let (_, fresh) = Solution::build(v33, &alone, Progress::Hidden).unwrap();
     assert!(fresh.layers_shared.is_empty());
     Solution::build(v32, &beside, Progress::Hidden).unwrap();

@@ -38,22 +38,38 @@ pub fn endgame_positions(variant: KpeVariant) -> u64 {
 /// Positions of a variant's largest layer.
 pub fn largest_layer(variant: KpeVariant) -> u64 {
     let eg = Endgame::new(variant);
-    eg.layers().map(|n| eg.index.layer_size(n)).max().unwrap_or(0)
+    eg.layers()
+        .map(|n| eg.index.layer_size(n))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Checks that this tool can represent a variant's solve: its layers'
-/// ranks in 32 bits and its locked positions in 64-bit keys. Whether the
-/// solve fits this machine's memory and disk is checked by the estimate.
+/// ranks in 32 bits and its locked positions in 64-bit keys
+/// (`opening.rs`: a pit's count in enough bits for the game's stones, then
+/// both players' marks). Whether the solve fits this machine's memory and
+/// disk is checked by the estimate.
 pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
-    let largest = largest_layer(variant);
-    let bits = 32 - variant.total().leading_zeros() as usize;
-    if largest > MAX_LAYER_POSITIONS || bits * variant.pits() + 2 * variant.w() > 64 {
-        return Err(crate::InputError::unsupported(
+    let refuse = |why: String| {
+        Err(crate::InputError::unsupported(
             "variant",
-            format!(
-                "kpe:{variant} has a layer of {largest} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
-                endgame_positions(variant)
-            ),
+            format!("kpe:{variant} {why}"),
+        ))
+    };
+    let largest = largest_layer(variant);
+    if largest > MAX_LAYER_POSITIONS {
+        return refuse(format!(
+            "has a layer of {largest} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
+            endgame_positions(variant)
+        ));
+    }
+    let key_bits =
+        (32 - variant.total().leading_zeros() as usize) * variant.pits() + 2 * variant.w();
+    if key_bits > 64 {
+        return refuse(format!(
+            "needs {key_bits}-bit keys for its locked positions ({} pits of up to {} stones, and the marks); this tool packs them in 64 bits",
+            variant.pits(),
+            variant.total()
         ));
     }
     Ok(())
