@@ -4,15 +4,16 @@
 //!
 //! The unlocked layers are counted exactly. The locked region is not known
 //! before its forward exploration: for a variant already solved once its
-//! measured size is used (`sow variants`, `results/kpe/variants.json`, and
-//! the standard solve); otherwise the region / unlocked ratio measured at
+//! measured size is used (`sow variants`, `results/kpe/variants.json`, the
+//! standard solve and kpe:4x7's); otherwise the region / unlocked ratio measured at
 //! the largest K of the same W, which overestimates for a larger K (the
-//! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19 for
-//! K = 1..6). Bytes per position are calibrated on the peaks measured with
+//! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19,
+//! 0.156 for K = 1..7). Bytes per position are calibrated on the peaks measured with
 //! database format 2 (`/usr/bin/time -v sow solve`, results/BENCHMARKS.md):
 //! the standard game 4,502 MiB (764 M unlocked positions kept in memory,
 //! 145 M locked ones), kpe:4x4 565 MiB (42.7 M, 14.6 M), kpe:4x3 151 MiB
-//! (6.0 M, 2.9 M): the region costs up to about 32 bytes a position while
+//! (6.0 M, 2.9 M), and kpe:4x7 11,209 MiB (2.36 G, 367 M; estimated
+//! 16,036 MiB before its region was measured): the region costs up to about 32 bytes a position while
 //! it is explored (hash sets, keys, frontiers), solved and encoded.
 
 use std::path::Path;
@@ -24,8 +25,8 @@ use crate::games::kpe::KpeVariant;
 
 /// (W, K, locked positions reachable from the start, unlocked positions)
 /// of every variant solved so far (`results/kpe/variants.json`; 4x6 from
-/// the standard solve).
-const MEASURED: [(usize, usize, u64, u64); 21] = [
+/// the standard solve, 4x7 from its solve in results/BENCHMARKS.md).
+const MEASURED: [(usize, usize, u64, u64); 22] = [
     (2, 1, 15, 46),
     (2, 2, 39, 295),
     (3, 1, 415, 610),
@@ -47,6 +48,7 @@ const MEASURED: [(usize, usize, u64, u64); 21] = [
     (4, 5, 51_099_379, 205_649_026),
     (5, 3, 542_126_686, 483_631_776),
     (4, 6, 145_335_442, 764_395_515),
+    (4, 7, 367_189_364, 2_359_472_248),
 ];
 
 /// Bytes of memory per locked position at the region's peak.
@@ -188,9 +190,9 @@ mod tests {
     }
 
     #[test]
-    fn small_estimates_cover_their_measured_peaks() {
+    fn estimates_cover_their_measured_peaks() {
         // (variant, measured peak in MiB with format 2)
-        for (w, k, peak_mib) in [(4, 4, 565u64), (4, 3, 151)] {
+        for (w, k, peak_mib) in [(4, 7, 11_209u64), (4, 4, 565), (4, 3, 151)] {
             let e = Estimate::new(KpeVariant::new(w, k).unwrap(), Path::new("/"));
             assert!(e.memory >= peak_mib << 20, "kpe:{w}x{k}: {e:?}");
             assert!(e.memory <= 2 * (peak_mib << 20), "kpe:{w}x{k}: {e:?}");
