@@ -61,13 +61,31 @@ trap 'rm -rf "$tmp"' EXIT
 games_json="$tmp/games.jsonl"
 : > "$games_json"
 
+# The position after the first $1 moves of the game in $tmp/moves.
+position_after() {
+    $SOW apply -q kiothi $(head -n "$1" "$tmp/moves" | tr '\n' ' ') | tail -n 1
+}
+
+# The run's conditions, as the pages' list items: version, date, machine,
+# load, and whether the times are inflated by other work.
+conditions() {
+    echo "- version: $VERSION"
+    echo "- date: $DATE, run time $SECONDS_TOTAL s"
+    echo "- machine: $MACHINE"
+    echo "- load average at start / end: $LOAD_START / $LOAD_END; processes using more than 5% CPU at the start: $OTHERS."
+    if awk -v l="${LOAD_START%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+        echo "  The machine was shared (load above half its cores at the start): the times are inflated."
+    else
+        echo "  The machine was quiet at the start (load at most half its cores)."
+    fi
+}
+
 # `sow solve` on the position `distance` plies before the end of the game
 # whose moves are in $tmp/moves; prints one JSON object with the distance.
 try_distance() {
     local distance=$1 plies=$2
-    local keep=$((plies - distance))
     local pos
-    pos="$($SOW apply -q kiothi $(head -n "$keep" "$tmp/moves" | tr '\n' ' ') | tail -n 1)"
+    pos="$(position_after $((plies - distance)))"
     $SOW solve --json --time "$LIMIT" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
 }
 
@@ -88,7 +106,7 @@ if [ "$COMPARE" = 1 ]; then
         line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$FILE")"
         plies=$(jq -r .plies <<<"$line")
         jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
-        pos="$($SOW apply -q kiothi $(head -n $((plies - distance)) "$tmp/moves" | tr '\n' ' ') | tail -n 1)"
+        pos="$(position_after $((plies - distance)))"
         for setting in $SETTINGS; do
             case $setting in
                 default) r="$($SOW solve --json --time "$LIMIT" "$pos")" ;;
@@ -116,15 +134,7 @@ if [ "$COMPARE" = 1 ]; then
         echo "The exact prover (\`sow solve\`, both cores, at most $LIMIT s) on fixed late positions"
         echo "of the engine games, under each setting. Written by \`$COMMAND\`."
         echo
-        echo "- version: $VERSION"
-        echo "- date: $DATE, run time $SECONDS_TOTAL s"
-        echo "- machine: $MACHINE"
-        echo "- load average at start / end: $LOAD_START / $LOAD_END; processes using more than 5% CPU at the start: $OTHERS."
-        if awk -v l="${LOAD_START%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
-            echo "  The machine was shared (load above half its cores at the start): the times are inflated."
-        else
-            echo "  The machine was quiet at the start (load at most half its cores)."
-        fi
+        conditions
         echo "- settings: \`default\` (ply costs 0,2,3,4 quarter plies for nodes of 1, 2, 3-4, 5+ moves;"
         echo "  128 MiB table); \`uniform\`: one ply of depth per move (\`SOW_PROVE_PLY_COST=4,4,4,4\`, as"
         echo "  before the tuned costs); \`hash512\`: \`--hash 512\` (the former default size of the bound"
@@ -216,15 +226,7 @@ jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg
     echo "How many plies before the end of a real game \`sow solve\` proves the exact"
     echo "value within $LIMIT s. Written by \`$COMMAND\`."
     echo
-    echo "- version: $VERSION"
-    echo "- date: $DATE, run time $SECONDS_TOTAL s"
-    echo "- machine: $MACHINE"
-    echo "- load average at start / end: $LOAD_START / $LOAD_END; processes using more than 5% CPU at the start: $OTHERS."
-    if awk -v l="${LOAD_START%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
-        echo "  The machine was shared (load above half its cores at the start): the times are inflated."
-    else
-        echo "  The machine was quiet at the start (load at most half its cores)."
-    fi
+    conditions
     echo "- games: the first $GAMES games that ended with no legal move in \`$FILE\`"
     echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT\`"
     echo "  (both cores), DISTANCE = 4, 8, 12, ... until one is not exact in time, then 2 less."
