@@ -276,15 +276,29 @@ fn a_database_of_an_older_format_is_refused_with_a_re_solve_hint() {
     fs::remove_dir_all(&db).unwrap();
 }
 
+/// `sow ARGS DB` (ARGS ending with `--db`), with one environment variable
+/// set if given.
+fn solve_in(
+    db: &std::path::Path,
+    args: &[&str],
+    env: Option<(&str, &str)>,
+) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sow"));
+    command.args(args).arg(db);
+    if let Some((key, value)) = env {
+        command.env(key, value);
+    }
+    command.output().unwrap()
+}
+
 #[test]
 fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
     let db = temp_db("budget");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["--json", "solve", "kpe:3x2", "--db"])
-        .arg(&db)
-        .env("SOW_MEMORY_MIB", "0")
-        .output()
-        .unwrap();
+    let out = solve_in(
+        &db,
+        &["--json", "solve", "kpe:3x2", "--db"],
+        Some(("SOW_MEMORY_MIB", "0")),
+    );
     assert_eq!(out.status.code(), Some(2));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
@@ -294,22 +308,20 @@ fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
     assert!(message.contains("11088 unlocked positions"), "{message}");
     assert!(!db.exists(), "nothing written");
     // Disk too.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["solve", "kpe:3x2", "--db"])
-        .arg(&db)
-        .env("SOW_DISK_MIB", "0")
-        .output()
-        .unwrap();
+    let out = solve_in(
+        &db,
+        &["solve", "kpe:3x2", "--db"],
+        Some(("SOW_DISK_MIB", "0")),
+    );
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("of disk"), "{stderr}");
     // Within budget it solves and prints the estimate.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["solve", "kpe:3x2", "--db"])
-        .arg(&db)
-        .env("SOW_MEMORY_MIB", "100")
-        .output()
-        .unwrap();
+    let out = solve_in(
+        &db,
+        &["solve", "kpe:3x2", "--db"],
+        Some(("SOW_MEMORY_MIB", "100")),
+    );
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -325,12 +337,11 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_key_width() {
     // locked positions in 64 bits, but needs more memory than a 16 GiB
     // budget: refused with the estimate, before any file.
     let db = temp_db("next-sizes");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["--json", "solve", "kpe:4x8", "--db"])
-        .arg(&db)
-        .env("SOW_MEMORY_MIB", "16384")
-        .output()
-        .unwrap();
+    let out = solve_in(
+        &db,
+        &["--json", "solve", "kpe:4x8", "--db"],
+        Some(("SOW_MEMORY_MIB", "16384")),
+    );
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value =
         serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
@@ -341,20 +352,12 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_key_width() {
     assert!(!db.exists(), "nothing written");
     // kpe:5x4's locked positions need 6 bits for each of 10 pits plus 10
     // mark bits: refused whatever the budget.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["solve", "kpe:5x4", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
+    let out = solve_in(&db, &["solve", "kpe:5x4", "--db"], None);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("needs 70-bit keys"), "{stderr}");
     // kpe:8x8's layers do not rank in 32 bits.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["solve", "kpe:8x8", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
+    let out = solve_in(&db, &["solve", "kpe:8x8", "--db"], None);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("in 32 bits"), "{stderr}");
