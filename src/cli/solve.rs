@@ -161,6 +161,8 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
 /// variants, else nothing.
 fn shared_note(shared: &[(usize, KpeVariant)]) -> String {
     let mut from: Vec<String> = shared.iter().map(|(_, v)| v.tag()).collect();
+    // Each variant once, even if the layers' sources alternate.
+    from.sort_unstable();
     from.dedup();
     match shared.len() {
         0 => String::new(),
