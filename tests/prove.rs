@@ -212,32 +212,43 @@ fn agrees_with_the_kpe_database_and_minimax_on_small_boards() {
 #[test]
 fn interrupted_bounds_are_sound() {
     let positions = small_late_positions(20_000);
-    let mut cut = 0;
+    // Only the one-thread proofs count towards the cut-short total: with two
+    // threads the node cap is seen at a point that depends on scheduling, so
+    // how many proofs it cuts varies from run to run. Both stay sound.
+    let mut cut_on_one_thread = 0;
     for p in positions.iter().filter(|p| !p.is_over()) {
         let want = minimax(p, &mut Vec::new());
         for (cap, ply_cost) in [16, 64, 256, 1024]
             .into_iter()
             .zip([PlyCost::default(), PlyCost::UNIFORM].into_iter().cycle())
         {
-            let got = solve(
-                p,
-                2,
-                ProveLimits {
-                    nodes: Some(cap),
-                    ply_cost,
-                    ..ProveLimits::default()
-                },
-            );
-            assert!(
-                got.lower <= want && want <= got.upper,
-                "{p}: value {want} outside [{}, {}] with {cap} nodes",
-                got.lower,
-                got.upper
-            );
-            cut += got.interrupted as usize;
+            for threads in [1, 2] {
+                let got = solve(
+                    p,
+                    threads,
+                    ProveLimits {
+                        nodes: Some(cap),
+                        ply_cost,
+                        ..ProveLimits::default()
+                    },
+                );
+                assert!(
+                    got.lower <= want && want <= got.upper,
+                    "{p}: value {want} outside [{}, {}] with {cap} nodes on {threads} threads",
+                    got.lower,
+                    got.upper
+                );
+                if threads == 1 {
+                    cut_on_one_thread += got.interrupted as usize;
+                }
+            }
         }
     }
-    assert!(cut >= 10, "only {cut} proofs were cut short");
+    eprintln!("{cut_on_one_thread} one-thread proofs cut short");
+    assert!(
+        cut_on_one_thread >= 10,
+        "only {cut_on_one_thread} proofs were cut short"
+    );
 }
 
 #[test]
