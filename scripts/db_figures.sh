@@ -24,6 +24,12 @@ for name in os.listdir(sys.argv[1]):
     os.close(fd)
 PY
 }
+readahead_kb() { # of the block device holding the database, or "unknown"
+  local dev
+  dev=$(basename "$(findmnt -no SOURCE --target "$db" 2>/dev/null)" 2>/dev/null)
+  cat "/sys/class/block/$dev/queue/read_ahead_kb" 2>/dev/null \
+    || cat "/sys/class/block/$dev/../queue/read_ahead_kb" 2>/dev/null || echo unknown
+}
 timed() { # wall seconds and max RSS of a command, its output dropped; a failed command stops the script
   if ! /usr/bin/time -f "wall %e s, user %U s, max RSS %M KB" "$@" >/dev/null 2>"$tmp.t"; then
     echo "failed: $*" >&2; cat "$tmp.t" >&2; exit 1
@@ -57,6 +63,9 @@ timed() { # wall seconds and max RSS of a command, its output dropped; a failed 
   echo
   echo "The start's eval plays the perfect line out (hundreds of probes); the"
   echo "other is an unlocked position and a locked one of the start region (after 0 4 1 5) with every move's value."
+  echo "Cold means the files evicted from the page cache; each probe then waits for the disk."
+  echo "The files are mapped with the random-access hint (\`madvise(MADV_RANDOM)\`): the"
+  echo "device's readahead here is $(readahead_kb) KiB, which a page fault would otherwise read around it."
   echo
   echo '```text'
   for pos in kpe 'kpe 5,0,1,6,1,7,7,5 N xxxx xxxx 8 8' 'kpe 3,2,10,10,2,1,11,9 S xx.. xx.. 0 0'; do

@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use memmap2::Mmap;
+use memmap2::{Advice, Mmap};
 use thiserror::Error;
 
 use crate::games::kpe::KpeVariant;
@@ -524,6 +524,12 @@ impl MappedFile {
         // SAFETY: database files are written once (temporary file then
         // rename) and never modified in place afterwards.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        // Probes read a few scattered blocks. Without this hint every page
+        // fault reads around the page as much as the device's readahead
+        // (8 MiB here: `/sys/block/vda/queue/read_ahead_kb`), so one cold
+        // `eval` read 334 MB. Whole-file readers ask for the sequential
+        // pattern themselves (`all_entries`). Only a hint: errors ignored.
+        let _ = map.advise(Advice::Random);
         Self::from_bytes(path, FileBytes::Mapped(map), id, expected_entries)
     }
 
@@ -547,6 +553,11 @@ impl MappedFile {
             what,
         };
         let data_start = map.len() - payload;
+        if let FileBytes::Mapped(m) = &map {
+            // The block table is read whole just below: one read ahead of
+            // it rather than a page fault per page (random-access hint).
+            let _ = m.advise_range(Advice::WillNeed, 0, data_start);
+        }
         let table = &map[HEADER..data_start];
         if checksum(table) != read_u64(&map, 40) {
             return Err(corrupt("checksum of the block table does not match".into()));
@@ -606,6 +617,14 @@ impl MappedFile {
 
     pub fn set_content(&mut self, content: super::db_check::Content) {
         self.content = content;
+    }
+
+    /// Tells the kernel the whole file will be read in order (readahead
+    /// back on, undoing [`MappedFile::open`]'s random-access hint).
+    pub fn advise_sequential(&self) {
+        if let FileBytes::Mapped(map) = &self.map {
+            let _ = map.advise(Advice::Sequential);
+        }
     }
 
     fn payload(&self) -> &[u8] {
@@ -742,6 +761,7 @@ impl MappedFile {
     /// Every entry of a value file, decoded and checked.
     pub fn all_entries(&self) -> Result<std::borrow::Cow<'_, [u8]>, DbError> {
         use rayon::prelude::*;
+        self.advise_sequential();
         match self.encoding {
             Encoding::Plain => {
                 let all = self.bytes(0, self.entries as usize)?;

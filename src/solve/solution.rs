@@ -658,6 +658,8 @@ impl StartRegion {
                 }
             }
             StartRegion::Mapped { keys, values } => {
+                keys.file().advise_sequential();
+                values.advise_sequential();
                 for (g, group) in keys.groups().iter().enumerate() {
                     for (j, key) in keys.keys_of(g)?.into_iter().enumerate() {
                         f(&unpack(variant, key), values.entry(group.first + j as u64)?)?;
