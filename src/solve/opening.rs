@@ -362,6 +362,17 @@ impl LockedRegion {
         }
     }
 
+    /// Consumes the solved region, group by group (ascending stone count):
+    /// stones, mixed keys, values and "can end" bits, so that a caller can
+    /// free each group as soon as it has used it (`region_keys::encode`).
+    pub(super) fn into_groups(self) -> impl Iterator<Item = (usize, Vec<u64>, Vec<i8>, Bits)> {
+        self.groups
+            .into_iter()
+            .zip(self.values)
+            .zip(self.ends)
+            .map(|((g, values), ends)| (g.stones, g.keys, values, ends))
+    }
+
     /// Every (relative key, entry byte) of group `g`, in mixed-key order.
     pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (RegionKey, u8)> + '_ {
         let ends = &self.ends[g];

@@ -23,9 +23,10 @@
 
 use rayon::prelude::*;
 
+use super::db::entry;
 use super::db::{DbError, MappedFile};
 use super::endgame::Endgame;
-use super::opening::{stones_of, LockedRegion, RegionKey};
+use super::opening::{stones_of, unmix, LockedRegion, RegionKey};
 use crate::games::kpe::KpeVariant;
 
 const RECORD: usize = 5 * 8;
@@ -92,28 +93,51 @@ fn shift_for(universe: u64, keys: usize) -> u32 {
 }
 
 /// The key-file payload of a solved region, and the entry bytes of its
-/// positions in the same order.
-pub fn encode(eg: &Endgame, region: &LockedRegion) -> (Vec<u8>, Vec<u8>) {
+/// positions in the same order. Consumes the region one group at a time,
+/// reusing each group's key vector for its ranked keys (rank above the
+/// entry byte, `u < 2^42` for every variant `check_solvable` accepts), so
+/// that encoding needs no memory beyond the region's own: this was the
+/// solve's peak (16 bytes a position twice over for the largest group,
+/// then the whole payload; kpe:4x5 1,728 MiB, the standard game 4.5 GiB).
+pub fn encode(eg: &Endgame, region: LockedRegion) -> (Vec<u8>, Vec<u8>) {
     let ranker = Ranker::new(eg);
     let groups = region.group_count();
-    let mut payload = Vec::new();
+    // Sized exactly up front: a doubling vector could hold twice the payload.
+    let layout = |stones: usize, keys: usize| {
+        let shift = shift_for(ranker.universe(stones), keys);
+        let buckets = (ranker.universe(stones) >> shift) as usize + 1;
+        (
+            shift,
+            buckets,
+            4 * (buckets + 1) + (keys * shift as usize).div_ceil(8) + 8,
+        )
+    };
+    let size = 8
+        + RECORD * groups
+        + region
+            .counts()
+            .iter()
+            .map(|&(s, k)| layout(s, k).2)
+            .sum::<usize>();
+    let mut payload = Vec::with_capacity(size);
     payload.extend_from_slice(&(groups as u64).to_le_bytes());
     payload.resize(8 + RECORD * groups, 0);
     let mut entries = Vec::with_capacity(region.len());
-    for g in 0..groups {
-        let stones = region.group_stones(g);
-        let mut pairs: Vec<(u64, u8)> = region
-            .group_entries(g)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|(key, e)| (ranker.rank(key), e))
-            .collect();
-        pairs.par_sort_unstable_by_key(|&(u, _)| u);
-        let shift = shift_for(ranker.universe(stones), pairs.len());
-        let buckets = (ranker.universe(stones) >> shift) as usize + 1;
+    for (g, (stones, mut packed, values, ends)) in region.into_groups().enumerate() {
+        packed.par_iter_mut().enumerate().for_each(|(i, k)| {
+            let e = entry(values[i], ends.get(i as u64));
+            *k = ranker.rank(unmix(*k)) << 8 | e as u64;
+        });
+        drop((values, ends));
+        packed.par_sort_unstable();
+        debug_assert!(
+            ranker.universe(stones) < 1 << 56,
+            "ranked keys leave 8 bits for the entry"
+        );
+        let (shift, buckets, _) = layout(stones, packed.len());
         let mut dir = vec![0u32; buckets + 1];
-        for &(u, _) in &pairs {
-            dir[(u >> shift) as usize + 1] += 1;
+        for &p in &packed {
+            dir[(p >> 8 >> shift) as usize + 1] += 1;
         }
         for i in 1..dir.len() {
             dir[i] += dir[i - 1];
@@ -121,19 +145,20 @@ pub fn encode(eg: &Endgame, region: &LockedRegion) -> (Vec<u8>, Vec<u8>) {
         let dir_at = payload.len();
         payload.extend(dir.iter().flat_map(|d| d.to_le_bytes()));
         let bits_at = payload.len();
-        let mut fields = vec![0u8; (pairs.len() * shift as usize).div_ceil(8) + 8];
+        let mut fields = vec![0u8; (packed.len() * shift as usize).div_ceil(8) + 8];
+        // (fields: the bit-packed low bits, 8 zero bytes of padding)
         let mask = (1u64 << shift) - 1;
-        for (j, &(u, _)) in pairs.iter().enumerate() {
+        for (j, &p) in packed.iter().enumerate() {
             let bit = j * shift as usize;
             let at = bit / 8;
-            let word = (u & mask) << (bit % 8);
+            let word = ((p >> 8) & mask) << (bit % 8);
             let old = u64::from_le_bytes(fields[at..at + 8].try_into().expect("8 bytes"));
             fields[at..at + 8].copy_from_slice(&(old | word).to_le_bytes());
         }
         payload.extend_from_slice(&fields);
         let record = [
             stones as u64,
-            pairs.len() as u64,
+            packed.len() as u64,
             shift as u64,
             dir_at as u64,
             bits_at as u64,
@@ -142,8 +167,9 @@ pub fn encode(eg: &Endgame, region: &LockedRegion) -> (Vec<u8>, Vec<u8>) {
         for (i, x) in record.iter().enumerate() {
             payload[at + 8 * i..at + 8 * i + 8].copy_from_slice(&x.to_le_bytes());
         }
-        entries.extend(pairs.iter().map(|&(_, e)| e));
+        entries.extend(packed.iter().map(|&p| p as u8));
     }
+    debug_assert_eq!(payload.len(), size);
     (payload, entries)
 }
 
