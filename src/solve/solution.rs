@@ -301,7 +301,7 @@ impl Solution {
                 stats.explore_seconds = t.elapsed().as_secs_f64();
                 let t = Instant::now();
                 region.solve_groups(&eg, &layers, progress);
-                let (keys, entries) = region_keys::encode(&eg, region);
+                let (keys, entries) = region_keys::encode(region);
                 db::write_file(
                     &keys_path,
                     region_keys_id(variant),
