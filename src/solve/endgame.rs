@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use super::bits::Bits;
 use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
 use super::index::BoardIndex;
@@ -167,11 +168,14 @@ impl Endgame {
         bar.set_message("endings");
         let ends = endless::unlocked_layer(self, n, &values, seeds);
         bar.finish_and_clear();
-        values
-            .into_par_iter()
+        // The entries take the values' place (a second vector of a layer's
+        // size would count at the peak).
+        let mut entries: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
+        entries
+            .par_iter_mut()
             .enumerate()
-            .map(|(i, v)| entry(v, ends.get(i as u64)))
-            .collect()
+            .for_each(|(i, e)| *e = entry(*e as i8, ends.get(i as u64)));
+        entries
     }
 
     /// The values of layer `n` by threshold retrograde analysis, and the
@@ -181,7 +185,7 @@ impl Endgame {
         n: usize,
         layers: &impl LayerValues,
         bar: &indicatif::ProgressBar,
-    ) -> (Vec<i8>, Vec<u32>) {
+    ) -> (Vec<i8>, Bits) {
         let size = self.index.layer_size(n);
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         bar.set_message("exits");

@@ -18,35 +18,12 @@
 //! database stores the bit in the low bit of every entry (`db.rs`), so
 //! queries and statistics read it instead of recomputing it.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
 use rayon::prelude::*;
 
+use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
 use super::retrograde::prefetch;
-
-/// A set of position indices, one bit each, shared by the threads.
-#[derive(Debug)]
-pub struct Bits(Vec<AtomicU64>);
-
-impl Bits {
-    pub fn new(len: u64) -> Self {
-        Bits((0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
-    }
-
-    #[inline]
-    pub fn get(&self, i: u64) -> bool {
-        self.0[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0
-    }
-
-    /// Sets bit `i`; true if it was not set before.
-    #[inline]
-    pub fn insert(&self, i: u64) -> bool {
-        let bit = 1 << (i % 64);
-        self.0[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
-    }
-}
 
 /// "Can end" for every position of group `g` (keys `keys`) of a locked region whose
 /// values are solved up to `g`, from `seeds`: the positions whose value a
@@ -55,7 +32,7 @@ pub(super) fn locked_group(
     region: &LockedRegion,
     g: usize,
     keys: &[RegionKey],
-    seeds: Vec<u32>,
+    seeds: Bits,
 ) -> Bits {
     let values = region.group_values(g);
     spread(values, seeds, |chunk, out| {
@@ -66,25 +43,21 @@ pub(super) fn locked_group(
 /// "Can end" for every unlocked board of layer `n` of values `values`,
 /// from `seeds`: the boards whose value a move leaving the layer keeps on
 /// a line that can end (the retrograde finds them with the exits).
-pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], seeds: Vec<u32>) -> Bits {
+pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], seeds: Bits) -> Bits {
     spread(values, seeds, |chunk, out| eg.unmove_edges(n, chunk, out))
 }
 
 /// Spreads "can end" backwards from `seeds` along value-keeping internal
 /// moves (a child's value negated is the parent's): `edges(chunk, out)`
-/// appends `(parent, child)` for every internal move into `chunk`.
-fn spread(
-    values: &[i8],
-    seeds: Vec<u32>,
-    edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
-) -> Bits {
-    let bits = Bits::new(values.len() as u64);
-    for &i in &seeds {
-        bits.insert(i as u64);
-    }
-    let mut frontier = seeds;
-    while !frontier.is_empty() {
-        frontier = frontier
+/// appends `(parent, child)` for every internal move into `chunk`. The
+/// seeds are expanded a slice of the index space at a time, so that they
+/// are never all listed at once (half a layer can be seeds: 4 bytes each
+/// made the largest layer's peak).
+fn spread(values: &[i8], seeds: Bits, edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync) -> Bits {
+    const SLICE: u64 = 1 << 22;
+    let bits = seeds;
+    let expand = |frontier: &[u32]| -> Vec<u32> {
+        frontier
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
                 // Every move into the chunk first, each parent's value
@@ -102,7 +75,15 @@ fn spread(
                 }
                 next
             })
-            .collect();
+            .collect()
+    };
+    let len = values.len() as u64;
+    let mut frontier = Vec::new();
+    for start in (0..len).step_by(SLICE as usize) {
+        frontier.extend(expand(&bits.members(start..len.min(start + SLICE))));
+    }
+    while !frontier.is_empty() {
+        frontier = expand(&frontier);
     }
     bits
 }

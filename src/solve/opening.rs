@@ -11,10 +11,11 @@ use std::sync::Mutex;
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
+use super::bits::Bits;
 use super::compact_keys::{CompactKeys, Ranker};
 use super::db::{entry, entry_can_end, entry_value};
 use super::endgame::{Endgame, LayerValues};
-use super::endless::{self, Bits};
+use super::endless;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
@@ -205,11 +206,19 @@ impl ShardedSet {
             .collect()
     }
 
+    /// Every key, the shards freed one by one into a vector sized up front
+    /// (a growing one would double the largest stone count's keys).
     fn into_keys(self) -> Vec<u64> {
-        self.shards
-            .into_iter()
-            .flat_map(|s| s.into_inner().expect("no panics while locked"))
-            .collect()
+        let len = self
+            .shards
+            .iter()
+            .map(|s| s.lock().expect("no panics while locked").len())
+            .sum();
+        let mut keys = Vec::with_capacity(len);
+        for shard in self.shards {
+            keys.extend(shard.into_inner().expect("no panics while locked"));
+        }
+        keys
     }
 }
 

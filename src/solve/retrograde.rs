@@ -23,6 +23,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::bits::Bits;
+
 /// Value of a position not yet determined.
 pub const UNKNOWN: i8 = i8::MIN;
 /// Exit value of a position with no move leaving the layer.
@@ -101,23 +103,24 @@ impl LayerState {
 
     /// Final values (every undetermined position is worth 0), and the
     /// positions whose value an ending exit keeps: the seeds of "can end"
-    /// (`endless.rs`).
-    pub fn into_values(self) -> (Vec<i8>, Vec<u32>) {
-        let values: Vec<i8> = self
+    /// (`endless.rs`), as a bit set (a list took 4 bytes a seed).
+    pub fn into_values(self) -> (Vec<i8>, Bits) {
+        let seeds = Bits::new(self.words.len() as u64);
+        let values = self
             .words
             .par_iter()
-            .map(|w| match Word(w.load(Relaxed)).value() {
-                UNKNOWN => 0,
-                v => v,
-            })
-            .collect();
-        let seeds = self
-            .words
-            .into_par_iter()
-            .zip(&values)
             .enumerate()
-            .filter(|(_, (w, &v))| Word(w.load(Relaxed)).ending_exit() == v)
-            .map(|(i, _)| i as u32)
+            .map(|(i, w)| {
+                let w = Word(w.load(Relaxed));
+                let v = match w.value() {
+                    UNKNOWN => 0,
+                    v => v,
+                };
+                if w.ending_exit() == v {
+                    seeds.insert(i as u64);
+                }
+                v
+            })
             .collect();
         (values, seeds)
     }
