@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::endgame::Endgame;
-use super::opening::LockedRegion;
+use super::opening::{LockedRegion, RegionKey};
 use super::retrograde::prefetch;
 
 /// A set of position indices, one bit each, shared by the threads.
@@ -48,13 +48,18 @@ impl Bits {
     }
 }
 
-/// "Can end" for every position of group `g` of a locked region whose
+/// "Can end" for every position of group `g` (keys `keys`) of a locked region whose
 /// values are solved up to `g`, from `seeds`: the positions whose value a
 /// move leaving the group keeps on a line that can end.
-pub(super) fn locked_group(region: &LockedRegion, g: usize, seeds: Vec<u32>) -> Bits {
+pub(super) fn locked_group(
+    region: &LockedRegion,
+    g: usize,
+    keys: &[RegionKey],
+    seeds: Vec<u32>,
+) -> Bits {
     let values = region.group_values(g);
     spread(values, seeds, |chunk, out| {
-        region.predecessors_of(g, chunk, out)
+        region.predecessors_of(g, keys, chunk, out)
     })
 }
 

@@ -1,6 +1,7 @@
 //! The exact solution of Kpé: an endgame database of every unlocked
 //! position by retrograde analysis, and the locked opening phase on top.
 
+pub mod compact_keys;
 pub mod db;
 pub mod db_check;
 pub mod endgame;

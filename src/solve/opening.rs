@@ -11,10 +11,11 @@ use std::sync::Mutex;
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
+use super::compact_keys::{CompactKeys, Ranker};
 use super::db::{entry, entry_can_end, entry_value};
 use super::endgame::{Endgame, LayerValues};
 use super::endless::{self, Bits};
-use super::retrograde::{pack_state, prefetch, LayerState, NO_EXIT};
+use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
@@ -105,57 +106,14 @@ pub fn unmix(mixed: u64) -> RegionKey {
     (mixed ^ (mixed >> 32)).wrapping_mul(UNMIX)
 }
 
-/// The region's positions of one stone count: mixed keys, sorted, with a
-/// directory by their top bits.
-#[derive(Clone, Debug, Default)]
-struct Group {
-    stones: usize,
-    keys: Vec<u64>,
-    dir: Vec<u32>,
-    shift: u32,
-}
-
-impl Group {
-    fn new(stones: usize, mut keys: Vec<u64>) -> Self {
-        keys.par_sort_unstable();
-        let bits = (keys.len() / 4).max(1).ilog2() + 1;
-        let shift = 64 - bits;
-        let mut dir = vec![0u32; (1usize << bits) + 1];
-        for &k in &keys {
-            dir[(k >> shift) as usize + 1] += 1;
-        }
-        for i in 1..dir.len() {
-            dir[i] += dir[i - 1];
-        }
-        Group {
-            stones,
-            keys,
-            dir,
-            shift,
-        }
-    }
-
-    /// Directory bucket of a mixed key.
-    #[inline]
-    fn bucket(&self, mixed: u64) -> usize {
-        (mixed >> self.shift) as usize
-    }
-
-    /// Index of a mixed key.
-    #[inline]
-    fn find(&self, mixed: u64) -> Option<usize> {
-        let b = self.bucket(mixed);
-        let (lo, hi) = (self.dir[b] as usize, self.dir[b + 1] as usize);
-        self.keys[lo..hi].binary_search(&mixed).ok().map(|i| lo + i)
-    }
-}
-
 /// Values of every locked position reachable from a root.
 #[derive(Debug)]
 pub struct LockedRegion {
     variant: KpeVariant,
-    /// Groups by ascending stone count.
-    groups: Vec<Group>,
+    ranker: Ranker,
+    /// Keys by ascending stone count, compact (`compact_keys.rs`): the
+    /// values of a group are in the order of its keys.
+    groups: Vec<CompactKeys>,
     values: Vec<Vec<i8>>,
     /// Whether perfect play can end, per group (filled as groups are solved).
     ends: Vec<Bits>,
@@ -273,13 +231,14 @@ impl LockedRegion {
         region
     }
 
-    fn assemble(variant: KpeVariant, groups: Vec<Group>, values: Vec<Vec<i8>>) -> Self {
+    fn assemble(variant: KpeVariant, groups: Vec<CompactKeys>, values: Vec<Vec<i8>>) -> Self {
         let mut by_stones = vec![None; variant.total() as usize + 1];
         for (i, g) in groups.iter().enumerate() {
             by_stones[g.stones] = Some(i);
         }
         LockedRegion {
             variant,
+            ranker: Ranker::new(variant),
             groups,
             values,
             ends: Vec::new(),
@@ -288,7 +247,15 @@ impl LockedRegion {
     }
 
     pub fn len(&self) -> usize {
-        self.groups.iter().map(|g| g.keys.len()).sum()
+        self.groups.iter().map(|g| g.len).sum()
+    }
+
+    /// Bytes of the groups' directories and fields.
+    pub(super) fn groups_bytes(&self) -> usize {
+        self.groups
+            .iter()
+            .map(|g| 4 * g.dir.len() + g.fields.len())
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -297,10 +264,7 @@ impl LockedRegion {
 
     /// Positions per stone count.
     pub fn counts(&self) -> Vec<(usize, usize)> {
-        self.groups
-            .iter()
-            .map(|g| (g.stones, g.keys.len()))
-            .collect()
+        self.groups.iter().map(|g| (g.stones, g.len)).collect()
     }
 
     /// Values of the positions of one stone count.
@@ -312,13 +276,13 @@ impl LockedRegion {
             .map_or(&[], |g| &self.values[g])
     }
 
-    /// Calls `f` with the mixed key of the parent of every non-capturing
-    /// move that leads to position `i` of group `g` and keeps a player
+    /// Calls `f` with the key of the parent of every non-capturing move
+    /// that leads to the position of key `child` and keeps a player
     /// locked, if such a parent is a locked position (it may be outside
     /// the region).
-    fn for_each_candidate_parent(&self, g: usize, i: usize, mut f: impl FnMut(u64)) {
+    fn for_each_candidate_parent(&self, child: RegionKey, mut f: impl FnMut(RegionKey)) {
         let v = self.variant;
-        let pos = unpack(v, unmix(self.groups[g].keys[i]));
+        let pos = unpack(v, child);
         let (x_marks, y_marks) = (pos.marks(Side::South), pos.marks(Side::North));
         for_each_unmove(v, pos.pits(), y_marks == v.all_marks(), |before, q| {
             let bit = 1u8 << q;
@@ -326,47 +290,75 @@ impl LockedRegion {
                 return; // Y's move from q would have set this mark
             }
             for y_before in [y_marks, y_marks & !bit] {
-                f(mix(pack(v, before, y_before, x_marks)));
+                f(pack(v, before, y_before, x_marks));
             }
         });
     }
 
     /// `(parent, child)` for every non-capturing move that keeps a player
-    /// locked into each child of `chunk` (indices in group `g`), looked up in three passes (candidate
-    /// keys, their directory ranges, the searches) with prefetching, so
-    /// that the cache misses of the lookups overlap.
-    pub(super) fn predecessors_of(&self, g: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
+    /// locked into each child of `chunk` (indices in group `g`, whose keys
+    /// are `keys`), looked up in three passes (candidate keys ranked, their
+    /// directory ranges, the searches) with prefetching, so that the cache
+    /// misses of the lookups overlap.
+    pub(super) fn predecessors_of(
+        &self,
+        g: usize,
+        keys: &[RegionKey],
+        chunk: &[u32],
+        out: &mut Vec<(u32, u32)>,
+    ) {
         let group = &self.groups[g];
         let mut candidates = Vec::with_capacity(4 * chunk.len());
         for &child in chunk {
-            self.for_each_candidate_parent(g, child as usize, |mixed| {
-                prefetch(&group.dir[group.bucket(mixed)]);
-                candidates.push((mixed, child));
+            self.for_each_candidate_parent(keys[child as usize], |parent| {
+                let u = self.ranker.rank(parent);
+                group.prefetch_bucket(u);
+                candidates.push((u, child));
             });
         }
-        let ranges: Vec<(usize, usize)> = candidates
+        let ranges: Vec<Option<(u64, u64)>> = candidates
             .iter()
-            .map(|&(mixed, _)| {
-                let b = group.bucket(mixed);
-                let (lo, hi) = (group.dir[b] as usize, group.dir[b + 1] as usize);
-                if lo < hi {
-                    prefetch(&group.keys[lo]);
+            .map(|&(u, _)| {
+                let range = group.bucket(u);
+                if let Some((lo, hi)) = range.filter(|(lo, hi)| lo < hi) {
+                    group.prefetch_field(lo);
+                    group.prefetch_field(hi - 1);
                 }
-                (lo, hi)
+                range
             })
             .collect();
-        for (&(mixed, child), (lo, hi)) in candidates.iter().zip(ranges) {
-            if let Ok(k) = group.keys[lo..hi].binary_search(&mixed) {
-                out.push(((lo + k) as u32, child));
+        for (&(u, child), range) in candidates.iter().zip(ranges) {
+            if let Some(j) = range.and_then(|r| group.find_in(u, r)) {
+                out.push((j as u32, child));
             }
         }
     }
 
-    /// Every (relative key, entry byte) of group `g`, in mixed-key order.
+    /// Consumes the solved region, group by group (ascending stone count):
+    /// its keys and the entry bytes of its positions in the same order, so
+    /// that a caller can free each group as soon as it has used it
+    /// (`region_keys::encode`).
+    pub(super) fn into_groups(self) -> impl Iterator<Item = (CompactKeys, Vec<u8>)> {
+        self.groups
+            .into_iter()
+            .zip(self.values)
+            .zip(self.ends)
+            .map(|((keys, values), ends)| {
+                let entries = values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| entry(v, ends.get(i as u64)))
+                    .collect();
+                (keys, entries)
+            })
+    }
+
+    /// Every (relative key, entry byte) of group `g`, in key order.
     pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (RegionKey, u8)> + '_ {
         let ends = &self.ends[g];
-        let keys = self.groups[g].keys.iter().map(|&m| unmix(m));
-        keys.zip(self.values[g].iter())
+        let keys = self.groups[g].keys(&self.ranker);
+        keys.into_iter()
+            .zip(self.values[g].iter())
             .enumerate()
             .map(|(i, (k, &v))| (k, entry(v, ends.get(i as u64))))
     }
@@ -393,7 +385,9 @@ impl LockedRegion {
             .get(stones_of(self.variant, key))
             .copied()
             .flatten()?;
-        self.groups[g].find(mix(key)).map(|i| (g, i))
+        self.groups[g]
+            .find(self.ranker.rank(key))
+            .map(|i| (g, i as usize))
     }
 
     /// The value of a locked position of the region.
@@ -418,6 +412,7 @@ impl LockedRegion {
     /// the most stones down, both threads expanding each level.
     pub(super) fn explore(root: &KpePosition, progress: Progress) -> Self {
         let v = root.variant();
+        let ranker = Ranker::new(v);
         let total = v.total() as usize;
         let mut sets: Vec<ShardedSet> = (0..=total).map(|_| ShardedSet::new()).collect();
         let bar = progress.bar(0, "locked");
@@ -471,11 +466,14 @@ impl LockedRegion {
                     .collect();
                 bar.inc(frontier.len() as u64);
             }
-            groups.push(Group::new(n, set.into_keys()));
+            let mut keys = set.into_keys();
+            keys.par_iter_mut()
+                .for_each(|k| *k = ranker.rank(unmix(*k)));
+            groups.push(CompactKeys::from_ranked(&ranker, n, keys));
         }
         bar.finish_and_clear();
         groups.reverse();
-        let values = groups.iter().map(|g| vec![0i8; g.keys.len()]).collect();
+        let values = groups.iter().map(|g| vec![0i8; g.len]).collect();
         Self::assemble(v, groups, values)
     }
 
@@ -492,13 +490,12 @@ impl LockedRegion {
         bar.set_message("solving");
         self.ends.clear();
         for g in 0..self.groups.len() {
-            let group = &self.groups[g];
-            let n = group.stones;
-            let words = group
-                .keys
+            let n = self.groups[g].stones;
+            let keys = self.groups[g].keys(&self.ranker);
+            let words = keys
                 .par_iter()
-                .map(|&mixed| {
-                    let pos = unpack(v, unmix(mixed));
+                .map(|&key| {
+                    let pos = unpack(v, key);
                     if pos.is_over() {
                         let sweep = -(n as i8); // RULES §1.5
                         return pack_state(sweep, 0, sweep);
@@ -537,13 +534,13 @@ impl LockedRegion {
             let state = LayerState::from_words(words);
             state.solve(
                 n as i8,
-                |chunk, out| self.predecessors_of(g, chunk, out),
+                |chunk, out| self.predecessors_of(g, &keys, chunk, out),
                 |_, _| {},
             );
-            bar.inc(group.keys.len() as u64);
+            bar.inc(keys.len() as u64);
             let (values, seeds) = state.into_values();
             self.values[g] = values;
-            let ends = endless::locked_group(self, g, seeds);
+            let ends = endless::locked_group(self, g, &keys, seeds);
             self.ends.push(ends);
         }
         bar.finish_and_clear();

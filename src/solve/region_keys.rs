@@ -1,18 +1,9 @@
 //! The compact key index of the locked region on disk
 //! (`opening-keys.sowdb`, a plain database file of kind 3).
 //!
-//! In memory the region keys are 64-bit packed positions, mixed so that a
-//! directory by their top bits finds them fast while solving. On disk a
-//! position of `n` stones is instead *ranked*: `u = rank(board) · 4^W +
-//! mover marks · 2^W + opponent marks`, below `U = C(n+2W-1, 2W-1) · 4^W`.
-//! The keys of one stone count, sorted by `u`, are split into buckets by
-//! `u >> S` and each key keeps only its `S` low bits, bit-packed; a
-//! directory of `u32` gives each bucket's first key. With `S` five bits
-//! above `⌊log₂(U/N)⌋` a bucket holds 16 to 32 keys on average, so a key costs about
-//! `log₂(U/N) + 6.5` bits (the idea of Elias–Fano's split into high and low
-//! bits, with a plain directory instead of a unary one): about 2.3 bytes
-//! on the standard game, against 8 for a sorted `u64`. A lookup reads one
-//! directory pair and binary-searches some 16 fixed-width fields.
+//! The keys are kept as `compact_keys.rs` describes (ranked, bucketed,
+//! low bits packed: about 2 bytes a key on the standard game), the same in
+//! memory while the region is solved as here.
 //!
 //! Payload (little-endian): `G` (u64); `G` records of five u64 (stones,
 //! keys, S, byte offset of the directory, byte offset of the fields); then
@@ -21,120 +12,34 @@
 //! unaligned 8-byte load. The values file `opening.sowdb` holds the entry
 //! bytes in the same order: by stone count, then `u`.
 
-use rayon::prelude::*;
-
+use super::compact_keys::{self, Ranker};
 use super::db::{DbError, MappedFile};
 use super::endgame::Endgame;
 use super::opening::{stones_of, LockedRegion, RegionKey};
 use crate::games::kpe::KpeVariant;
 
 const RECORD: usize = 5 * 8;
-/// Bits per key above `log₂(U/N)`: buckets of 16 to 32 keys.
-const EXTRA_BITS: u32 = 5;
-
-/// Ranking of packed keys (see the module documentation).
-struct Ranker<'a> {
-    eg: &'a Endgame,
-    pit_bits: usize,
-}
-
-impl<'a> Ranker<'a> {
-    fn new(eg: &'a Endgame) -> Self {
-        let v = eg.variant;
-        Ranker {
-            eg,
-            pit_bits: 32 - v.total().leading_zeros() as usize,
-        }
-    }
-
-    fn marks_bits(&self) -> usize {
-        2 * self.eg.variant.w()
-    }
-
-    fn universe(&self, stones: usize) -> u64 {
-        self.eg.index.layer_size(stones) << self.marks_bits()
-    }
-
-    fn board_of(&self, key: RegionKey, board: &mut [u8]) {
-        let mask = (1u64 << self.pit_bits) - 1;
-        for (i, c) in board.iter_mut().enumerate() {
-            *c = ((key >> (self.pit_bits * i)) & mask) as u8;
-        }
-    }
-
-    fn rank(&self, key: RegionKey) -> u64 {
-        let pits = self.eg.variant.pits();
-        let mut board = [0u8; 16];
-        self.board_of(key, &mut board[..pits]);
-        let marks = key >> (self.pit_bits * pits);
-        self.eg.index.rank(&board[..pits]) << self.marks_bits() | marks
-    }
-
-    fn unrank(&self, stones: usize, u: u64) -> RegionKey {
-        let pits = self.eg.variant.pits();
-        let mut board = [0u8; 16];
-        self.eg
-            .index
-            .unrank(stones, u >> self.marks_bits(), &mut board[..pits]);
-        let mut key = 0u64;
-        for (i, &c) in board[..pits].iter().enumerate() {
-            key |= (c as u64) << (self.pit_bits * i);
-        }
-        let marks = u & ((1u64 << self.marks_bits()) - 1);
-        key | marks << (self.pit_bits * pits)
-    }
-}
-
-/// Low bits kept per key for `keys` keys below `universe`.
-fn shift_for(universe: u64, keys: usize) -> u32 {
-    let ratio = (universe / keys.max(1) as u64).max(1);
-    (ratio.ilog2() + EXTRA_BITS).min(56)
-}
 
 /// The key-file payload of a solved region, and the entry bytes of its
-/// positions in the same order.
-pub fn encode(eg: &Endgame, region: &LockedRegion) -> (Vec<u8>, Vec<u8>) {
-    let ranker = Ranker::new(eg);
+/// positions in the same order. The region already holds its keys in the
+/// file's layout: this only lays the groups out one after the other,
+/// freeing each as it goes.
+pub fn encode(region: LockedRegion) -> (Vec<u8>, Vec<u8>) {
     let groups = region.group_count();
-    let mut payload = Vec::new();
+    let size = 8 + RECORD * groups + region.groups_bytes();
+    let mut payload = Vec::with_capacity(size);
     payload.extend_from_slice(&(groups as u64).to_le_bytes());
     payload.resize(8 + RECORD * groups, 0);
     let mut entries = Vec::with_capacity(region.len());
-    for g in 0..groups {
-        let stones = region.group_stones(g);
-        let mut pairs: Vec<(u64, u8)> = region
-            .group_entries(g)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|(key, e)| (ranker.rank(key), e))
-            .collect();
-        pairs.par_sort_unstable_by_key(|&(u, _)| u);
-        let shift = shift_for(ranker.universe(stones), pairs.len());
-        let buckets = (ranker.universe(stones) >> shift) as usize + 1;
-        let mut dir = vec![0u32; buckets + 1];
-        for &(u, _) in &pairs {
-            dir[(u >> shift) as usize + 1] += 1;
-        }
-        for i in 1..dir.len() {
-            dir[i] += dir[i - 1];
-        }
+    for (g, (keys, group_entries)) in region.into_groups().enumerate() {
         let dir_at = payload.len();
-        payload.extend(dir.iter().flat_map(|d| d.to_le_bytes()));
+        payload.extend(keys.dir.iter().flat_map(|d| d.to_le_bytes()));
         let bits_at = payload.len();
-        let mut fields = vec![0u8; (pairs.len() * shift as usize).div_ceil(8) + 8];
-        let mask = (1u64 << shift) - 1;
-        for (j, &(u, _)) in pairs.iter().enumerate() {
-            let bit = j * shift as usize;
-            let at = bit / 8;
-            let word = (u & mask) << (bit % 8);
-            let old = u64::from_le_bytes(fields[at..at + 8].try_into().expect("8 bytes"));
-            fields[at..at + 8].copy_from_slice(&(old | word).to_le_bytes());
-        }
-        payload.extend_from_slice(&fields);
+        payload.extend_from_slice(&keys.fields);
         let record = [
-            stones as u64,
-            pairs.len() as u64,
-            shift as u64,
+            keys.stones as u64,
+            keys.len as u64,
+            keys.shift as u64,
             dir_at as u64,
             bits_at as u64,
         ];
@@ -142,8 +47,9 @@ pub fn encode(eg: &Endgame, region: &LockedRegion) -> (Vec<u8>, Vec<u8>) {
         for (i, x) in record.iter().enumerate() {
             payload[at + 8 * i..at + 8 * i + 8].copy_from_slice(&x.to_le_bytes());
         }
-        entries.extend(pairs.iter().map(|&(_, e)| e));
+        entries.extend(group_entries);
     }
+    debug_assert_eq!(payload.len(), size);
     (payload, entries)
 }
 
@@ -163,6 +69,7 @@ pub struct KeyGroup {
 pub struct RegionKeys {
     file: MappedFile,
     pub(crate) eg: Endgame,
+    ranker: Ranker,
     groups: Vec<KeyGroup>,
     by_stones: Vec<Option<usize>>,
 }
@@ -189,7 +96,7 @@ impl RegionKeys {
         if 8 + RECORD * count > payload {
             return Err(corrupt(format!("{count} groups do not fit")));
         }
-        let ranker = Ranker::new(&eg);
+        let ranker = Ranker::new(variant);
         let mut groups = Vec::with_capacity(count);
         let mut by_stones = vec![None; variant.total() as usize + 1];
         let mut first = 0u64;
@@ -226,6 +133,7 @@ impl RegionKeys {
         Ok(RegionKeys {
             file,
             eg,
+            ranker,
             groups,
             by_stones,
         })
@@ -268,31 +176,23 @@ impl RegionKeys {
             return Ok(None);
         };
         let g = &self.groups[g];
-        let ranker = Ranker::new(&self.eg);
-        let u = ranker.rank(key);
+        let u = self.ranker.rank(key);
         let b = (u >> g.shift) as usize;
-        if u >= ranker.universe(stones) {
+        if u >= self.ranker.universe(stones) {
             return Ok(None);
         }
-        let (mut lo, mut hi) = (self.dir(g, b)?, self.dir(g, b + 1)?);
+        let (lo, hi) = (self.dir(g, b)?, self.dir(g, b + 1)?);
         super::db_check::bucket(self, g, b, lo, hi)?;
         let low = u & ((1u64 << g.shift) - 1);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.field(g, mid)?.cmp(&low) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Ok(Some(g.first + mid)),
-            }
-        }
-        Ok(None)
+        let found = compact_keys::search(lo, hi, low, |j| self.field(g, j))?;
+        Ok(found.map(|j| g.first + j))
     }
 
     /// Every relative key of group `g`, in file order.
     pub fn keys_of(&self, g: usize) -> Result<Vec<RegionKey>, DbError> {
         super::db_check::group(self, g)?;
         let group = self.groups[g];
-        let ranker = Ranker::new(&self.eg);
+        let ranker = &self.ranker;
         let mut keys = Vec::with_capacity(group.keys as usize);
         let buckets = (ranker.universe(group.stones) >> group.shift) as usize + 1;
         let mut j = 0u64;

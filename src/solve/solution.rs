@@ -284,7 +284,6 @@ impl Solution {
         }
         stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
         stats.layers_seconds = start.elapsed().as_secs_f64();
-        let layers = Layers::Memory(layers);
         let keys_path = db::region_keys_path(db_dir, variant);
         let path = db::region_path(db_dir, variant);
         let reused = match reuse(&keys_path, region_keys_id(variant), None)? {
@@ -296,13 +295,17 @@ impl Solution {
         let start_region = match reused {
             Some(region) => region,
             None => {
+                // The exploration reads no layer: they leave memory while
+                // it runs (its sets of keys made the solve's peak on top of
+                // them) and come back from their files, checked, after it.
+                drop(std::mem::take(&mut layers));
                 let t = Instant::now();
                 let mut region = LockedRegion::explore(&KpePosition::start(variant), progress);
                 stats.explore_seconds = t.elapsed().as_secs_f64();
+                layers = read_layers(&eg, db_dir)?;
                 let t = Instant::now();
                 region.solve_groups(&eg, &layers, progress);
-                let (keys, entries) = region_keys::encode(&eg, &region);
-                drop(region);
+                let (keys, entries) = region_keys::encode(region);
                 db::write_file(
                     &keys_path,
                     region_keys_id(variant),
@@ -322,7 +325,7 @@ impl Solution {
         Ok((
             Solution {
                 eg,
-                layers,
+                layers: Layers::Memory(layers),
                 start_region,
             },
             stats,
@@ -515,6 +518,18 @@ impl Solution {
 }
 
 /// A verified existing file, or None when it is absent.
+/// Every layer of a variant, decoded from its checked files.
+fn read_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Vec<u8>>, DbError> {
+    let v = eg.variant;
+    let mut layers = vec![Vec::new(); v.total() as usize + 1];
+    for n in eg.layers() {
+        let path = db::layer_path(db_dir, v, n);
+        let file = MappedFile::open(&path, layer_id(v, n), Some(eg.index.layer_size(n)))?;
+        layers[n] = file.all_entries()?.into_owned();
+    }
+    Ok(layers)
+}
+
 fn reuse(path: &Path, id: FileId, entries: Option<u64>) -> Result<Option<MappedFile>, DbError> {
     if !path.exists() {
         return Ok(None);

@@ -1,0 +1,250 @@
+//! A compact sorted set of locked-position keys of one stone count, the
+//! same in memory (the region while it is solved) and on disk (the key
+//! file, `region_keys.rs`).
+//!
+//! A position of `n` stones is *ranked*: `u = rank(board) · 4^W + mover
+//! marks · 2^W + opponent marks`, below `U = C(n+2W-1, 2W-1) · 4^W`. The
+//! keys, sorted by `u`, are split into buckets by `u >> S` and each key
+//! keeps only its `S` low bits, bit-packed; a directory of `u32` gives each
+//! bucket's first key. With `S` five bits above `⌊log₂(U/N)⌋` a bucket
+//! holds 16 to 32 keys on average, so a key costs about `log₂(U/N) + 6.5`
+//! bits (the idea of Elias–Fano's split into high and low bits, with a
+//! plain directory instead of a unary one): about 2 bytes on the standard
+//! game, against 8 for a 64-bit key. A lookup reads one directory pair and
+//! binary-searches some 16 fixed-width fields. A key's index in the set is
+//! its position in `u` order, which is also the order of the values.
+
+use rayon::prelude::*;
+
+use super::index::BoardIndex;
+use super::opening::RegionKey;
+use crate::games::kpe::KpeVariant;
+
+/// Bits per key above `log₂(U/N)`: buckets of 16 to 32 keys.
+const EXTRA_BITS: u32 = 5;
+
+/// Ranking of packed keys (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Ranker {
+    index: BoardIndex,
+    pits: usize,
+    pit_bits: usize,
+    marks_bits: usize,
+}
+
+impl Ranker {
+    pub fn new(variant: KpeVariant) -> Self {
+        Ranker {
+            index: BoardIndex::new(variant.pits(), variant.total() as usize),
+            pits: variant.pits(),
+            pit_bits: 32 - variant.total().leading_zeros() as usize,
+            marks_bits: 2 * variant.w(),
+        }
+    }
+
+    /// Number of possible ranked keys of `stones` stones.
+    pub fn universe(&self, stones: usize) -> u64 {
+        self.index.layer_size(stones) << self.marks_bits
+    }
+
+    #[inline]
+    pub fn rank(&self, key: RegionKey) -> u64 {
+        let mask = (1u64 << self.pit_bits) - 1;
+        let mut board = [0u8; 16];
+        for (i, c) in board[..self.pits].iter_mut().enumerate() {
+            *c = ((key >> (self.pit_bits * i)) & mask) as u8;
+        }
+        let marks = key >> (self.pit_bits * self.pits);
+        self.index.rank(&board[..self.pits]) << self.marks_bits | marks
+    }
+
+    pub fn unrank(&self, stones: usize, u: u64) -> RegionKey {
+        let mut board = [0u8; 16];
+        self.index
+            .unrank(stones, u >> self.marks_bits, &mut board[..self.pits]);
+        let mut key = 0u64;
+        for (i, &c) in board[..self.pits].iter().enumerate() {
+            key |= (c as u64) << (self.pit_bits * i);
+        }
+        let marks = u & ((1u64 << self.marks_bits) - 1);
+        key | marks << (self.pit_bits * self.pits)
+    }
+}
+
+/// The directory and field widths of `keys` keys below `universe`:
+/// (low bits kept per key, buckets).
+pub fn layout(universe: u64, keys: usize) -> (u32, usize) {
+    let ratio = (universe / keys.max(1) as u64).max(1);
+    let shift = (ratio.ilog2() + EXTRA_BITS).min(56);
+    (shift, (universe >> shift) as usize + 1)
+}
+
+/// Bytes of the bit-packed fields of `keys` keys of `shift` bits, with the
+/// 8 zero bytes that let any field be read by one unaligned 8-byte load.
+pub fn fields_len(keys: usize, shift: u32) -> usize {
+    (keys * shift as usize).div_ceil(8) + 8
+}
+
+/// Field `j` (`shift` bits) of bit-packed `fields`.
+#[inline]
+pub fn field(fields: &[u8], shift: u32, j: u64) -> u64 {
+    let bit = j as usize * shift as usize;
+    let at = bit / 8;
+    let word = u64::from_le_bytes(fields[at..at + 8].try_into().expect("8 bytes"));
+    (word >> (bit % 8)) & ((1u64 << shift) - 1)
+}
+
+/// The index in `lo..hi` (one bucket) whose field is `low`, if any.
+#[inline]
+pub fn search<E>(
+    mut lo: u64,
+    mut hi: u64,
+    low: u64,
+    field: impl Fn(u64) -> Result<u64, E>,
+) -> Result<Option<u64>, E> {
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        match field(mid)?.cmp(&low) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Ok(Some(mid)),
+        }
+    }
+    Ok(None)
+}
+
+/// The keys of one stone count, compact (module documentation).
+#[derive(Clone, Debug, Default)]
+pub struct CompactKeys {
+    pub stones: usize,
+    pub len: usize,
+    pub shift: u32,
+    /// Cumulative key counts: bucket `b` holds keys `dir[b]..dir[b + 1]`.
+    pub dir: Vec<u32>,
+    pub fields: Vec<u8>,
+}
+
+impl CompactKeys {
+    /// Builds the set from ranked keys (any order, no duplicates), reusing
+    /// their vector for the sort.
+    pub fn from_ranked(ranker: &Ranker, stones: usize, mut ranked: Vec<u64>) -> Self {
+        ranked.par_sort_unstable();
+        let (shift, buckets) = layout(ranker.universe(stones), ranked.len());
+        let mut dir = vec![0u32; buckets + 1];
+        for &u in &ranked {
+            dir[(u >> shift) as usize + 1] += 1;
+        }
+        for i in 1..dir.len() {
+            dir[i] += dir[i - 1];
+        }
+        let mut fields = vec![0u8; fields_len(ranked.len(), shift)];
+        let mask = (1u64 << shift) - 1;
+        for (j, &u) in ranked.iter().enumerate() {
+            let bit = j * shift as usize;
+            let at = bit / 8;
+            let word = (u & mask) << (bit % 8);
+            let old = u64::from_le_bytes(fields[at..at + 8].try_into().expect("8 bytes"));
+            fields[at..at + 8].copy_from_slice(&(old | word).to_le_bytes());
+        }
+        CompactKeys {
+            stones,
+            len: ranked.len(),
+            shift,
+            dir,
+            fields,
+        }
+    }
+
+    /// The bucket of a ranked key, and the range of indices it holds.
+    #[inline]
+    pub fn bucket(&self, u: u64) -> Option<(u64, u64)> {
+        let b = (u >> self.shift) as usize;
+        let (lo, hi) = (*self.dir.get(b)?, *self.dir.get(b + 1)?);
+        Some((lo as u64, hi as u64))
+    }
+
+    /// Asks for the directory entry of a ranked key ahead of its use.
+    #[inline]
+    pub fn prefetch_bucket(&self, u: u64) {
+        if let Some(d) = self.dir.get((u >> self.shift) as usize) {
+            super::retrograde::prefetch(d);
+        }
+    }
+
+    /// Asks for the fields of index `j` ahead of their use.
+    #[inline]
+    pub fn prefetch_field(&self, j: u64) {
+        let at = (j as usize * self.shift as usize) / 8;
+        if let Some(b) = self.fields.get(at) {
+            super::retrograde::prefetch(b);
+        }
+    }
+
+    /// The index of ranked key `u` in the range of its bucket.
+    #[inline]
+    pub fn find_in(&self, u: u64, (lo, hi): (u64, u64)) -> Option<u64> {
+        let low = u & ((1u64 << self.shift) - 1);
+        let found: Result<_, std::convert::Infallible> =
+            search(lo, hi, low, |j| Ok(field(&self.fields, self.shift, j)));
+        found.unwrap_or_else(|e| match e {})
+    }
+
+    /// The index of ranked key `u`.
+    #[inline]
+    pub fn find(&self, u: u64) -> Option<u64> {
+        self.find_in(u, self.bucket(u)?)
+    }
+
+    /// Every ranked key, in index order.
+    pub fn ranked(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.len);
+        for b in 0..self.dir.len() - 1 {
+            for j in self.dir[b]..self.dir[b + 1] {
+                out.push((b as u64) << self.shift | field(&self.fields, self.shift, j as u64));
+            }
+        }
+        out
+    }
+
+    /// Every key (packed position), in index order.
+    pub fn keys(&self, ranker: &Ranker) -> Vec<RegionKey> {
+        let mut keys = self.ranked();
+        keys.par_iter_mut()
+            .for_each(|u| *u = ranker.unrank(self.stones, *u));
+        keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn every_key_is_found_at_its_sorted_index_and_no_other_key_is() {
+        let v = KpeVariant::new(3, 2).unwrap();
+        let ranker = Ranker::new(v);
+        let stones = 8;
+        let universe = ranker.universe(stones);
+        let mut rng = Rng::new(3);
+        for wanted in [1usize, 2, 17, 500, 3000] {
+            let mut ranked: Vec<u64> = (0..wanted)
+                .map(|_| rng.below(universe as usize) as u64)
+                .collect();
+            ranked.sort_unstable();
+            ranked.dedup();
+            let set = CompactKeys::from_ranked(&ranker, stones, ranked.clone());
+            assert_eq!(set.len, ranked.len());
+            assert_eq!(set.ranked(), ranked);
+            for (i, &u) in ranked.iter().enumerate() {
+                assert_eq!(set.find(u), Some(i as u64), "key {u}");
+                assert_eq!(ranker.rank(ranker.unrank(stones, u)), u);
+            }
+            for u in 0..universe {
+                if ranked.binary_search(&u).is_err() {
+                    assert_eq!(set.find(u), None, "absent key {u}");
+                }
+            }
+        }
+    }
+}
