@@ -185,6 +185,42 @@ fn agrees_with_exhaustive_minimax_on_random_late_positions() {
 }
 
 #[test]
+fn threads_sharing_nodes_agree_with_minimax_on_larger_trees() {
+    // Exhaustive trees of 50,000 to 1,500,000 nodes: deep enough that the
+    // threads meet inside the same subtrees and pass over each other's
+    // nodes (ABDADA in `prove.rs`), which the small trees above rarely do.
+    // Whatever the order the threads end up searching in, the value is the
+    // exhaustive one.
+    let mut positions = Vec::new();
+    for game in game_positions("ab_time_1-vs-ab_time_0.5.jsonl")
+        .iter()
+        .take(12)
+    {
+        let larger = game.iter().take(16).find(|p| {
+            let n = tree_size(*p, &mut Vec::new(), 1_500_000);
+            (50_000..1_500_000).contains(&n)
+        });
+        positions.extend(larger.copied());
+    }
+    assert!(
+        positions.len() >= 6,
+        "only {} larger late positions",
+        positions.len()
+    );
+    for (i, p) in positions.iter().enumerate() {
+        let want = minimax(p, &mut Vec::new());
+        for threads in [2, 3] {
+            let limits = ProveLimits {
+                ply_cost: [PlyCost::default(), PlyCost::UNIFORM][i % 2],
+                ..ProveLimits::default()
+            };
+            let got = solve(p, threads, limits);
+            assert_eq!(got.value(), Some(want), "{p} on {threads} threads");
+        }
+    }
+}
+
+#[test]
 fn agrees_with_the_kpe_database_and_minimax_on_small_boards() {
     // Kpé 2x2: small enough for the plain minimax from the start positions
     // of every layer reached by random play.

@@ -35,9 +35,15 @@
 //!   `V ≥ c + 1` and `V ≥ c`, moves `c` to the fail-soft bound a test
 //!   returns, and goes one ply deeper when both tests are inconclusive. The
 //!   value is exact when `lo = hi`.
-//! - Both cores: the root's moves are shared between the threads (an atomic
-//!   index); the first thread to prove the root's test cancels the others.
-//!   Each thread keeps its own line (for repetitions), killers and history.
+//! - Both cores, inside the tree (ABDADA): every thread runs the same root
+//!   test over the shared table; a node with some depth left says it is
+//!   being searched ([`Busy`]), and a thread passes over the moves another
+//!   thread is inside (all but a node's first move), coming back to them
+//!   last, when their bounds are mostly proved. The first thread to answer
+//!   the root's test cancels the others; every thread's bounds are sound,
+//!   so they are all kept. Each thread keeps its own line (for
+//!   repetitions), killers and history. (Sharing only the root's moves left
+//!   one core idle when one move dominates, as it usually does.)
 //!
 //! # Repetitions (graph-history interaction)
 //! RULES §0: a line that never ends scores 0 for the stones on the board.
@@ -59,7 +65,7 @@
 //! the legal moves. A Kiothi opening (hundreds of millions of moves, of which
 //! `search_moves` is a selection) cannot be proved: the command refuses it.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -211,9 +217,54 @@ struct Iv {
     rep: usize,
 }
 
+/// Slots of the table of nodes being searched ([`Busy`]).
+const BUSY_SLOTS: usize = 1 << 16;
+/// Nodes with at least this depth budget left (quarter plies) say they are
+/// being searched, and their parents defer them while another thread is
+/// inside ([`Busy`]): below it a subtree is cheaper to search twice than
+/// the bookkeeping.
+const SHARE_DEPTH: u32 = 2 * UNIT;
+
+/// Which nodes the threads are searching right now (ABDADA, Weill 1996):
+/// a count per slot, indexed by the position's hash, raised on entering a
+/// node with [`SHARE_DEPTH`] or more left and lowered on leaving it. A
+/// thread searching a node's moves first passes over the moves another
+/// thread is inside (all but the first: "young brothers wait"), and comes
+/// back to them once the rest is done, when their bounds are mostly in the
+/// table. Only the order of the search changes: a collision of two
+/// positions on one slot costs time, never soundness.
+struct Busy(Box<[AtomicU8]>);
+
+impl Busy {
+    fn new() -> Busy {
+        Busy((0..BUSY_SLOTS).map(|_| AtomicU8::new(0)).collect())
+    }
+
+    fn slot(&self, key: u64) -> &AtomicU8 {
+        // The bound table indexes by the high bits: the low ones are
+        // independent of its buckets.
+        &self.0[key as usize & (BUSY_SLOTS - 1)]
+    }
+
+    fn enter(&self, key: u64) {
+        self.slot(key).fetch_add(1, Relaxed);
+    }
+
+    fn leave(&self, key: u64) {
+        self.slot(key).fetch_sub(1, Relaxed);
+    }
+
+    fn searched(&self, key: u64) -> bool {
+        self.slot(key).load(Relaxed) != 0
+    }
+}
+
 /// State shared by the threads of one proof.
 struct Ctx<'a> {
     table: &'a BoundTable,
+    /// Worker threads: with more than one they share nodes ([`Busy`]).
+    threads: usize,
+    busy: Busy,
     /// Set by the caller (Ctrl-C).
     stop: &'a AtomicBool,
     /// Set when the root test is answered: the other threads unwind.
@@ -530,9 +581,24 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         let mut proved_by = None;
         let asked = need;
         let mut need = need;
-        if !kids.iter().any(|k| k.lo >= t) {
-            for i in order {
+        // With other threads, this node says it is being searched, and
+        // passes over the children another thread is inside ([`Busy`]).
+        let shared = self.ctx.threads > 1 && depth >= SHARE_DEPTH;
+        let defer = self.ctx.threads > 1 && depth - cost >= SHARE_DEPTH;
+        if shared {
+            self.ctx.busy.enter(key);
+        }
+        let mut deferred = Vec::new();
+        let mut queue = order;
+        let mut first = true;
+        'passes: while !kids.iter().any(|k| k.lo >= t) {
+            for i in queue {
                 let kid = &kids[i];
+                if defer && !first && self.ctx.busy.searched(kid.key) {
+                    deferred.push(i);
+                    continue;
+                }
+                first = false;
                 let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
                 let r = self.test(
                     &child,
@@ -548,20 +614,29 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
                 kid.hi = kid.hi.min(gain - r.lo);
                 if kid.lo >= t {
                     proved_by = Some(i);
-                    break;
+                    break 'passes;
                 }
                 if self.aborted {
-                    break;
+                    break 'passes;
                 }
                 if kid.hi >= t {
                     // This move is open: the node can no longer fail low
                     // at this depth, only a later move can still prove it.
                     match need {
-                        Need::Lt => break,
+                        Need::Lt => break 'passes,
                         Need::Both | Need::Ge => need = Need::Ge,
                     }
                 }
             }
+            // The deferred moves, now searched whoever else is inside.
+            if deferred.is_empty() {
+                break;
+            }
+            queue = std::mem::take(&mut deferred);
+            first = true;
+        }
+        if shared {
+            self.ctx.busy.leave(key);
         }
         self.path.pop();
         if let Some(i) = proved_by {
@@ -608,6 +683,8 @@ pub fn prove<G: Searchable>(
 ) -> Proof<G::Move> {
     let ctx = Ctx {
         table,
+        threads: threads.max(1),
+        busy: Busy::new(),
         stop,
         cancel: AtomicBool::new(false),
         out_of_budget: AtomicBool::new(false),
@@ -761,57 +838,83 @@ fn root_test<G: Searchable>(
     } else {
         workers[0].order(kids, t, tt_best, 0, depth * UNIT)
     };
-    let next = AtomicUsize::new(0);
-    // Set once a root move is left open: later moves only look for "yes".
-    let open = AtomicBool::new(false);
-    let results: Mutex<Vec<(usize, Iv)>> = Mutex::new(Vec::new());
+    // Every worker runs the whole root test (ABDADA: the root's moves as
+    // any node's, the first one searched by all, the others deferred while
+    // another thread is inside); the first to finish cancels the rest. Each
+    // keeps its own proved bounds of the moves; all are sound, and they are
+    // intersected below.
+    let results: Mutex<Vec<Vec<(i32, i32)>>> = Mutex::new(Vec::new());
     let kids_ref: &Vec<Kid<G>> = kids;
+    let root_cost = workers[0].ctx.limits.ply_cost.of(moves.len(), 0);
     std::thread::scope(|s| {
         for w in workers.iter_mut() {
-            let (next, results, order, open) = (&next, &results, &order, &open);
-            s.spawn(move || loop {
-                let n = next.fetch_add(1, Relaxed);
-                if n >= order.len() || w.aborted || w.ctx.cancel.load(Relaxed) {
-                    break;
-                }
-                let kid = &kids_ref[order[n]];
-                let need = if open.load(Relaxed) {
-                    Need::Lt
-                } else {
-                    Need::Both
-                };
+            let (results, order) = (&results, &order);
+            s.spawn(move || {
+                let mut bounds: Vec<(i32, i32)> = kids_ref.iter().map(|k| (k.lo, k.hi)).collect();
                 let budget = depth * UNIT;
-                let r = w.test(
-                    &kid.pos,
-                    kid.key,
-                    budget - w.ctx.limits.ply_cost.of(moves.len(), 0).min(budget),
-                    1,
-                    kid.gain - t + 1,
-                    need,
-                );
-                if kid.gain - r.hi >= t {
+                let defer = w.ctx.threads > 1 && budget - root_cost.min(budget) >= SHARE_DEPTH;
+                let mut need = Need::Both;
+                let mut queue = order.clone();
+                let mut deferred = Vec::new();
+                let mut first = true;
+                'passes: loop {
+                    for i in queue {
+                        if w.aborted || w.ctx.cancel.load(Relaxed) {
+                            break 'passes;
+                        }
+                        let kid = &kids_ref[i];
+                        if defer && !first && w.ctx.busy.searched(kid.key) {
+                            deferred.push(i);
+                            continue;
+                        }
+                        first = false;
+                        let r = w.test(
+                            &kid.pos,
+                            kid.key,
+                            budget - root_cost.min(budget),
+                            1,
+                            kid.gain - t + 1,
+                            need.child(),
+                        );
+                        let b = &mut bounds[i];
+                        b.0 = b.0.max(kid.gain - r.hi);
+                        b.1 = b.1.min(kid.gain - r.lo);
+                        if b.0 >= t {
+                            w.reward(kid.mv, kid.gain, 0, budget);
+                            break 'passes;
+                        }
+                        if w.aborted {
+                            break 'passes;
+                        }
+                        if b.1 >= t {
+                            need = Need::Ge;
+                        }
+                    }
+                    if deferred.is_empty() {
+                        break;
+                    }
+                    queue = std::mem::take(&mut deferred);
+                    first = true;
+                }
+                // Finished (not cut short): this worker answered the test.
+                if !w.aborted {
                     w.ctx.cancel.store(true, Relaxed);
-                    w.reward(kid.mv, kid.gain, 0, depth * UNIT);
-                } else if kid.gain - r.lo >= t {
-                    open.store(true, Relaxed);
                 }
                 results
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((order[n], r));
-                if w.aborted {
-                    break;
-                }
+                    .push(bounds);
             });
         }
     });
     for w in workers.iter_mut() {
         w.flush_nodes();
     }
-    for (i, r) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        let k = &mut kids[i];
-        k.lo = k.lo.max(k.gain - r.hi);
-        k.hi = k.hi.min(k.gain - r.lo);
+    for bounds in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        for (k, (lo, hi)) in kids.iter_mut().zip(bounds) {
+            k.lo = k.lo.max(lo);
+            k.hi = k.hi.min(hi);
+        }
     }
     let lo = kids.iter().map(|k| k.lo).max().unwrap_or(-INF);
     let hi = kids.iter().map(|k| k.hi).max().unwrap_or(-INF);
