@@ -10,6 +10,7 @@ pub mod endless;
 pub mod estimate;
 pub mod index;
 pub mod lock;
+pub mod malloc;
 pub mod opening;
 pub mod region_keys;
 pub mod retrograde;

@@ -233,6 +233,7 @@ impl Solution {
         encoding: Encoding,
     ) -> Result<(Self, SolveStats), SolveError> {
         check_solvable(variant)?;
+        super::malloc::return_large_blocks_when_freed();
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut stats = SolveStats::default();
