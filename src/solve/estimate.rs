@@ -8,13 +8,17 @@
 //! standard solve and kpe:4x7's); otherwise the region / unlocked ratio measured at
 //! the largest K of the same W, which overestimates for a larger K (the
 //! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19,
-//! 0.156 for K = 1..7). Bytes per position are calibrated on the peaks measured with
-//! database format 2 (`/usr/bin/time -v sow solve`, results/BENCHMARKS.md):
-//! the standard game 4,502 MiB (764 M unlocked positions kept in memory,
-//! 145 M locked ones), kpe:4x4 565 MiB (42.7 M, 14.6 M), kpe:4x3 151 MiB
-//! (6.0 M, 2.9 M), and kpe:4x7 11,209 MiB (2.36 G, 367 M; estimated
-//! 16,036 MiB before its region was measured): the region costs up to about 32 bytes a position while
-//! it is explored (hash sets, keys, frontiers), solved and encoded.
+//! 0.156 for K = 1..7). Bytes per position are calibrated on the peaks
+//! measured with the compact region (`/usr/bin/time -v sow solve`,
+//! results/BENCHMARKS.md, 2026-12-01 evening): the standard game 1,882 MiB
+//! (764 M unlocked positions, 145 M locked ones), kpe:4x5 633 MiB (206 M,
+//! 51 M), kpe:4x4 207 MiB (42.7 M, 14.6 M), kpe:4x3 54 MiB (6.0 M, 2.9 M).
+//! The peak comes while the region is solved beside the decoded layers:
+//! about 2 bytes a locked position of compact keys, 1 of values, and the
+//! group being solved (its keys decoded, retrograde words, frontiers),
+//! 5.4 to 7.7 bytes a position in all; the exploration before it holds no
+//! layer and about 9 bytes a locked position. (kpe:4x7's 11,209 MiB was
+//! measured with 8-byte keys in memory, before these changes.)
 
 use std::path::Path;
 
@@ -51,13 +55,15 @@ const MEASURED: [(usize, usize, u64, u64); 22] = [
     (4, 7, 367_189_364, 2_359_472_248),
 ];
 
-/// Bytes of memory per locked position at the region's peak.
-const REGION_BYTES: u64 = 32;
+/// Bytes of memory per locked position while the region is solved (at
+/// most 7.7 measured, see above).
+const REGION_BYTES: u64 = 12;
 /// Memory a solve takes whatever its size (program, thread stacks, buffers).
-const FIXED_BYTES: u64 = 96 << 20;
+const FIXED_BYTES: u64 = 32 << 20;
 /// Bytes of memory per position of the layer being solved: its 4-byte
-/// retrograde word, values, entries, "can end" bits, frontiers.
-const WORKING_BYTES: u64 = 10;
+/// retrograde word, values, "can end" bits, frontiers (at most 7.2 measured,
+/// the standard game's layer 46).
+const WORKING_BYTES: u64 = 8;
 /// Disk bytes per position: compressed layer entries (about 0.3 measured
 /// on kpe:4x5, with margin) and region keys plus values (about 2.6).
 const DISK_LAYER_BYTES: f64 = 0.5;
@@ -185,14 +191,14 @@ mod tests {
         let e = Estimate::new(KpeVariant::STANDARD, Path::new("/nonexistent"));
         assert_eq!(e.unlocked, 764_395_515);
         assert_eq!(e.region, 145_335_442);
-        // Measured peak with format 2: 4,502 MiB (results/BENCHMARKS.md).
-        assert!((4_720_000_000..6_500_000_000).contains(&e.memory), "{e:?}");
+        // Measured peak: 1,882 MiB (results/BENCHMARKS.md).
+        assert!((1_882u64 << 20..3_764u64 << 20).contains(&e.memory), "{e:?}");
     }
 
     #[test]
     fn estimates_cover_their_measured_peaks() {
-        // (variant, measured peak in MiB with format 2)
-        for (w, k, peak_mib) in [(4, 7, 11_209u64), (4, 4, 565), (4, 3, 151)] {
+        // (variant, measured peak in MiB with the compact region)
+        for (w, k, peak_mib) in [(4, 6, 1_882u64), (4, 5, 633), (4, 4, 207), (4, 3, 54)] {
             let e = Estimate::new(KpeVariant::new(w, k).unwrap(), Path::new("/"));
             assert!(e.memory >= peak_mib << 20, "kpe:{w}x{k}: {e:?}");
             assert!(e.memory <= 2 * (peak_mib << 20), "kpe:{w}x{k}: {e:?}");
