@@ -192,7 +192,10 @@ mod tests {
         assert_eq!(e.unlocked, 764_395_515);
         assert_eq!(e.region, 145_335_442);
         // Measured peak: 1,882 MiB (results/BENCHMARKS.md).
-        assert!((1_882u64 << 20..3_764u64 << 20).contains(&e.memory), "{e:?}");
+        assert!(
+            (1_882u64 << 20..3_764u64 << 20).contains(&e.memory),
+            "{e:?}"
+        );
     }
 
     #[test]
