@@ -24,9 +24,7 @@ impl Bits {
         let bit = 1 << (i % 64);
         self.0[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
-}
 
-impl Bits {
     /// The members in `range`, in increasing order.
     pub fn members(&self, range: std::ops::Range<u64>) -> Vec<u32> {
         range

@@ -90,7 +90,14 @@ pub fn fields_len(keys: usize, shift: u32) -> usize {
 pub fn field(fields: &[u8], shift: u32, j: u64) -> u64 {
     let bit = j as usize * shift as usize;
     let at = bit / 8;
-    let word = u64::from_le_bytes(fields[at..at + 8].try_into().expect("8 bytes"));
+    field_at(&fields[at..at + 8], bit, shift)
+}
+
+/// The `shift`-bit field starting at bit `bit` of the packed fields, from
+/// the 8 bytes that start at byte `bit / 8`.
+#[inline]
+pub fn field_at(bytes: &[u8], bit: usize, shift: u32) -> u64 {
+    let word = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
     (word >> (bit % 8)) & ((1u64 << shift) - 1)
 }
 

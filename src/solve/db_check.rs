@@ -135,11 +135,6 @@ fn corrupt(keys: &RegionKeys, what: String) -> DbError {
     }
 }
 
-/// Keys of a group's universe: ranked boards times both players' marks.
-fn universe(keys: &RegionKeys, g: &KeyGroup) -> u64 {
-    keys.eg.index.layer_size(g.stones) << (2 * keys.eg.variant.w())
-}
-
 /// Checks a key index's encoding and group table before it is read
 /// (`RegionKeys::new`): plain, its group count and every record's
 /// directory and fields within the file, with checked arithmetic (a forged
@@ -213,8 +208,8 @@ pub fn region(
             ));
         }
         last = Some(g.stones);
-        let buckets = (universe(keys, g) >> g.shift) as usize + 1;
-        if g.keys > universe(keys, g) || keys.dir(g, 0)? != 0 || keys.dir(g, buckets)? != g.keys {
+        let buckets = (keys.universe(g) >> g.shift) as usize + 1;
+        if g.keys > keys.universe(g) || keys.dir(g, 0)? != 0 || keys.dir(g, buckets)? != g.keys {
             return Err(corrupt(
                 keys,
                 format!(
@@ -256,7 +251,7 @@ pub fn bucket(keys: &RegionKeys, g: &KeyGroup, b: usize, lo: u64, hi: u64) -> Re
             ),
         ));
     }
-    let top = universe(keys, g);
+    let top = keys.universe(g);
     let mut prev = None;
     for j in lo..hi {
         let u = (b as u64) << g.shift | keys.field(g, j)?;
@@ -280,7 +275,7 @@ pub fn bucket(keys: &RegionKeys, g: &KeyGroup, b: usize, lo: u64, hi: u64) -> Re
 /// endgame layers).
 pub fn group(keys: &RegionKeys, g: usize) -> Result<(), DbError> {
     let group = keys.groups()[g];
-    let buckets = (universe(keys, &group) >> group.shift) as usize + 1;
+    let buckets = (keys.universe(&group) >> group.shift) as usize + 1;
     let marks = 2 * keys.eg.variant.w();
     let unlocked = (1u64 << marks) - 1;
     let mut lo = keys.dir(&group, 0)?;

@@ -222,6 +222,15 @@ impl ShardedSet {
     }
 }
 
+/// The entry bytes of positions of `values` whose "can end" bits are `ends`.
+fn entry_bytes(values: &[i8], ends: &Bits) -> Vec<u8> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| entry(v, ends.get(i as u64)))
+        .collect()
+}
+
 fn is_locked(pos: &KpePosition) -> bool {
     !(pos.is_unlocked(Side::South) && pos.is_unlocked(Side::North))
 }
@@ -352,24 +361,18 @@ impl LockedRegion {
             .into_iter()
             .zip(self.values)
             .zip(self.ends)
-            .map(|((keys, values), ends)| {
-                let entries = values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| entry(v, ends.get(i as u64)))
-                    .collect();
-                (keys, entries)
-            })
+            .map(|((keys, values), ends)| (keys, entry_bytes(&values, &ends)))
+    }
+
+    /// The entry bytes (value and "can end") of group `g`, in key order.
+    pub(super) fn group_entry_bytes(&self, g: usize) -> Vec<u8> {
+        entry_bytes(&self.values[g], &self.ends[g])
     }
 
     /// Every (relative key, entry byte) of group `g`, in key order.
     pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (RegionKey, u8)> + '_ {
-        let ends = &self.ends[g];
         let keys = self.groups[g].keys(&self.ranker);
-        keys.into_iter()
-            .zip(self.values[g].iter())
-            .enumerate()
-            .map(|(i, (k, &v))| (k, entry(v, ends.get(i as u64))))
+        keys.into_iter().zip(self.group_entry_bytes(g))
     }
 
     /// Stones of group `g`.

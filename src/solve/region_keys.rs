@@ -156,6 +156,11 @@ impl RegionKeys {
         &self.groups
     }
 
+    /// Keys of a group's universe: ranked boards times both players' marks.
+    pub(crate) fn universe(&self, g: &KeyGroup) -> u64 {
+        self.ranker.universe(g.stones)
+    }
+
     pub(crate) fn dir(&self, g: &KeyGroup, b: usize) -> Result<u64, DbError> {
         let bytes = self.file.bytes(g.dir_at + 4 * b, 4)?;
         Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as u64)
@@ -165,8 +170,7 @@ impl RegionKeys {
     pub(crate) fn field(&self, g: &KeyGroup, j: u64) -> Result<u64, DbError> {
         let bit = j as usize * g.shift as usize;
         let bytes = self.file.bytes(g.bits_at + bit / 8, 8)?;
-        let word = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-        Ok((word >> (bit % 8)) & ((1u64 << g.shift) - 1))
+        Ok(compact_keys::field_at(bytes, bit, g.shift))
     }
 
     /// The index in the values file of a relative key, if present.
@@ -178,7 +182,7 @@ impl RegionKeys {
         let g = &self.groups[g];
         let u = self.ranker.rank(key);
         let b = (u >> g.shift) as usize;
-        if u >= self.ranker.universe(stones) {
+        if u >= self.universe(g) {
             return Ok(None);
         }
         let (lo, hi) = (self.dir(g, b)?, self.dir(g, b + 1)?);
@@ -194,7 +198,7 @@ impl RegionKeys {
         let group = self.groups[g];
         let ranker = &self.ranker;
         let mut keys = Vec::with_capacity(group.keys as usize);
-        let buckets = (ranker.universe(group.stones) >> group.shift) as usize + 1;
+        let buckets = (self.universe(&group) >> group.shift) as usize + 1;
         let mut j = 0u64;
         for b in 0..buckets {
             let end = self.dir(&group, b + 1)?;

@@ -518,7 +518,6 @@ impl Solution {
     }
 }
 
-/// A verified existing file, or None when it is absent.
 /// Every layer of a variant, decoded from its checked files.
 fn read_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Vec<u8>>, DbError> {
     let v = eg.variant;
@@ -531,6 +530,7 @@ fn read_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Vec<u8>>, DbError> {
     Ok(layers)
 }
 
+/// A verified existing file, or None when it is absent.
 fn reuse(path: &Path, id: FileId, entries: Option<u64>) -> Result<Option<MappedFile>, DbError> {
     if !path.exists() {
         return Ok(None);
@@ -641,7 +641,7 @@ impl StartRegion {
             StartRegion::Memory(r) => Ok((0..r.group_count())
                 .map(|g| RegionGroup {
                     stones: r.group_stones(g),
-                    entries: r.group_entries(g).map(|(_, e)| e).collect(),
+                    entries: r.group_entry_bytes(g),
                 })
                 .collect()),
             StartRegion::Mapped { keys, values } => {
