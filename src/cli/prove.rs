@@ -13,7 +13,7 @@ use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::Progress;
 use crate::search::bounds::BoundTable;
-use crate::search::prove::{prove, PlyCost, ProveLimits, ProveProgress};
+use crate::search::prove::{prove, Method, PlyCost, ProveLimits, ProveProgress};
 use crate::Game;
 
 /// The options of `solve` for a Kiothi position.
@@ -76,6 +76,7 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
         nodes: args.nodes,
         seconds: args.seconds,
         ply_cost: ply_cost_setting()?,
+        method: method_setting()?,
     };
     let proof = prove(pos, &limits, args.threads.max(1), &table, &stop, &mut |p| {
         bar.set_message(progress_line(p))
@@ -123,6 +124,23 @@ fn ply_cost_setting() -> Result<PlyCost, CliError> {
                     "{PLY_COST_VAR} must be four quarter-ply costs `a,b,c,d` from 0 to 16, \
                      the last at least 1 (got `{text}`)"
                 ),
+            )
+        }),
+    }
+}
+
+/// Environment variable that chooses how the prover searches its tests
+/// (`id`: iterative deepening, `pn`: proof-number search first): for
+/// measuring the prover, not for play; either gives exact values.
+pub const METHOD_VAR: &str = "SOW_PROVE_METHOD";
+
+fn method_setting() -> Result<Method, CliError> {
+    match std::env::var(METHOD_VAR) {
+        Err(_) => Ok(Method::default()),
+        Ok(text) => Method::parse(&text).ok_or_else(|| {
+            CliError::usage(
+                METHOD_VAR,
+                format!("{METHOD_VAR} must be `id` or `pn` (got `{text}`)"),
             )
         }),
     }

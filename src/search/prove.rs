@@ -69,7 +69,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
+mod dfpn;
+
 use super::bounds::{BoundTable, Open, Proved};
+use dfpn::{PnTable, PN_INF};
 use super::negamax::Limits;
 use super::threads::search_fresh;
 use super::{Searchable, HISTORY_SLOTS};
@@ -161,6 +164,31 @@ pub struct ProveLimits {
     pub seconds: Option<f64>,
     /// What a ply costs of an iteration's depth budget.
     pub ply_cost: PlyCost,
+    /// How each test is searched.
+    pub method: Method,
+}
+
+/// How the prover answers its tests `V ≥ t`. Every method gives exact
+/// values; they differ in how fast.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Iterative deepening of null-window tests (the module doc).
+    #[default]
+    Deepening,
+    /// Proof-number search (`dfpn.rs`) for each test, the deepening search
+    /// after it for what it leaves open.
+    ProofNumbers,
+}
+
+impl Method {
+    /// `id` or `pn`.
+    pub fn parse(text: &str) -> Option<Method> {
+        match text.trim() {
+            "id" => Some(Method::Deepening),
+            "pn" => Some(Method::ProofNumbers),
+            _ => None,
+        }
+    }
 }
 
 /// What was proved about the root.
@@ -262,6 +290,8 @@ impl Busy {
 /// State shared by the threads of one proof.
 struct Ctx<'a> {
     table: &'a BoundTable,
+    /// Proof and disproof numbers of open tests ([`Method::ProofNumbers`]).
+    pn: PnTable,
     /// Worker threads: with more than one they share nodes ([`Busy`]).
     threads: usize,
     busy: Busy,
@@ -683,6 +713,10 @@ pub fn prove<G: Searchable>(
 ) -> Proof<G::Move> {
     let ctx = Ctx {
         table,
+        pn: PnTable::new(match limits.method {
+            Method::Deepening => 0,
+            Method::ProofNumbers => PN_TABLE_MB,
+        }),
         threads: threads.max(1),
         busy: Busy::new(),
         stop,
@@ -726,6 +760,30 @@ pub fn prove<G: Searchable>(
         16,
     )
     .value;
+    if limits.method == Method::ProofNumbers {
+        while lo < hi && !ctx.out_of_budget.load(Relaxed) {
+            guess = guess.clamp(lo, hi);
+            let t = if guess < hi { guess + 1 } else { guess };
+            let r = pn_root_test(root, root_key, &mut workers[0], t);
+            lo = lo.max(r.lo);
+            hi = hi.min(r.hi);
+            progress(&ProveProgress {
+                lower: lo,
+                upper: hi,
+                depth: 0,
+                nodes: ctx.nodes.load(Relaxed),
+                seconds: ctx.start.elapsed().as_secs_f64(),
+            });
+            if r.lo >= t {
+                guess = lo;
+            } else if r.hi < t {
+                guess = hi;
+            } else {
+                // Left open (lines past the ply cap): deepening takes over.
+                break;
+            }
+        }
+    }
     let mut root_kids: Vec<Kid<G>> = Vec::new();
     let mut depth = 0;
     while lo < hi && depth < MAX_DEPTH && !ctx.out_of_budget.load(Relaxed) {
@@ -800,6 +858,18 @@ pub fn prove<G: Searchable>(
         seconds: ctx.start.elapsed().as_secs_f64(),
         interrupted: lo < hi,
     }
+}
+
+/// The proof-number table's size (MiB) when [`Method::ProofNumbers`] is used.
+const PN_TABLE_MB: usize = 64;
+
+/// One root test `V ≥ t` by proof-number search on one worker.
+fn pn_root_test<G: Searchable>(root: &G, root_key: u64, w: &mut Worker<G>, t: i32) -> Iv {
+    w.aborted = false;
+    w.path.clear();
+    let r = w.mid(root, root_key, 0, t, PN_INF, PN_INF);
+    w.flush_nodes();
+    r.iv
 }
 
 /// One root test `V ≥ t`, the root's moves shared between the workers.

@@ -1,0 +1,272 @@
+//! Depth-first proof-number search (df-pn, Nagai 2002) for one test
+//! `V ≥ t` of the prover, over the same proved-bound table.
+//!
+//! A test is a boolean question, AND/OR by side: the mover proves
+//! `V(n) ≥ t` with one move whose child fails its own test
+//! `V(c) ≥ gain - t + 1`, and refutes it only when every child passes.
+//! Each node carries a proof number φ (how many leaves at least must still
+//! be settled to prove the test) and a disproof number δ (to refute it):
+//! `φ(n) = min δ(c)`, `δ(n) = Σ φ(c)`. The search always expands the most
+//! proving line, so where one side is short of moves (the way Kiothi games
+//! end, RULES §2.10) it reaches the end of the game without a uniform
+//! depth.
+//!
+//! Soundness does not rest on the numbers: φ and δ only choose what to
+//! expand, and live in their own table ([`PnTable`], keyed by position and
+//! threshold; a collision there costs time, never a wrong answer). What a
+//! node *is* comes from the proved bounds of its moves, exactly as in the
+//! deepening search: a finished game's sweep, captures along the line, the
+//! bound table, and a repetition of the line scored 0 (RULES §0). A test is
+//! answered only when those bounds answer it. Bounds that rest on a
+//! repetition of a position above the node stay in the caller's frame and
+//! are not stored (the graph-history convention of the module doc).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::{Iv, Kid, Proved, Searchable, Worker, NONE_REP};
+
+/// Proof and disproof numbers are capped here ("infinite").
+pub(super) const PN_INF: u64 = u32::MAX as u64;
+/// A node this many plies below the root is left unexpanded: its numbers
+/// are [`PN_STUCK`]. A line of a late game that long has stopped capturing;
+/// the deepening search (the fallback) bounds it instead.
+const PN_MAX_PLY: usize = 240;
+/// The numbers of a node left unexpanded at [`PN_MAX_PLY`]: large, so the
+/// search looks elsewhere first, and not infinite, which would claim a proof.
+const PN_STUCK: u64 = 1 << 28;
+
+/// The answer of a df-pn call: the numbers of the node's test, and the
+/// proved bounds of its value (with the repetition they rest on).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pn {
+    /// Proof number of `V ≥ t` (0: proved).
+    pub phi: u64,
+    /// Disproof number (0: refuted).
+    pub delta: u64,
+    pub iv: Iv,
+}
+
+/// Proof and disproof numbers of tests not yet answered, by position and
+/// threshold. One entry per slot, the newest kept; the "XOR trick" of
+/// `bounds.rs` makes a torn entry read as a miss.
+pub(super) struct PnTable {
+    slots: Box<[[AtomicU64; 2]]>,
+}
+
+impl PnTable {
+    /// A table of about `mb` mebibytes (16 bytes an entry, a power of two).
+    pub(super) fn new(mb: usize) -> PnTable {
+        let n = ((mb << 20) / 16).max(1).next_power_of_two();
+        PnTable {
+            slots: (0..n)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
+        }
+    }
+
+    fn key(key: u64, t: i32) -> u64 {
+        // A threshold changes the whole key (the high bits pick the slot).
+        key ^ (t as i64 as u64).wrapping_add(0x51).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn slot(&self, k: u64) -> &[AtomicU64; 2] {
+        &self.slots[(k >> 32) as usize & (self.slots.len() - 1)]
+    }
+
+    pub(super) fn prefetch(&self, key: u64, t: i32) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: prefetching is a hint; the address is in the table.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let s = self.slot(Self::key(key, t));
+            _mm_prefetch::<_MM_HINT_T0>(s.as_ptr() as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (key, t);
+    }
+
+    /// The numbers stored for the test, if any (never 0: answers are
+    /// bounds, kept in the bound table).
+    pub(super) fn probe(&self, key: u64, t: i32) -> Option<(u64, u64)> {
+        let k = Self::key(key, t);
+        let s = self.slot(k);
+        let data = s[1].load(Relaxed);
+        (data != 0 && s[0].load(Relaxed) ^ data == k)
+            .then(|| ((data & 0xFFFF_FFFF).max(1), (data >> 32).max(1)))
+    }
+
+    pub(super) fn store(&self, key: u64, t: i32, phi: u64, delta: u64) {
+        let k = Self::key(key, t);
+        let data = phi.clamp(1, PN_INF) | delta.clamp(1, PN_INF) << 32;
+        let s = self.slot(k);
+        s[0].store(k ^ data, Relaxed);
+        s[1].store(data, Relaxed);
+    }
+}
+
+/// A move's numbers for the node's test: `prove` (the child's δ, what
+/// proving the node through this move costs) and `refute` (the child's φ).
+#[derive(Clone, Copy, Debug)]
+struct Num {
+    prove: u64,
+    refute: u64,
+}
+
+/// The numbers a move's proved bounds give, if they settle it for `t`.
+fn settled<G: Searchable>(k: &Kid<G>, t: i32) -> Option<Num> {
+    if k.lo >= t {
+        Some(Num {
+            prove: 0,
+            refute: PN_INF,
+        })
+    } else if k.hi < t {
+        Some(Num {
+            prove: PN_INF,
+            refute: 0,
+        })
+    } else {
+        None
+    }
+}
+
+impl<G: Searchable> Worker<'_, '_, G> {
+    /// df-pn on `V(pos) ≥ t` until its proof number reaches `th_phi` or its
+    /// disproof number `th_delta` (or it is answered, or the search is
+    /// stopped). `pos` is not on the line yet (which holds its `ply`
+    /// ancestors). The interval returned is proved whatever happens.
+    pub(super) fn mid(
+        &mut self,
+        pos: &G,
+        key: u64,
+        ply: usize,
+        t: i32,
+        th_phi: u64,
+        th_delta: u64,
+    ) -> Pn {
+        self.count_node();
+        let stored = self.known(pos, key);
+        let (lo, hi) = (stored.lo, stored.hi);
+        let answer = |lo: i32, hi: i32, rep: usize| {
+            let (phi, delta) = if lo >= t {
+                (0, PN_INF)
+            } else if hi < t {
+                (PN_INF, 0)
+            } else {
+                (PN_STUCK, PN_STUCK)
+            };
+            Pn {
+                phi,
+                delta,
+                iv: Iv { lo, hi, rep },
+            }
+        };
+        if self.aborted || lo >= t || hi < t || ply >= PN_MAX_PLY {
+            return answer(lo, hi, NONE_REP);
+        }
+        let nodes_before = self.local_nodes;
+        let moves = pos.search_moves();
+        if moves.is_empty() {
+            let iv = self.game_over(pos, key, nodes_before);
+            return answer(iv.lo, iv.hi, NONE_REP);
+        }
+        self.path.push((key, pos.clone()));
+        let mut rep = NONE_REP;
+        let mut kids = self.kids(pos, moves, &mut rep);
+        for k in &kids {
+            self.ctx.pn.prefetch(k.key, k.gain - t + 1);
+        }
+        // The moves in the deepening search's order: ties between equal
+        // numbers go to the move it would try first.
+        let order = self.order(&kids, t, stored.best, ply, 0);
+        let mut nums: Vec<Num> = kids
+            .iter()
+            .map(|k| {
+                settled(k, t).unwrap_or_else(|| {
+                    let (phi, delta) = self.ctx.pn.probe(k.key, k.gain - t + 1).unwrap_or((1, 1));
+                    Num {
+                        prove: delta,
+                        refute: phi,
+                    }
+                })
+            })
+            .collect();
+        let (mut phi, mut delta);
+        loop {
+            // φ = min over the moves of what proving through each costs,
+            // δ = the sum of what refuting each costs.
+            let mut best = None;
+            let (mut first, mut second) = (PN_INF, PN_INF);
+            delta = nums
+                .iter()
+                .fold(0u64, |d, n| (d + n.refute).min(PN_INF));
+            for &i in &order {
+                let p = nums[i].prove;
+                if p < first {
+                    second = first;
+                    first = p;
+                    best = Some(i);
+                } else if p < second {
+                    second = p;
+                }
+            }
+            phi = first;
+            if phi == 0 || delta == 0 || phi >= th_phi || delta >= th_delta || self.aborted {
+                break;
+            }
+            if phi >= PN_STUCK && delta >= PN_STUCK {
+                // Only lines left unexpanded at the ply cap remain.
+                break;
+            }
+            let Some(i) = best else { break };
+            let n = nums[i];
+            // The child's own thresholds: its φ (the node's δ share) may
+            // grow until the node's δ reaches its threshold, its δ (the
+            // node's φ) until it passes the second best move (by a quarter
+            // more, to switch between two close moves less often).
+            let c_phi = th_delta.saturating_sub(delta - n.refute).min(PN_INF);
+            let c_delta = th_phi.min(second.saturating_add(second / 4 + 1)).min(PN_INF);
+            let (child, ckey, gain) = (kids[i].pos.clone(), kids[i].key, kids[i].gain);
+            let r = self.mid(&child, ckey, ply + 1, gain - t + 1, c_phi, c_delta);
+            rep = rep.min(r.iv.rep);
+            let kid = &mut kids[i];
+            kid.lo = kid.lo.max(gain - r.iv.hi);
+            kid.hi = kid.hi.min(gain - r.iv.lo);
+            nums[i] = settled(kid, t).unwrap_or(Num {
+                prove: r.delta.max(1),
+                refute: r.phi.max(1),
+            });
+        }
+        self.path.pop();
+        let best_lo = kids.iter().map(|k| k.lo).max().unwrap_or(lo);
+        let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(hi);
+        let (lo, hi) = (lo.max(best_lo), hi.min(all_hi));
+        if rep >= ply {
+            let best = kids
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.lo >= t)
+                .map(|(i, _)| i as u16)
+                .next();
+            self.store(
+                key,
+                Proved {
+                    lo,
+                    hi,
+                    best,
+                    open: None,
+                },
+                nodes_before,
+            );
+            rep = NONE_REP;
+        }
+        if lo < t && t <= hi {
+            self.ctx.pn.store(key, t, phi, delta);
+        }
+        let mut out = answer(lo, hi, rep);
+        if lo < t && t <= hi {
+            out.phi = phi.max(1);
+            out.delta = delta.max(1);
+        }
+        out
+    }
+}
