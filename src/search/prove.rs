@@ -760,17 +760,19 @@ pub fn prove<G: Searchable>(
         16,
     )
     .value;
+    let mut depth = 0;
     if limits.method == Method::ProofNumbers {
         while lo < hi && !ctx.out_of_budget.load(Relaxed) {
             guess = guess.clamp(lo, hi);
             let t = if guess < hi { guess + 1 } else { guess };
-            let r = pn_root_test(root, root_key, &mut workers[0], t);
+            let (r, d) = pn_root_test(root, root_key, &mut workers, t);
+            depth = depth.max(d);
             lo = lo.max(r.lo);
             hi = hi.min(r.hi);
             progress(&ProveProgress {
                 lower: lo,
                 upper: hi,
-                depth: 0,
+                depth,
                 nodes: ctx.nodes.load(Relaxed),
                 seconds: ctx.start.elapsed().as_secs_f64(),
             });
@@ -785,7 +787,6 @@ pub fn prove<G: Searchable>(
         }
     }
     let mut root_kids: Vec<Kid<G>> = Vec::new();
-    let mut depth = 0;
     while lo < hi && depth < MAX_DEPTH && !ctx.out_of_budget.load(Relaxed) {
         depth += 1;
         let mut inconclusive: Vec<i32> = Vec::new();
@@ -863,13 +864,76 @@ pub fn prove<G: Searchable>(
 /// The proof-number table's size (MiB) when [`Method::ProofNumbers`] is used.
 const PN_TABLE_MB: usize = 64;
 
-/// One root test `V ≥ t` by proof-number search on one worker.
-fn pn_root_test<G: Searchable>(root: &G, root_key: u64, w: &mut Worker<G>, t: i32) -> Iv {
-    w.aborted = false;
-    w.path.clear();
-    let r = w.mid(root, root_key, 0, t, PN_INF, PN_INF);
-    w.flush_nodes();
-    r.iv
+/// One root test `V ≥ t` by proof-number search on the first worker and,
+/// beside it, iterative deepening of the same test on the others (a
+/// portfolio: each answers some tests far sooner than the other, and both
+/// prove their bounds into the shared table, where the other finds them).
+/// The first to answer cancels the rest. Returns the proved interval and
+/// the deepest iteration the deepening workers started.
+fn pn_root_test<G: Searchable>(
+    root: &G,
+    root_key: u64,
+    workers: &mut [Worker<G>],
+    t: i32,
+) -> (Iv, u32) {
+    let ctx = workers[0].ctx;
+    ctx.cancel.store(false, Relaxed);
+    let alone = workers.len() == 1;
+    let results: Mutex<Vec<(Iv, u32)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for (i, w) in workers.iter_mut().enumerate() {
+            let results = &results;
+            let mut job = move || {
+                w.aborted = false;
+                w.path.clear();
+                let answered = |iv: &Iv| iv.lo >= t || iv.hi < t;
+                let (iv, depth) = if i == 0 {
+                    (w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv, 0)
+                } else {
+                    let b = root.board_total() as i32;
+                    let mut iv = Iv {
+                        lo: -b,
+                        hi: b,
+                        rep: NONE_REP,
+                    };
+                    let mut depth = 0;
+                    while depth < MAX_DEPTH && !w.aborted && !answered(&iv) {
+                        depth += 1;
+                        w.path.clear();
+                        let r = w.test(root, root_key, depth * UNIT, 0, t, Need::Both);
+                        iv.lo = iv.lo.max(r.lo);
+                        iv.hi = iv.hi.min(r.hi);
+                    }
+                    (iv, depth)
+                };
+                if answered(&iv) {
+                    w.ctx.cancel.store(true, Relaxed);
+                }
+                w.flush_nodes();
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((iv, depth));
+            };
+            if alone {
+                job();
+            } else {
+                s.spawn(job);
+            }
+        }
+    });
+    let mut out = Iv {
+        lo: -INF,
+        hi: INF,
+        rep: NONE_REP,
+    };
+    let mut depth = 0;
+    for (iv, d) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        out.lo = out.lo.max(iv.lo);
+        out.hi = out.hi.min(iv.hi);
+        depth = depth.max(d);
+    }
+    (out, depth)
 }
 
 /// One root test `V ≥ t`, the root's moves shared between the workers.
