@@ -10,7 +10,7 @@ use sow::games::kiothi::{parse_position, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::rng::Rng;
 use sow::search::bounds::BoundTable;
-use sow::search::prove::{prove, PlyCost, Proof, ProveLimits};
+use sow::search::prove::{prove, Method, PlyCost, Proof, ProveLimits};
 use sow::search::Searchable;
 use sow::Game;
 
@@ -285,6 +285,83 @@ fn interrupted_bounds_are_sound() {
         cut_on_one_thread >= 10,
         "only {cut_on_one_thread} proofs were cut short"
     );
+}
+
+#[test]
+fn proof_numbers_agree_with_exhaustive_minimax() {
+    // Proof-number search (one thread alone, or beside deepening threads)
+    // answers the tests: the values are the exhaustive ones on the small
+    // late positions, the random ones, and the larger trees.
+    let mut positions = small_late_positions(50_000);
+    positions.extend(random_late_positions(&mut Rng::new(11), 50_000));
+    for game in game_positions("ab_time_1-vs-ab_time_0.5.jsonl")
+        .iter()
+        .take(12)
+    {
+        let larger = game.iter().take(16).find(|p| {
+            let n = tree_size(*p, &mut Vec::new(), 1_500_000);
+            (50_000..1_500_000).contains(&n)
+        });
+        positions.extend(larger.copied());
+    }
+    assert!(positions.len() >= 120, "only {} positions", positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        let want = minimax(p, &mut Vec::new());
+        for threads in [1, 2] {
+            let limits = ProveLimits {
+                method: Method::ProofNumbers,
+                ply_cost: [PlyCost::default(), PlyCost::UNIFORM][i % 2],
+                ..ProveLimits::default()
+            };
+            let got = solve(p, threads, limits);
+            assert_eq!(got.value(), Some(want), "{p} on {threads} threads");
+            if let Some(best) = got.best {
+                let child = p.play_unchecked(&best);
+                let v = KiothiPosition::capture_gain(p, &child)
+                    - minimax(&child, &mut vec![p.repetition_key()]);
+                assert_eq!(v, want, "{p}: best move {best} on {threads} threads");
+            }
+        }
+    }
+}
+
+#[test]
+fn interrupted_proof_numbers_are_sound() {
+    let positions = small_late_positions(20_000);
+    let mut cut = 0;
+    for p in positions.iter().filter(|p| !p.is_over()) {
+        let want = minimax(p, &mut Vec::new());
+        for cap in [16, 64, 256, 1024] {
+            for threads in [1, 2] {
+                let got = solve(
+                    p,
+                    threads,
+                    ProveLimits {
+                        nodes: Some(cap),
+                        method: Method::ProofNumbers,
+                        ..ProveLimits::default()
+                    },
+                );
+                assert!(
+                    got.lower <= want && want <= got.upper,
+                    "{p}: value {want} outside [{}, {}] with {cap} nodes on {threads} threads",
+                    got.lower,
+                    got.upper
+                );
+                cut += got.interrupted as usize;
+            }
+        }
+    }
+    assert!(cut >= 10, "only {cut} proofs were cut short");
+}
+
+#[test]
+fn methods_parse_strictly() {
+    assert_eq!(Method::parse("id"), Some(Method::Deepening));
+    assert_eq!(Method::parse("pn"), Some(Method::ProofNumbers));
+    for bad in ["", "PN", "df-pn", "id,pn"] {
+        assert_eq!(Method::parse(bad), None, "{bad}");
+    }
 }
 
 #[test]

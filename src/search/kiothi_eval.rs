@@ -356,6 +356,26 @@ impl Searchable for KiothiPosition {
     fn history_slot(mv: &KiothiMove) -> usize {
         (fnv(mv) % HISTORY_SLOTS as u64) as usize
     }
+
+    /// In play, the `(pit, count)` choices whose first lap does not end in
+    /// an occupied own pit (RULES §2.5; exact for hands under 20, which are
+    /// the rest's only refusal but for the rare moves that never end).
+    fn mobility(&self) -> u32 {
+        if in_opening(self) {
+            return 1;
+        }
+        let pits = self.pits();
+        let start = row_start(self.side_to_move());
+        let own = row_mask(self.side_to_move());
+        let mut n = 0;
+        for pit in start..start + ROW {
+            for count in 1..=pits[pit] as usize {
+                let last = (pit + count) % PITS;
+                n += (count >= PITS || own & (1 << last) == 0 || pits[last] == 0) as u32;
+            }
+        }
+        n
+    }
 }
 
 /// Opening moves in RULES §3 notation `a+b>t1,t2,...`.

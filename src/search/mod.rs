@@ -75,4 +75,11 @@ pub trait Searchable: Game {
 
     /// Slot of a move in the history table, in `0..HISTORY_SLOTS`.
     fn history_slot(mv: &Self::Move) -> usize;
+
+    /// A cheap estimate of how many moves the player to move has, without
+    /// playing them (the prover's proof-number search starts a new node's
+    /// numbers from it). Default: unknown, 1.
+    fn mobility(&self) -> u32 {
+        1
+    }
 }

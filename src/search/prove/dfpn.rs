@@ -182,7 +182,13 @@ impl<G: Searchable> Worker<'_, '_, G> {
             .iter()
             .map(|k| {
                 settled(k, t).unwrap_or_else(|| {
-                    let (phi, delta) = self.ctx.pn.probe(k.key, k.gain - t + 1).unwrap_or((1, 1));
+                    // A new node: proving its test takes one move,
+                    // refuting it every move.
+                    let (phi, delta) = self
+                        .ctx
+                        .pn
+                        .probe(k.key, k.gain - t + 1)
+                        .unwrap_or_else(|| (1, k.pos.mobility().max(1) as u64));
                     Num {
                         prove: delta,
                         refute: phi,
@@ -268,5 +274,24 @@ impl<G: Searchable> Worker<'_, '_, G> {
             out.delta = delta.max(1);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_by_position_and_threshold() {
+        let t = PnTable::new(1);
+        assert_eq!(t.probe(42, 3), None);
+        t.store(42, 3, 7, 1 << 40);
+        // Capped at "infinite", and another threshold is another test.
+        assert_eq!(t.probe(42, 3), Some((7, PN_INF)));
+        assert_eq!(t.probe(42, 4), None);
+        assert_eq!(t.probe(43, 3), None);
+        // Never 0: an answer is a bound, not a number.
+        t.store(42, 3, 0, 0);
+        assert_eq!(t.probe(42, 3), Some((1, 1)));
     }
 }
