@@ -356,6 +356,21 @@ fn interrupted_proof_numbers_are_sound() {
 }
 
 #[test]
+fn mobility_counts_the_legal_moves_of_late_positions() {
+    // The proof-number search starts a node's disproof number from it: it
+    // must be the move count (or above it, for the rare moves that never
+    // end), never a guess.
+    let mut exact = 0;
+    let positions = small_late_positions(50_000);
+    for p in &positions {
+        let legal = p.legal_moves().len() as u32;
+        assert!(p.mobility() >= legal, "{p}: {} < {legal}", p.mobility());
+        exact += (p.mobility() == legal) as usize;
+    }
+    assert!(exact * 10 >= positions.len() * 9, "{exact} of {}", positions.len());
+}
+
+#[test]
 fn methods_parse_strictly() {
     assert_eq!(Method::parse("id"), Some(Method::Deepening));
     assert_eq!(Method::parse("pn"), Some(Method::ProofNumbers));

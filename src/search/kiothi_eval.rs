@@ -358,21 +358,28 @@ impl Searchable for KiothiPosition {
     }
 
     /// In play, the `(pit, count)` choices whose first lap does not end in
-    /// an occupied own pit (RULES §2.5; exact for hands under 20, which are
-    /// the rest's only refusal but for the rare moves that never end).
+    /// an occupied own pit (RULES §2.5), without sowing: exact but for the
+    /// rare moves that never end (RULES §2.6) and hands of 20 or more,
+    /// which it counts as legal.
     fn mobility(&self) -> u32 {
         if in_opening(self) {
             return 1;
         }
         let pits = self.pits();
         let start = row_start(self.side_to_move());
-        let own = row_mask(self.side_to_move());
+        let occupied = (0..PITS).fold(0u64, |m, i| m | ((pits[i] != 0) as u64) << i);
+        // Occupied own pits, twice round the board: the pits after `pit`
+        // are the bits from `pit + 1` on, whatever the wrap.
+        let own = occupied & row_mask(self.side_to_move()) as u64;
+        let twice = own | own << PITS;
         let mut n = 0;
         for pit in start..start + ROW {
-            for count in 1..=pits[pit] as usize {
-                let last = (pit + count) % PITS;
-                n += (count >= PITS || own & (1 << last) == 0 || pits[last] == 0) as u32;
-            }
+            let k = pits[pit] as u32;
+            // Hands of 1..=19 end their first lap in the `k` pits after
+            // the origin: the occupied own ones refuse; larger hands pass.
+            let short = k.min(PITS as u32 - 1);
+            let window = (twice >> (pit + 1)) & ((1u64 << short) - 1);
+            n += k - window.count_ones();
         }
         n
     }

@@ -765,8 +765,7 @@ pub fn prove<G: Searchable>(
         while lo < hi && !ctx.out_of_budget.load(Relaxed) {
             guess = guess.clamp(lo, hi);
             let t = if guess < hi { guess + 1 } else { guess };
-            let (r, d) = pn_root_test(root, root_key, &mut workers, t);
-            depth = depth.max(d);
+            let r = pn_root_test(root, root_key, &mut workers, t);
             lo = lo.max(r.lo);
             hi = hi.min(r.hi);
             progress(&ProveProgress {
@@ -864,76 +863,47 @@ pub fn prove<G: Searchable>(
 /// The proof-number table's size (MiB) when [`Method::ProofNumbers`] is used.
 const PN_TABLE_MB: usize = 64;
 
-/// One root test `V ≥ t` by proof-number search on the first worker and,
-/// beside it, iterative deepening of the same test on the others (a
-/// portfolio: each answers some tests far sooner than the other, and both
-/// prove their bounds into the shared table, where the other finds them).
-/// The first to answer cancels the rest. Returns the proved interval and
-/// the deepest iteration the deepening workers started.
+/// One root test `V ≥ t` by proof-number search, every worker from the
+/// root over the shared tables (a thread prefers the moves no other thread
+/// is inside, `dfpn.rs`); the first to answer cancels the rest. Returns the
+/// intersection of the intervals they proved.
 fn pn_root_test<G: Searchable>(
     root: &G,
     root_key: u64,
     workers: &mut [Worker<G>],
     t: i32,
-) -> (Iv, u32) {
+) -> Iv {
     let ctx = workers[0].ctx;
     ctx.cancel.store(false, Relaxed);
-    let alone = workers.len() == 1;
-    let results: Mutex<Vec<(Iv, u32)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for (i, w) in workers.iter_mut().enumerate() {
-            let results = &results;
-            let mut job = move || {
-                w.aborted = false;
-                w.path.clear();
-                let answered = |iv: &Iv| iv.lo >= t || iv.hi < t;
-                let (iv, depth) = if i == 0 {
-                    (w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv, 0)
-                } else {
-                    let b = root.board_total() as i32;
-                    let mut iv = Iv {
-                        lo: -b,
-                        hi: b,
-                        rep: NONE_REP,
-                    };
-                    let mut depth = 0;
-                    while depth < MAX_DEPTH && !w.aborted && !answered(&iv) {
-                        depth += 1;
-                        w.path.clear();
-                        let r = w.test(root, root_key, depth * UNIT, 0, t, Need::Both);
-                        iv.lo = iv.lo.max(r.lo);
-                        iv.hi = iv.hi.min(r.hi);
-                    }
-                    (iv, depth)
-                };
-                if answered(&iv) {
-                    w.ctx.cancel.store(true, Relaxed);
-                }
-                w.flush_nodes();
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((iv, depth));
-            };
-            if alone {
-                job();
-            } else {
-                s.spawn(job);
-            }
+    let results: Mutex<Vec<Iv>> = Mutex::new(Vec::new());
+    let job = |w: &mut Worker<G>| {
+        w.aborted = false;
+        w.path.clear();
+        let iv = w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv;
+        if iv.lo >= t || iv.hi < t {
+            w.ctx.cancel.store(true, Relaxed);
         }
-    });
+        w.flush_nodes();
+        results.lock().unwrap_or_else(|e| e.into_inner()).push(iv);
+    };
+    match workers {
+        [w] => job(w),
+        _ => std::thread::scope(|s| {
+            for w in workers.iter_mut() {
+                s.spawn(|| job(w));
+            }
+        }),
+    }
     let mut out = Iv {
         lo: -INF,
         hi: INF,
         rep: NONE_REP,
     };
-    let mut depth = 0;
-    for (iv, d) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    for iv in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         out.lo = out.lo.max(iv.lo);
         out.hi = out.hi.min(iv.hi);
-        depth = depth.max(d);
     }
-    (out, depth)
+    out
 }
 
 /// One root test `V ≥ t`, the root's moves shared between the workers.

@@ -31,6 +31,8 @@ pub(super) const PN_INF: u64 = u32::MAX as u64;
 /// are [`PN_STUCK`]. A line of a late game that long has stopped capturing;
 /// the deepening search (the fallback) bounds it instead.
 const PN_MAX_PLY: usize = 240;
+/// Nodes this close to the root tell the other threads they are inside.
+const PN_SHARE_PLY: usize = 16;
 /// The numbers of a node left unexpanded at [`PN_MAX_PLY`]: large, so the
 /// search looks elsewhere first, and not infinite, which would claim a proof.
 const PN_STUCK: u64 = 1 << 28;
@@ -183,12 +185,14 @@ impl<G: Searchable> Worker<'_, '_, G> {
             .map(|k| {
                 settled(k, t).unwrap_or_else(|| {
                     // A new node: proving its test takes one move,
-                    // refuting it every move.
+                    // refuting it every move, each counted twice (measured
+                    // on late engine-game positions: half the nodes of
+                    // 1 and 1, fewer than once or four times).
                     let (phi, delta) = self
                         .ctx
                         .pn
                         .probe(k.key, k.gain - t + 1)
-                        .unwrap_or_else(|| (1, k.pos.mobility().max(1) as u64));
+                        .unwrap_or_else(|| (1, 2 * k.pos.mobility().max(1) as u64));
                     Num {
                         prove: delta,
                         refute: phi,
@@ -196,6 +200,10 @@ impl<G: Searchable> Worker<'_, '_, G> {
                 })
             })
             .collect();
+        let par = self.ctx.threads > 1 && ply < PN_SHARE_PLY;
+        if par {
+            self.ctx.busy.enter(key);
+        }
         let (mut phi, mut delta);
         loop {
             // φ = min over the moves of what proving through each costs,
@@ -223,14 +231,41 @@ impl<G: Searchable> Worker<'_, '_, G> {
                 // Only lines left unexpanded at the ply cap remain.
                 break;
             }
-            let Some(i) = best else { break };
+            let Some(mut i) = best else { break };
+            if par {
+                // Another thread inside a move: it looks worse by as much
+                // again, so that this thread tries the next one unless the
+                // first is far better (virtual proof numbers).
+                let (mut eb, mut e1, mut e2) = (i, PN_INF, PN_INF);
+                for &j in &order {
+                    let p = nums[j].prove;
+                    let p = if p > 0 && self.ctx.busy.searched(kids[j].key) {
+                        (p * 2 + 1).min(PN_INF)
+                    } else {
+                        p
+                    };
+                    if p < e1 {
+                        e2 = e1;
+                        e1 = p;
+                        eb = j;
+                    } else if p < e2 {
+                        e2 = p;
+                    }
+                }
+                if nums[eb].prove < th_phi {
+                    i = eb;
+                    second = e2;
+                }
+            }
             let n = nums[i];
             // The child's own thresholds: its φ (the node's δ share) may
             // grow until the node's δ reaches its threshold, its δ (the
             // node's φ) until it passes the second best move (by a quarter
             // more, to switch between two close moves less often).
             let c_phi = th_delta.saturating_sub(delta - n.refute).min(PN_INF);
-            let c_delta = th_phi.min(second.saturating_add(second / 4 + 1)).min(PN_INF);
+            let c_delta = th_phi
+                .min(second.saturating_add(second / 4 + 1))
+                .min(PN_INF);
             let (child, ckey, gain) = (kids[i].pos.clone(), kids[i].key, kids[i].gain);
             let r = self.mid(&child, ckey, ply + 1, gain - t + 1, c_phi, c_delta);
             rep = rep.min(r.iv.rep);
@@ -241,6 +276,9 @@ impl<G: Searchable> Worker<'_, '_, G> {
                 prove: r.delta.max(1),
                 refute: r.phi.max(1),
             });
+        }
+        if par {
+            self.ctx.busy.leave(key);
         }
         self.path.pop();
         let best_lo = kids.iter().map(|k| k.lo).max().unwrap_or(lo);
@@ -295,3 +333,24 @@ mod tests {
         assert_eq!(t.probe(42, 3), Some((1, 1)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_by_position_and_threshold() {
+        let t = PnTable::new(1);
+        assert_eq!(t.probe(42, 3), None);
+        t.store(42, 3, 7, 1 << 40);
+        // Capped at "infinite", and another threshold is another test.
+        assert_eq!(t.probe(42, 3), Some((7, PN_INF)));
+        assert_eq!(t.probe(42, 4), None);
+        assert_eq!(t.probe(43, 3), None);
+        // Never 0: an answer is a bound, not a number.
+        t.store(42, 3, 0, 0);
+        assert_eq!(t.probe(42, 3), Some((1, 1)));
+    }
+}
+
+
