@@ -84,9 +84,16 @@ fn openings_and_bad_limits_are_refused() {
 
 #[test]
 fn the_ply_costs_change_the_work_not_the_value() {
-    let tuned = json_of(&sow(&["--json", "solve", HARDER]));
+    // The ply costs drive iterative deepening (SOW_PROVE_METHOD=id).
     let o = Command::new(env!("CARGO_BIN_EXE_sow"))
         .args(["--json", "solve", HARDER])
+        .env("SOW_PROVE_METHOD", "id")
+        .output()
+        .expect("run sow");
+    let tuned = json_of(&o);
+    let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "solve", HARDER])
+        .env("SOW_PROVE_METHOD", "id")
         .env("SOW_PROVE_PLY_COST", "4,4,4,4")
         .output()
         .expect("run sow");
@@ -102,5 +109,35 @@ fn the_ply_costs_change_the_work_not_the_value() {
             .expect("run sow");
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert_eq!(json_of(&o)["error"]["field"], "SOW_PROVE_PLY_COST", "{bad}");
+    }
+}
+
+#[test]
+fn the_method_switch_gives_the_same_value_and_refuses_bad_names() {
+    let run = |method: &str, pos: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["--json", "solve", pos])
+            .env("SOW_PROVE_METHOD", method)
+            .output()
+            .expect("run sow")
+    };
+    let (id, pn) = (json_of(&run("id", HARDER)), json_of(&run("pn", HARDER)));
+    assert_eq!(
+        (id["exact"].clone(), pn["exact"].clone()),
+        (Value::Bool(true), Value::Bool(true))
+    );
+    assert_eq!(id["value"], pn["value"]);
+    // The default is proof-number search: the same proof, node for node.
+    let default = json_of(&sow(&["--json", "solve", "--threads", "1", HARDER]));
+    let pn1 = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "solve", "--threads", "1", HARDER])
+        .env("SOW_PROVE_METHOD", "pn")
+        .output()
+        .expect("run sow");
+    assert_eq!(default["nodes"], json_of(&pn1)["nodes"]);
+    for bad in ["", "PN", "dfpn"] {
+        let o = run(bad, LATE);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert_eq!(json_of(&o)["error"]["field"], "SOW_PROVE_METHOD", "{bad}");
     }
 }

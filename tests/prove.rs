@@ -288,10 +288,12 @@ fn interrupted_bounds_are_sound() {
 }
 
 #[test]
-fn proof_numbers_agree_with_exhaustive_minimax() {
-    // Proof-number search (one thread alone, or beside deepening threads)
-    // answers the tests: the values are the exhaustive ones on the small
-    // late positions, the random ones, and the larger trees.
+fn both_methods_agree_with_exhaustive_minimax() {
+    // Each way of answering the tests (iterative deepening alone,
+    // proof-number search from the root on every thread, the two side by
+    // side; one thread or two) gives the
+    // exhaustive values on the small late positions, the random ones, and
+    // the larger trees; its best move keeps the value.
     let mut positions = small_late_positions(50_000);
     positions.extend(random_late_positions(&mut Rng::new(11), 50_000));
     for game in game_positions("ab_time_1-vs-ab_time_0.5.jsonl")
@@ -307,26 +309,32 @@ fn proof_numbers_agree_with_exhaustive_minimax() {
     assert!(positions.len() >= 120, "only {} positions", positions.len());
     for (i, p) in positions.iter().enumerate() {
         let want = minimax(p, &mut Vec::new());
-        for threads in [1, 2] {
-            let limits = ProveLimits {
-                method: Method::ProofNumbers,
-                ply_cost: [PlyCost::default(), PlyCost::UNIFORM][i % 2],
-                ..ProveLimits::default()
-            };
-            let got = solve(p, threads, limits);
-            assert_eq!(got.value(), Some(want), "{p} on {threads} threads");
-            if let Some(best) = got.best {
-                let child = p.play_unchecked(&best);
-                let v = KiothiPosition::capture_gain(p, &child)
-                    - minimax(&child, &mut vec![p.repetition_key()]);
-                assert_eq!(v, want, "{p}: best move {best} on {threads} threads");
+        for method in [Method::Deepening, Method::ProofNumbers, Method::Mixed] {
+            for threads in [1, 2] {
+                let limits = ProveLimits {
+                    method,
+                    ply_cost: [PlyCost::default(), PlyCost::UNIFORM][i % 2],
+                    ..ProveLimits::default()
+                };
+                let got = solve(p, threads, limits);
+                assert_eq!(
+                    got.value(),
+                    Some(want),
+                    "{p}: {method:?} on {threads} threads"
+                );
+                if let Some(best) = got.best {
+                    let child = p.play_unchecked(&best);
+                    let v = KiothiPosition::capture_gain(p, &child)
+                        - minimax(&child, &mut vec![p.repetition_key()]);
+                    assert_eq!(v, want, "{p}: best move {best}, {method:?}");
+                }
             }
         }
     }
 }
 
 #[test]
-fn interrupted_proof_numbers_are_sound() {
+fn interrupted_deepening_is_sound() {
     let positions = small_late_positions(20_000);
     let mut cut = 0;
     for p in positions.iter().filter(|p| !p.is_over()) {
@@ -338,7 +346,7 @@ fn interrupted_proof_numbers_are_sound() {
                     threads,
                     ProveLimits {
                         nodes: Some(cap),
-                        method: Method::ProofNumbers,
+                        method: Method::Deepening,
                         ..ProveLimits::default()
                     },
                 );
@@ -367,13 +375,18 @@ fn mobility_counts_the_legal_moves_of_late_positions() {
         assert!(p.mobility() >= legal, "{p}: {} < {legal}", p.mobility());
         exact += (p.mobility() == legal) as usize;
     }
-    assert!(exact * 10 >= positions.len() * 9, "{exact} of {}", positions.len());
+    assert!(
+        exact * 10 >= positions.len() * 9,
+        "{exact} of {}",
+        positions.len()
+    );
 }
 
 #[test]
 fn methods_parse_strictly() {
     assert_eq!(Method::parse("id"), Some(Method::Deepening));
     assert_eq!(Method::parse("pn"), Some(Method::ProofNumbers));
+    assert_eq!(Method::parse("mixed"), Some(Method::Mixed));
     for bad in ["", "PN", "df-pn", "id,pn"] {
         assert_eq!(Method::parse(bad), None, "{bad}");
     }

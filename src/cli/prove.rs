@@ -129,9 +129,11 @@ fn ply_cost_setting() -> Result<PlyCost, CliError> {
     }
 }
 
-/// Environment variable that chooses how the prover searches its tests
-/// (`id`: iterative deepening, `pn`: proof-number search first): for
-/// measuring the prover, not for play; either gives exact values.
+/// Environment variable that chooses how the prover answers its tests
+/// (`mixed`, the default: proof numbers on one thread, iterative deepening
+/// on the others; `pn`: proof-number search on every thread; `id`:
+/// iterative deepening alone, as before): for measuring the prover, not
+/// for play; every method gives exact values.
 pub const METHOD_VAR: &str = "SOW_PROVE_METHOD";
 
 fn method_setting() -> Result<Method, CliError> {
@@ -140,7 +142,7 @@ fn method_setting() -> Result<Method, CliError> {
         Ok(text) => Method::parse(&text).ok_or_else(|| {
             CliError::usage(
                 METHOD_VAR,
-                format!("{METHOD_VAR} must be `id` or `pn` (got `{text}`)"),
+                format!("{METHOD_VAR} must be `mixed`, `pn` or `id` (got `{text}`)"),
             )
         }),
     }

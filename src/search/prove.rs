@@ -35,6 +35,17 @@
 //!   `V ≥ c + 1` and `V ≥ c`, moves `c` to the fail-soft bound a test
 //!   returns, and goes one ply deeper when both tests are inconclusive. The
 //!   value is exact when `lo = hi`.
+//! - Each test is answered two ways at once ([`Method::Mixed`], the
+//!   default): one thread runs depth-first proof-number search (df-pn,
+//!   `prove/dfpn.rs`: no depth, it expands the most proving line, and a
+//!   new node's disproof number starts from its mover's mobility, so it
+//!   goes for the lines where one side runs out of moves), the other
+//!   threads iterate the deepening search below on the same test. Both
+//!   prove bounds into the same table and find each other's there; the
+//!   first to answer cancels the rest. df-pn takes a tenth of the nodes on
+//!   some tests, deepening is far faster on others (the tests next to the
+//!   value, after a first test has filled the table): together they reach
+//!   both. `Method::Deepening` and `Method::ProofNumbers` run one alone.
 //! - Both cores, inside the tree (ABDADA): every thread runs the same root
 //!   test over the shared table; a node with some depth left says it is
 //!   being searched ([`Busy`]), and a thread passes over the moves another
@@ -72,10 +83,10 @@ use std::time::Instant;
 mod dfpn;
 
 use super::bounds::{BoundTable, Open, Proved};
-use dfpn::{PnTable, PN_INF};
 use super::negamax::Limits;
 use super::threads::search_fresh;
 use super::{Searchable, HISTORY_SLOTS};
+use dfpn::{PnTable, PN_INF};
 
 /// Deepest iteration: far beyond any Kiothi late game.
 pub const MAX_DEPTH: u32 = 1000;
@@ -172,20 +183,31 @@ pub struct ProveLimits {
 /// values; they differ in how fast.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Method {
-    /// Iterative deepening of null-window tests (the module doc).
-    #[default]
+    /// Iterative deepening of the tests (the module doc), alone.
     Deepening,
-    /// Proof-number search (`dfpn.rs`) for each test, the deepening search
-    /// after it for what it leaves open.
+    /// Proof-number search (`dfpn.rs`) for each test, every thread from
+    /// the root; iterative deepening after it only if it leaves a test
+    /// open (lines past its ply cap).
     ProofNumbers,
+    /// The default: proof-number search on the first thread and iterative
+    /// deepening of the same test on the others, over the shared table;
+    /// the first to answer a test cancels the rest (on one thread, proof
+    /// numbers alone). Measured on the engine games' late positions
+    /// (`results/kiothi/exact.compare.md`): proof numbers answer some
+    /// tests with a tenth of the nodes (game 0), deepening others far
+    /// sooner (the tests next to the value in game 2); together they reach
+    /// both.
+    #[default]
+    Mixed,
 }
 
 impl Method {
-    /// `id` or `pn`.
+    /// `id`, `pn` or `mixed`.
     pub fn parse(text: &str) -> Option<Method> {
         match text.trim() {
             "id" => Some(Method::Deepening),
             "pn" => Some(Method::ProofNumbers),
+            "mixed" => Some(Method::Mixed),
             _ => None,
         }
     }
@@ -355,6 +377,11 @@ struct Worker<'a, 'c, G: Searchable> {
     history: Vec<i32>,
     local_nodes: u64,
     aborted: bool,
+    /// The best lower bound proved for each root move (in `search_moves`
+    /// order) by this worker's tests started at the root: the best move
+    /// when a proof rests on a return to the root, which the table does
+    /// not keep.
+    root_lo: Vec<i32>,
 }
 
 impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
@@ -366,12 +393,21 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             history: vec![0; 2 * HISTORY_SLOTS],
             local_nodes: 0,
             aborted: false,
+            root_lo: Vec::new(),
         }
     }
 
     fn flush_nodes(&mut self) {
         self.ctx.nodes.fetch_add(self.local_nodes, Relaxed);
         self.local_nodes = 0;
+    }
+
+    /// Keeps the root moves' proved lower bounds (see `root_lo`).
+    fn note_root(&mut self, kids: &[Kid<G>]) {
+        self.root_lo.resize(kids.len(), -INF);
+        for (l, k) in self.root_lo.iter_mut().zip(kids) {
+            *l = (*l).max(k.lo);
+        }
     }
 
     fn count_node(&mut self) {
@@ -669,6 +705,9 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             self.ctx.busy.leave(key);
         }
         self.path.pop();
+        if ply == 0 {
+            self.note_root(&kids);
+        }
         if let Some(i) = proved_by {
             let (mv, gain) = (kids[i].mv, kids[i].gain);
             self.reward(mv, gain, ply, depth);
@@ -715,7 +754,7 @@ pub fn prove<G: Searchable>(
         table,
         pn: PnTable::new(match limits.method {
             Method::Deepening => 0,
-            Method::ProofNumbers => PN_TABLE_MB,
+            Method::ProofNumbers | Method::Mixed => PN_TABLE_MB,
         }),
         threads: threads.max(1),
         busy: Busy::new(),
@@ -761,11 +800,12 @@ pub fn prove<G: Searchable>(
     )
     .value;
     let mut depth = 0;
-    if limits.method == Method::ProofNumbers {
+    if limits.method != Method::Deepening {
         while lo < hi && !ctx.out_of_budget.load(Relaxed) {
             guess = guess.clamp(lo, hi);
             let t = if guess < hi { guess + 1 } else { guess };
-            let r = pn_root_test(root, root_key, &mut workers, t);
+            let (r, d) = pn_root_test(root, root_key, &mut workers, t);
+            depth = depth.max(d);
             lo = lo.max(r.lo);
             hi = hi.min(r.hi);
             progress(&ProveProgress {
@@ -839,7 +879,16 @@ pub fn prove<G: Searchable>(
     );
     let (best, pv) = if lo == hi {
         let pv = principal_variation(root, lo, table);
-        (pv.first().copied(), pv)
+        match pv.first() {
+            Some(&m) => (Some(m), pv),
+            None => {
+                // The proof rests on a return to the root (not in the
+                // table): a move proved to keep the value in a root test.
+                let keeps = |i: usize| workers.iter().any(|w| w.root_lo.get(i) >= Some(&lo));
+                let best = (0..moves.len()).find(|&i| keeps(i)).map(|i| moves[i].0);
+                (best, best.into_iter().collect())
+            }
+        }
     } else {
         let best = root_kids
             .iter()
@@ -865,32 +914,58 @@ const PN_TABLE_MB: usize = 64;
 
 /// One root test `V ≥ t` by proof-number search, every worker from the
 /// root over the shared tables (a thread prefers the moves no other thread
-/// is inside, `dfpn.rs`); the first to answer cancels the rest. Returns the
-/// intersection of the intervals they proved.
+/// is inside, `dfpn.rs`), or with [`Method::Mixed`] df-pn on the first
+/// and iterative deepening of the test on the others; the first to answer
+/// cancels the rest. Returns the intersection of the intervals they
+/// proved, and the deepest iteration a deepening worker started.
 fn pn_root_test<G: Searchable>(
     root: &G,
     root_key: u64,
     workers: &mut [Worker<G>],
     t: i32,
-) -> Iv {
+) -> (Iv, u32) {
     let ctx = workers[0].ctx;
     ctx.cancel.store(false, Relaxed);
-    let results: Mutex<Vec<Iv>> = Mutex::new(Vec::new());
-    let job = |w: &mut Worker<G>| {
+    let results: Mutex<Vec<(Iv, u32)>> = Mutex::new(Vec::new());
+    let mixed = ctx.limits.method == Method::Mixed;
+    let answered = |iv: &Iv| iv.lo >= t || iv.hi < t;
+    let job = |i: usize, w: &mut Worker<G>| {
         w.aborted = false;
         w.path.clear();
-        let iv = w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv;
-        if iv.lo >= t || iv.hi < t {
+        let (iv, depth) = if mixed && i > 0 {
+            // Iterative deepening of the same test.
+            let b = root.board_total() as i32;
+            let mut iv = Iv {
+                lo: -b,
+                hi: b,
+                rep: NONE_REP,
+            };
+            let mut depth = 0;
+            while depth < MAX_DEPTH && !w.aborted && !answered(&iv) {
+                depth += 1;
+                w.path.clear();
+                let r = w.test(root, root_key, depth * UNIT, 0, t, Need::Both);
+                iv.lo = iv.lo.max(r.lo);
+                iv.hi = iv.hi.min(r.hi);
+            }
+            (iv, depth)
+        } else {
+            (w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv, 0)
+        };
+        if answered(&iv) {
             w.ctx.cancel.store(true, Relaxed);
         }
         w.flush_nodes();
-        results.lock().unwrap_or_else(|e| e.into_inner()).push(iv);
+        results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((iv, depth));
     };
     match workers {
-        [w] => job(w),
+        [w] => job(0, w),
         _ => std::thread::scope(|s| {
-            for w in workers.iter_mut() {
-                s.spawn(|| job(w));
+            for (i, w) in workers.iter_mut().enumerate() {
+                s.spawn(move || job(i, w));
             }
         }),
     }
@@ -899,11 +974,13 @@ fn pn_root_test<G: Searchable>(
         hi: INF,
         rep: NONE_REP,
     };
-    for iv in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    let mut depth = 0;
+    for (iv, d) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         out.lo = out.lo.max(iv.lo);
         out.hi = out.hi.min(iv.hi);
+        depth = depth.max(d);
     }
-    out
+    (out, depth)
 }
 
 /// One root test `V ≥ t`, the root's moves shared between the workers.

@@ -68,7 +68,9 @@ impl PnTable {
 
     fn key(key: u64, t: i32) -> u64 {
         // A threshold changes the whole key (the high bits pick the slot).
-        key ^ (t as i64 as u64).wrapping_add(0x51).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        key ^ (t as i64 as u64)
+            .wrapping_add(0x51)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     fn slot(&self, k: u64) -> &[AtomicU64; 2] {
@@ -210,9 +212,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
             // δ = the sum of what refuting each costs.
             let mut best = None;
             let (mut first, mut second) = (PN_INF, PN_INF);
-            delta = nums
-                .iter()
-                .fold(0u64, |d, n| (d + n.refute).min(PN_INF));
+            delta = nums.iter().fold(0u64, |d, n| (d + n.refute).min(PN_INF));
             for &i in &order {
                 let p = nums[i].prove;
                 if p < first {
@@ -281,6 +281,9 @@ impl<G: Searchable> Worker<'_, '_, G> {
             self.ctx.busy.leave(key);
         }
         self.path.pop();
+        if ply == 0 {
+            self.note_root(&kids);
+        }
         let best_lo = kids.iter().map(|k| k.lo).max().unwrap_or(lo);
         let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(hi);
         let (lo, hi) = (lo.max(best_lo), hi.min(all_hi));
@@ -352,5 +355,3 @@ mod tests {
         assert_eq!(t.probe(42, 3), Some((1, 1)));
     }
 }
-
-
