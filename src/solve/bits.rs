@@ -8,6 +8,18 @@ use rayon::prelude::*;
 #[derive(Debug)]
 pub struct Bits(Vec<AtomicU64>);
 
+/// A copy of the set (not taken while other threads insert).
+impl Clone for Bits {
+    fn clone(&self) -> Self {
+        Bits(
+            self.0
+                .iter()
+                .map(|w| AtomicU64::new(w.load(Relaxed)))
+                .collect(),
+        )
+    }
+}
+
 impl Bits {
     pub fn new(len: u64) -> Self {
         Bits((0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
@@ -25,12 +37,90 @@ impl Bits {
         self.0[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
 
-    /// The members in `range`, in increasing order.
-    pub fn members(&self, range: std::ops::Range<u64>) -> Vec<u32> {
-        range
-            .into_par_iter()
-            .filter(|&i| self.get(i))
-            .map(|i| i as u32)
-            .collect()
+    /// Empties the set by handing its members to `visit`, a slice of the
+    /// index space at a time, until none is left; `visit` may insert
+    /// members again (anywhere: a later slice gets them in this sweep, an
+    /// earlier one in the next). A work list kept as bits costs one bit a
+    /// position however many are pending: as vectors of indices, a wave of
+    /// a large layer held hundreds of megabytes.
+    pub fn drain(&self, mut visit: impl FnMut(&[u32])) {
+        const SLICE_WORDS: usize = 1 << 16;
+        loop {
+            let mut any = false;
+            for start in (0..self.0.len()).step_by(SLICE_WORDS) {
+                let words = &self.0[start..self.0.len().min(start + SLICE_WORDS)];
+                let members = take_members(words, start as u64 * 64);
+                if !members.is_empty() {
+                    any = true;
+                    visit(&members);
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+}
+
+/// The members held by `words` (the first of which holds index `base`),
+/// removed from them, in increasing order.
+fn take_members(words: &[AtomicU64], base: u64) -> Vec<u32> {
+    words
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(w, word)| {
+            let mut bits = match word.load(Relaxed) {
+                0 => 0,
+                _ => word.swap(0, Relaxed),
+            };
+            let first = base + 64 * w as u64;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = bits.trailing_zeros() as u64;
+                    bits &= bits - 1;
+                    (first + i) as u32
+                })
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Draining visits every member once, also those inserted while it
+    /// runs before or after the slice being visited, and leaves the set
+    /// empty.
+    #[test]
+    fn drain_visits_each_member_once_including_new_ones() {
+        let len = 10_000_000u64;
+        let bits = Bits::new(len);
+        for i in [3, 70, 5_000_000, len - 1] {
+            bits.insert(i);
+        }
+        let seen = Mutex::new(Vec::new());
+        bits.drain(|members| {
+            assert!(members.windows(2).all(|w| w[0] < w[1]), "in order");
+            for &m in members {
+                seen.lock().unwrap().push(m);
+                // A chain downwards (into earlier slices) from the last
+                // member, and upwards from 70 into a later slice.
+                if m as u64 == len - 1 {
+                    bits.insert(1_000);
+                } else if m == 1_000 {
+                    bits.insert(999);
+                } else if m == 70 {
+                    bits.insert(9_000_000);
+                }
+            }
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        let expected = vec![3, 70, 999, 1_000, 5_000_000, 9_000_000, len as u32 - 1];
+        assert_eq!(seen, expected);
+        assert!((0..len).step_by(997).all(|i| !bits.get(i)));
+        assert!(expected.iter().all(|&i| !bits.get(i as u64)));
     }
 }

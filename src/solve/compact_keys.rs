@@ -204,18 +204,31 @@ impl CompactKeys {
 
     /// Every ranked key, in index order.
     pub fn ranked(&self) -> Vec<u64> {
-        let mut out = Vec::with_capacity(self.len);
-        for b in 0..self.dir.len() - 1 {
-            for j in self.dir[b]..self.dir[b + 1] {
-                out.push((b as u64) << self.shift | field(&self.fields, self.shift, j as u64));
+        self.ranked_in(0..self.len)
+    }
+
+    /// The ranked keys of indices `range`, in index order.
+    pub fn ranked_in(&self, range: std::ops::Range<usize>) -> Vec<u64> {
+        let mut out = Vec::with_capacity(range.len());
+        // The bucket of the first index: the last whose start is not past it.
+        let mut b = self.dir.partition_point(|&d| d as usize <= range.start) - 1;
+        for j in range {
+            while self.dir[b + 1] as usize <= j {
+                b += 1;
             }
+            out.push((b as u64) << self.shift | field(&self.fields, self.shift, j as u64));
         }
         out
     }
 
     /// Every key (packed position), in index order.
     pub fn keys(&self, ranker: &Ranker) -> Vec<RegionKey> {
-        let mut keys = self.ranked();
+        self.keys_in(ranker, 0..self.len)
+    }
+
+    /// The keys (packed positions) of indices `range`, in index order.
+    pub fn keys_in(&self, ranker: &Ranker, range: std::ops::Range<usize>) -> Vec<RegionKey> {
+        let mut keys = self.ranked_in(range);
         keys.par_iter_mut()
             .for_each(|u| *u = ranker.unrank(self.stones, *u));
         keys
@@ -243,6 +256,10 @@ mod tests {
             let set = CompactKeys::from_ranked(&ranker, stones, ranked.clone());
             assert_eq!(set.len, ranked.len());
             assert_eq!(set.ranked(), ranked);
+            let n = ranked.len();
+            for (a, b) in [(0, n), (0, n / 2), (n / 3, n), (n / 2, n / 2 + 1), (n, n)] {
+                assert_eq!(set.ranked_in(a..b), ranked[a..b], "slice {a}..{b}");
+            }
             for (i, &u) in ranked.iter().enumerate() {
                 assert_eq!(set.find(u), Some(i as u64), "key {u}");
                 assert_eq!(ranker.rank(ranker.unrank(stones, u)), u);

@@ -105,24 +105,23 @@ impl Endgame {
     ) -> LayerState {
         let size = self.index.layer_size(n);
         let pits = self.variant.pits();
-        let words: Vec<AtomicU32> = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|c| {
-                let start = c * CHUNK;
-                let len = CHUNK.min(size - start) as usize;
-                let mut words = Vec::with_capacity(len);
+        // Sized once and filled in place: collected from the tasks, the
+        // words passed through a list of pieces as large as themselves.
+        let mut words: Vec<AtomicU32> = (0..size).map(|_| AtomicU32::new(0)).collect();
+        words
+            .par_chunks_mut(CHUNK as usize)
+            .enumerate()
+            .for_each(|(c, words)| {
                 let mut board = [0u8; 16];
-                self.index.unrank(n, start, &mut board[..pits]);
-                for _ in 0..len {
+                self.index.unrank(n, c as u64 * CHUNK, &mut board[..pits]);
+                for word in words.iter_mut() {
                     let pos = self.position(&board[..pits]);
                     let (e, k, ending) = self.classify_moves(&pos, n, layers);
-                    words.push(pack_state(e, k, ending));
+                    *word = pack_state(e, k, ending);
                     self.index.next(&mut board[..pits]);
                 }
-                bar.inc(len as u64);
-                words
-            })
-            .collect();
+                bar.inc(words.len() as u64);
+            });
         LayerState::from_words(words)
     }
 

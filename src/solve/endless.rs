@@ -50,40 +50,26 @@ pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], seeds: Bits)
 /// Spreads "can end" backwards from `seeds` along value-keeping internal
 /// moves (a child's value negated is the parent's): `edges(chunk, out)`
 /// appends `(parent, child)` for every internal move into `chunk`. The
-/// seeds are expanded a slice of the index space at a time, so that they
-/// are never all listed at once (half a layer can be seeds: 4 bytes each
-/// made the largest layer's peak).
+/// positions still to spread from are kept as bits too ([`Bits::drain`]):
+/// as lists, the seeds alone took 4 bytes each (half a layer can be seeds).
 fn spread(values: &[i8], seeds: Bits, edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync) -> Bits {
-    const SLICE: u64 = 1 << 22;
+    let pending = seeds.clone();
     let bits = seeds;
-    let expand = |frontier: &[u32]| -> Vec<u32> {
-        frontier
-            .par_chunks(1024)
-            .flat_map_iter(|chunk| {
-                // Every move into the chunk first, each parent's value
-                // prefetched, then the test: the cache misses overlap.
-                let mut moves = Vec::new();
-                edges(chunk, &mut moves);
-                for &(p, _) in &moves {
-                    prefetch(&values[p as usize]);
+    pending.drain(|children| {
+        children.par_chunks(1024).for_each(|chunk| {
+            // Every move into the chunk first, each parent's value
+            // prefetched, then the test: the cache misses overlap.
+            let mut moves = Vec::new();
+            edges(chunk, &mut moves);
+            for &(p, _) in &moves {
+                prefetch(&values[p as usize]);
+            }
+            for &(p, child) in &moves {
+                if values[p as usize] == -values[child as usize] && bits.insert(p as u64) {
+                    pending.insert(p as u64);
                 }
-                let mut next = Vec::new();
-                for &(p, child) in &moves {
-                    if values[p as usize] == -values[child as usize] && bits.insert(p as u64) {
-                        next.push(p);
-                    }
-                }
-                next
-            })
-            .collect()
-    };
-    let len = values.len() as u64;
-    let mut frontier = Vec::new();
-    for start in (0..len).step_by(SLICE as usize) {
-        frontier.extend(expand(&bits.members(start..len.min(start + SLICE))));
-    }
-    while !frontier.is_empty() {
-        frontier = expand(&frontier);
-    }
+            }
+        })
+    });
     bits
 }

@@ -9,16 +9,23 @@
 //! the largest K of the same W, which overestimates for a larger K (the
 //! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19,
 //! 0.156 for K = 1..7). Bytes per position are calibrated on the peaks
-//! measured with the compact region (`/usr/bin/time -v sow solve`,
-//! results/BENCHMARKS.md, 2026-12-01 evening): the standard game 1,882 MiB
-//! (764 M unlocked positions, 145 M locked ones), kpe:4x5 633 MiB (206 M,
-//! 51 M), kpe:4x4 207 MiB (42.7 M, 14.6 M), kpe:4x3 54 MiB (6.0 M, 2.9 M).
-//! The peak comes while the region is solved beside the decoded layers:
-//! about 2 bytes a locked position of compact keys, 1 of values, and the
-//! group being solved (its keys decoded, retrograde words, frontiers),
-//! 5.4 to 7.7 bytes a position in all; the exploration before it holds no
-//! layer and about 9 bytes a locked position. (kpe:4x7's 11,209 MiB was
-//! measured with 8-byte keys in memory, before these changes.)
+//! measured once the layers leave memory before the region is solved
+//! (`/usr/bin/time -v sow solve`, results/BENCHMARKS.md, 2026-12-01 late):
+//! the standard game 1,347 MiB (764 M unlocked positions, 145 M locked
+//! ones), kpe:4x5 487 MiB (206 M, 51 M), kpe:4x4 190 MiB (42.7 M, 14.6 M),
+//! kpe:4x3 52 MiB (6.0 M, 2.9 M). A solve has three candidate peaks
+//! (`scripts/rss_trace.sh` on the standard game):
+//! - the last layers: every smaller layer (1 byte a position) and the
+//!   4-byte retrograde word of each position being solved (layer 48:
+//!   1,346 MiB);
+//! - the one pass that values the region's moves into the layers: every
+//!   layer, the region's compact keys (about 2 bytes a locked position)
+//!   and a byte of exit value each (1,284 MiB);
+//! - the region's exploration and its solution, which hold no layer:
+//!   about 7 and 8.6 bytes a locked position (1,316 and 1,226 MiB; the
+//!   solution decodes the largest group's keys, 8 bytes each, beside its
+//!   words). (kpe:4x7's 11,209 MiB was measured with 8-byte keys in
+//!   memory and the layers beside the region, before these changes.)
 
 use std::path::Path;
 
@@ -55,15 +62,18 @@ const MEASURED: [(usize, usize, u64, u64); 22] = [
     (4, 7, 367_189_364, 2_359_472_248),
 ];
 
-/// Bytes of memory per locked position while the region is solved (at
-/// most 7.7 measured, see above).
+/// Bytes of memory per locked position while the region is explored or
+/// solved, no layer in memory (at most 8.6 measured, see above).
 const REGION_BYTES: u64 = 12;
+/// Bytes per locked position beside the layers while the region's moves
+/// into them are valued (3.8 measured).
+const EXIT_BYTES: u64 = 5;
 /// Memory a solve takes whatever its size (program, thread stacks, buffers).
 const FIXED_BYTES: u64 = 32 << 20;
 /// Bytes of memory per position of the layer being solved: its 4-byte
-/// retrograde word, values, "can end" bits, frontiers (at most 7.2 measured,
-/// the standard game's layer 46).
-const WORKING_BYTES: u64 = 8;
+/// retrograde word, work lists and "can end" bits as bits (4.3 measured,
+/// the standard game's layer 48).
+const WORKING_BYTES: u64 = 6;
 /// Disk bytes per position: compressed layer entries (about 0.3 measured
 /// on kpe:4x5, with margin) and region keys plus values (about 2.6).
 const DISK_LAYER_BYTES: f64 = 0.5;
@@ -116,7 +126,10 @@ impl Estimate {
         }
         let unlocked = done;
         let region = region_positions(variant, unlocked);
-        let memory = FIXED_BYTES + layers_peak.max(unlocked + REGION_BYTES * region);
+        let memory = FIXED_BYTES
+            + layers_peak
+                .max(unlocked + EXIT_BYTES * region)
+                .max(REGION_BYTES * region);
         let disk = (unlocked as f64 * DISK_LAYER_BYTES + region as f64 * DISK_REGION_BYTES) as u64;
         Estimate {
             unlocked,
@@ -191,9 +204,9 @@ mod tests {
         let e = Estimate::new(KpeVariant::STANDARD, Path::new("/nonexistent"));
         assert_eq!(e.unlocked, 764_395_515);
         assert_eq!(e.region, 145_335_442);
-        // Measured peak: 1,882 MiB (results/BENCHMARKS.md).
+        // Measured peak: 1,347 MiB (results/BENCHMARKS.md).
         assert!(
-            (1_882u64 << 20..3_764u64 << 20).contains(&e.memory),
+            (1_347u64 << 20..2_694u64 << 20).contains(&e.memory),
             "{e:?}"
         );
     }
@@ -201,7 +214,7 @@ mod tests {
     #[test]
     fn estimates_cover_their_measured_peaks() {
         // (variant, measured peak in MiB with the compact region)
-        for (w, k, peak_mib) in [(4, 6, 1_882u64), (4, 5, 633), (4, 4, 207), (4, 3, 54)] {
+        for (w, k, peak_mib) in [(4, 6, 1_347u64), (4, 5, 487), (4, 4, 190), (4, 3, 52)] {
             let e = Estimate::new(KpeVariant::new(w, k).unwrap(), Path::new("/"));
             assert!(e.memory >= peak_mib << 20, "kpe:{w}x{k}: {e:?}");
             assert!(e.memory <= 2 * (peak_mib << 20), "kpe:{w}x{k}: {e:?}");

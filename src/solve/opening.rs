@@ -497,6 +497,69 @@ impl LockedRegion {
         layers: &impl LayerValues,
         progress: Progress,
     ) {
+        let exits = self.unlocked_exits(eg, layers, progress);
+        self.solve_groups_with(exits, progress);
+    }
+
+    /// What the moves of every position into the unlocked database are
+    /// worth: the one pass that reads the layers, so that the solver
+    /// can let them go before it solves (they were the largest thing in
+    /// memory beside the region).
+    pub(super) fn unlocked_exits(
+        &self,
+        eg: &Endgame,
+        layers: &impl LayerValues,
+        progress: Progress,
+    ) -> UnlockedExits {
+        let v = self.variant;
+        let bar = progress.bar(self.len() as u64, "locked");
+        bar.set_message("exits");
+        let mut exits = UnlockedExits {
+            best: Vec::new(),
+            ends: Vec::new(),
+        };
+        // A slice of a group's keys at a time: the largest group's keys,
+        // decoded at once, made this pass's peak.
+        const SLICE: usize = 1 << 22;
+        for group in &self.groups {
+            let ends = Bits::new(group.len as u64);
+            let mut best = Vec::with_capacity(group.len);
+            for start in (0..group.len).step_by(SLICE) {
+                let keys = group.keys_in(&self.ranker, start..group.len.min(start + SLICE));
+                let slice = keys.par_iter().enumerate().map(|(i, &key)| {
+                    let pos = unpack(v, key);
+                    let mut best = NO_EXIT;
+                    let mut ending = NO_EXIT;
+                    let _ = pos.for_each_move(|mv| {
+                        let (child, gained) = pos.sow(mv.pit());
+                        if !is_locked(&child) {
+                            let e = eg.probe_entry(layers, &child);
+                            let value = gained as i8 - entry_value(e);
+                            best = best.max(value);
+                            if entry_can_end(e) {
+                                ending = ending.max(value);
+                            }
+                        }
+                        std::ops::ControlFlow::Continue(())
+                    });
+                    if best != NO_EXIT && ending == best {
+                        ends.insert((start + i) as u64);
+                    }
+                    best
+                });
+                best.par_extend(slice);
+                bar.inc(keys.len() as u64);
+            }
+            exits.best.push(best);
+            exits.ends.push(ends);
+        }
+        bar.finish_and_clear();
+        exits
+    }
+
+    /// Solves the groups by ascending stone count, given what their moves
+    /// into the unlocked database are worth ([`Self::unlocked_exits`]).
+    pub(super) fn solve_groups_with(&mut self, mut exits: UnlockedExits, progress: Progress) {
         let v = self.variant;
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
@@ -504,45 +567,51 @@ impl LockedRegion {
         for g in 0..self.groups.len() {
             let n = self.groups[g].stones;
             let keys = self.groups[g].keys(&self.ranker);
+            let unlocked_best = std::mem::take(&mut exits.best[g]);
+            let unlocked_ends = std::mem::replace(&mut exits.ends[g], Bits::new(0));
             let words = keys
                 .par_iter()
-                .map(|&key| {
+                .zip(&unlocked_best)
+                .enumerate()
+                .map(|(i, (&key, &unlocked))| {
                     let pos = unpack(v, key);
                     if pos.is_over() {
                         let sweep = -(n as i8); // RULES §1.5
                         return pack_state(sweep, 0, sweep);
                     }
-                    let mut exit = NO_EXIT;
-                    let mut ending = NO_EXIT;
+                    // The best move into the unlocked database stands for
+                    // them all: a position is a "can end" seed only when
+                    // its value is the best exit's, so a lesser exit that
+                    // can end never decides one.
+                    let mut exit = unlocked;
+                    let mut ending = match unlocked_ends.get(i as u64) {
+                        true => unlocked,
+                        false => NO_EXIT,
+                    };
                     let mut inside = 0u8;
                     let _ = pos.for_each_move(|mv| {
                         let (child, gained) = pos.sow(mv.pit());
-                        let left = if !is_locked(&child) {
-                            let e = eg.probe_entry(layers, &child);
-                            Some((entry_value(e), entry_can_end(e)))
-                        } else if gained > 0 {
-                            let (cg, ci) = self
-                                .locate(region_key(&child))
-                                .expect("closure holds every child");
-                            Some((self.values[cg][ci], self.ends[cg].get(ci as u64)))
-                        } else {
-                            None
-                        };
-                        match left {
-                            Some((child_value, can_end)) => {
-                                let value = gained as i8 - child_value;
-                                exit = exit.max(value);
-                                if can_end {
-                                    ending = ending.max(value);
-                                }
-                            }
-                            None => inside += 1,
+                        if !is_locked(&child) {
+                            return std::ops::ControlFlow::Continue(());
+                        }
+                        if gained == 0 {
+                            inside += 1;
+                            return std::ops::ControlFlow::Continue(());
+                        }
+                        let (cg, ci) = self
+                            .locate(region_key(&child))
+                            .expect("closure holds every child");
+                        let value = gained as i8 - self.values[cg][ci];
+                        exit = exit.max(value);
+                        if self.ends[cg].get(ci as u64) {
+                            ending = ending.max(value);
                         }
                         std::ops::ControlFlow::Continue(())
                     });
                     pack_state(exit, inside, ending)
                 })
                 .collect();
+            drop((unlocked_best, unlocked_ends));
             let state = LayerState::from_words(words);
             state.solve(
                 n as i8,
@@ -557,6 +626,14 @@ impl LockedRegion {
         }
         bar.finish_and_clear();
     }
+}
+
+/// What the moves of a region's positions into the unlocked database are
+/// worth, per group: the best value such a move gives ([`NO_EXIT`] if
+/// none), and whether perfect play after that best move can end.
+pub(super) struct UnlockedExits {
+    best: Vec<Vec<i8>>,
+    ends: Vec<Bits>,
 }
 
 #[cfg(test)]

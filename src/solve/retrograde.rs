@@ -104,24 +104,41 @@ impl LayerState {
     /// Final values (every undetermined position is worth 0), and the
     /// positions whose value an ending exit keeps: the seeds of "can end"
     /// (`endless.rs`), as a bit set (a list took 4 bytes a seed).
+    ///
+    /// The values are written from the last position back, a slice at a
+    /// time, and each slice's words are given back to the allocator as soon
+    /// as they are read (a large block shrinks in place), so the words and
+    /// the values are never both whole in memory: at the end of the largest
+    /// layer that was the peak of the layers' phase.
     pub fn into_values(self) -> (Vec<i8>, Bits) {
-        let seeds = Bits::new(self.words.len() as u64);
-        let values = self
-            .words
-            .par_iter()
-            .enumerate()
-            .map(|(i, w)| {
-                let w = Word(w.load(Relaxed));
-                let v = match w.value() {
-                    UNKNOWN => 0,
-                    v => v,
-                };
-                if w.ending_exit() == v {
-                    seeds.insert(i as u64);
-                }
-                v
-            })
-            .collect();
+        const SLICE: usize = 1 << 24;
+        let mut words = self.words;
+        let len = words.len();
+        let seeds = Bits::new(len as u64);
+        let mut values: Vec<i8> = Vec::with_capacity(len);
+        let out = &mut values.spare_capacity_mut()[..len];
+        while !words.is_empty() {
+            let start = words.len().saturating_sub(SLICE);
+            out[start..words.len()]
+                .par_iter_mut()
+                .zip(&words[start..])
+                .enumerate()
+                .for_each(|(k, (out, w))| {
+                    let w = Word(w.load(Relaxed));
+                    let v = match w.value() {
+                        UNKNOWN => 0,
+                        v => v,
+                    };
+                    if w.ending_exit() == v {
+                        seeds.insert((start + k) as u64);
+                    }
+                    out.write(v);
+                });
+            words.truncate(start);
+            words.shrink_to_fit();
+        }
+        // SAFETY: the loop wrote every one of the `len` values.
+        unsafe { values.set_len(len) };
         (values, seeds)
     }
 
@@ -148,25 +165,25 @@ impl LayerState {
         false
     }
 
-    /// Positions that enter `W_t` or `L_t` by their own exits at threshold `t`.
-    fn seeds(&self, t: i8) -> Vec<u32> {
-        (0..self.words.len())
-            .into_par_iter()
-            .filter(|&i| {
-                let w = self.load(i);
-                if w.value() != UNKNOWN {
-                    return false;
-                }
-                if w.exit() == t {
-                    self.admit(i, t)
-                } else if w.exit() <= -t && w.internal() == 0 {
-                    self.admit(i, -t)
-                } else {
-                    false
-                }
-            })
-            .map(|i| i as u32)
-            .collect()
+    /// Admits the positions that enter `W_t` or `L_t` by their own exits
+    /// at threshold `t`, adding them to `pending`.
+    fn seeds(&self, t: i8, pending: &Bits) {
+        (0..self.words.len()).into_par_iter().for_each(|i| {
+            let w = self.load(i);
+            if w.value() != UNKNOWN {
+                return;
+            }
+            let admitted = if w.exit() == t {
+                self.admit(i, t)
+            } else if w.exit() <= -t && w.internal() == 0 {
+                self.admit(i, -t)
+            } else {
+                false
+            };
+            if admitted {
+                pending.insert(i as u64);
+            }
+        });
     }
 
     /// Passes the news that a child got value `v = ±t` to one
@@ -205,33 +222,30 @@ impl LayerState {
                 .all(|w| Word(w.load(Relaxed)).exit() % 2 == 0),
             "odd exit value"
         );
+        // Admitted positions whose predecessors are still to be told.
+        let pending = Bits::new(self.words.len() as u64);
         for t in (1..=max_value).rev().filter(|t| t % 2 == 0) {
-            let mut frontier = self.seeds(t);
-            let mut admitted = frontier.len() as u64;
-            while !frontier.is_empty() {
-                frontier = frontier
-                    .par_chunks(1024)
-                    .flat_map_iter(|chunk| {
-                        // All moves into the chunk first, each parent's word
-                        // prefetched, then the news: the cache misses of the
-                        // scattered parents overlap.
-                        let mut edges = Vec::new();
-                        predecessors(chunk, &mut edges);
-                        for &(p, _) in &edges {
-                            prefetch(&self.words[p as usize]);
+            self.seeds(t, &pending);
+            let mut admitted = 0u64;
+            pending.drain(|children| {
+                admitted += children.len() as u64;
+                children.par_chunks(1024).for_each(|chunk| {
+                    // All moves into the chunk first, each parent's word
+                    // prefetched, then the news: the cache misses of the
+                    // scattered parents overlap.
+                    let mut edges = Vec::new();
+                    predecessors(chunk, &mut edges);
+                    for &(p, _) in &edges {
+                        prefetch(&self.words[p as usize]);
+                    }
+                    for &(p, child) in &edges {
+                        let v = self.load(child as usize).value();
+                        if self.inform(p as usize, v, t) {
+                            pending.insert(p as u64);
                         }
-                        let mut next = Vec::new();
-                        for &(p, child) in &edges {
-                            let v = self.load(child as usize).value();
-                            if self.inform(p as usize, v, t) {
-                                next.push(p);
-                            }
-                        }
-                        next
-                    })
-                    .collect();
-                admitted += frontier.len() as u64;
-            }
+                    }
+                });
+            });
             on_threshold(t, admitted);
         }
     }

@@ -293,6 +293,7 @@ impl Solution {
                 .transpose()?,
             None => None,
         };
+        let layers_kept = reused.is_some();
         let start_region = match reused {
             Some(region) => region,
             None => {
@@ -303,9 +304,12 @@ impl Solution {
                 let t = Instant::now();
                 let mut region = LockedRegion::explore(&KpePosition::start(variant), progress);
                 stats.explore_seconds = t.elapsed().as_secs_f64();
-                layers = read_layers(&eg, db_dir)?;
                 let t = Instant::now();
-                region.solve_groups(&eg, &layers, progress);
+                // The layers come back only for the moves leaving the
+                // region, and leave for good before it is solved (beside
+                // it, they made the solve's peak).
+                let exits = region.unlocked_exits(&eg, &read_layers(&eg, db_dir)?, progress);
+                region.solve_groups_with(exits, progress);
                 let (keys, entries) = region_keys::encode(region);
                 db::write_file(
                     &keys_path,
@@ -321,12 +325,17 @@ impl Solution {
                 StartRegion::mapped(keys, values, variant)?
             }
         };
+        // A region solved here let the layers go: queries read their files.
+        let layers = match layers_kept {
+            true => Layers::Memory(layers),
+            false => Layers::Mapped(lazy_layers(&eg, db_dir)?),
+        };
         stats.region_positions = start_region.len() as u64;
         stats.seconds = start.elapsed().as_secs_f64();
         Ok((
             Solution {
                 eg,
-                layers: Layers::Memory(layers),
+                layers,
                 start_region,
             },
             stats,
@@ -337,16 +346,7 @@ impl Solution {
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
         let missing = || super::lock::absent(db_dir, variant, &eg.layers().collect::<Vec<_>>());
-        let mut files: Vec<Option<LazyLayer>> = (0..=variant.total()).map(|_| None).collect();
-        for n in eg.layers() {
-            let path = db::layer_path(db_dir, variant, n);
-            if !path.exists() {
-                return Err(missing().into());
-            }
-            let entries = eg.index.layer_size(n);
-            db::check_header(&path, layer_id(variant, n), Some(entries))?;
-            files[n] = Some(LazyLayer::new(path, layer_id(variant, n), entries));
-        }
+        let files = lazy_layers(&eg, db_dir)?;
         let path = db::region_path(db_dir, variant);
         let keys_path = db::region_keys_path(db_dir, variant);
         if !path.exists() || !keys_path.exists() {
@@ -516,6 +516,24 @@ impl Solution {
         }
         Ok(line)
     }
+}
+
+/// Every layer file of a variant, its header checked, opened when first
+/// read.
+fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, SolveError> {
+    let variant = eg.variant;
+    let mut files: Vec<Option<LazyLayer>> = (0..=variant.total()).map(|_| None).collect();
+    for n in eg.layers() {
+        let path = db::layer_path(db_dir, variant, n);
+        if !path.exists() {
+            let all: Vec<usize> = eg.layers().collect();
+            return Err(super::lock::absent(db_dir, variant, &all).into());
+        }
+        let entries = eg.index.layer_size(n);
+        db::check_header(&path, layer_id(variant, n), Some(entries))?;
+        files[n] = Some(LazyLayer::new(path, layer_id(variant, n), entries));
+    }
+    Ok(files)
 }
 
 /// Every layer of a variant, decoded from its checked files.
