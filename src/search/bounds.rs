@@ -201,6 +201,11 @@ impl BoundTable {
         }
     }
 
+    /// The table's size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.buckets * std::mem::size_of::<Bucket>()
+    }
+
     fn bucket(&self, key: u64) -> &[[AtomicU64; 2]] {
         let b = ((key as u128 * self.buckets as u128) >> 64) as usize;
         &self.slots.get(b).0

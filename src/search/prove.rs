@@ -312,7 +312,8 @@ impl Busy {
 /// State shared by the threads of one proof.
 struct Ctx<'a> {
     table: &'a BoundTable,
-    /// Proof and disproof numbers of open tests ([`Method::ProofNumbers`]).
+    /// Proof and disproof numbers of open tests (df-pn), in half the memory
+    /// of the bound table (`--hash`).
     pn: PnTable,
     /// Worker threads: with more than one they share nodes ([`Busy`]).
     threads: usize,
@@ -754,7 +755,7 @@ pub fn prove<G: Searchable>(
         table,
         pn: PnTable::new(match limits.method {
             Method::Deepening => 0,
-            Method::ProofNumbers | Method::Mixed => PN_TABLE_MB,
+            Method::ProofNumbers | Method::Mixed => table.bytes() / 2 >> 20,
         }),
         threads: threads.max(1),
         busy: Busy::new(),
@@ -908,9 +909,6 @@ pub fn prove<G: Searchable>(
         interrupted: lo < hi,
     }
 }
-
-/// The proof-number table's size (MiB) when [`Method::ProofNumbers`] is used.
-const PN_TABLE_MB: usize = 64;
 
 /// One root test `V ≥ t` by proof-number search, every worker from the
 /// root over the shared tables (a thread prefers the moves no other thread

@@ -336,22 +336,3 @@ mod tests {
         assert_eq!(t.probe(42, 3), Some((1, 1)));
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_round_trip_by_position_and_threshold() {
-        let t = PnTable::new(1);
-        assert_eq!(t.probe(42, 3), None);
-        t.store(42, 3, 7, 1 << 40);
-        // Capped at "infinite", and another threshold is another test.
-        assert_eq!(t.probe(42, 3), Some((7, PN_INF)));
-        assert_eq!(t.probe(42, 4), None);
-        assert_eq!(t.probe(43, 3), None);
-        // Never 0: an answer is a bound, not a number.
-        t.store(42, 3, 0, 0);
-        assert_eq!(t.probe(42, 3), Some((1, 1)));
-    }
-}
