@@ -373,8 +373,8 @@ impl Searchable for KiothiPosition {
         let own = occupied & row_mask(self.side_to_move()) as u64;
         let twice = own | own << PITS;
         let mut n = 0;
-        for pit in start..start + ROW {
-            let k = pits[pit] as u32;
+        for (pit, &k) in pits.iter().enumerate().skip(start).take(ROW) {
+            let k = k as u32;
             // Hands of 1..=19 end their first lap in the `k` pits after
             // the origin: the occupied own ones refuse; larger hands pass.
             let short = k.min(PITS as u32 - 1);

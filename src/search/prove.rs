@@ -755,7 +755,7 @@ pub fn prove<G: Searchable>(
         table,
         pn: PnTable::new(match limits.method {
             Method::Deepening => 0,
-            Method::ProofNumbers | Method::Mixed => table.bytes() / 2 >> 20,
+            Method::ProofNumbers | Method::Mixed => (table.bytes() / 2) >> 20,
         }),
         threads: threads.max(1),
         busy: Busy::new(),
