@@ -83,6 +83,24 @@ fn game_positions(file: &str) -> Vec<Vec<KiothiPosition>> {
         .collect()
 }
 
+/// From each of the first 12 engine games, the first of its first 16
+/// positions whose whole tree has 50k-1.5M nodes (none if no such one):
+/// trees large enough for the threads to meet inside them.
+fn larger_game_positions() -> Vec<KiothiPosition> {
+    let mut positions = Vec::new();
+    for game in game_positions("ab_time_1-vs-ab_time_0.5.jsonl")
+        .iter()
+        .take(12)
+    {
+        let larger = game.iter().take(16).find(|p| {
+            let n = tree_size(*p, &mut Vec::new(), 1_500_000);
+            (50_000..1_500_000).contains(&n)
+        });
+        positions.extend(larger.copied());
+    }
+    positions
+}
+
 /// Late positions whose exhaustive tree stays small enough to enumerate.
 fn small_late_positions(max_tree: u64) -> Vec<KiothiPosition> {
     let mut out = Vec::new();
@@ -191,17 +209,7 @@ fn threads_sharing_nodes_agree_with_minimax_on_larger_trees() {
     // nodes (ABDADA in `prove.rs`), which the small trees above rarely do.
     // Whatever the order the threads end up searching in, the value is the
     // exhaustive one.
-    let mut positions = Vec::new();
-    for game in game_positions("ab_time_1-vs-ab_time_0.5.jsonl")
-        .iter()
-        .take(12)
-    {
-        let larger = game.iter().take(16).find(|p| {
-            let n = tree_size(*p, &mut Vec::new(), 1_500_000);
-            (50_000..1_500_000).contains(&n)
-        });
-        positions.extend(larger.copied());
-    }
+    let positions = larger_game_positions();
     assert!(
         positions.len() >= 6,
         "only {} larger late positions",
@@ -296,16 +304,7 @@ fn both_methods_agree_with_exhaustive_minimax() {
     // the larger trees; its best move keeps the value.
     let mut positions = small_late_positions(50_000);
     positions.extend(random_late_positions(&mut Rng::new(11), 50_000));
-    for game in game_positions("ab_time_1-vs-ab_time_0.5.jsonl")
-        .iter()
-        .take(12)
-    {
-        let larger = game.iter().take(16).find(|p| {
-            let n = tree_size(*p, &mut Vec::new(), 1_500_000);
-            (50_000..1_500_000).contains(&n)
-        });
-        positions.extend(larger.copied());
-    }
+    positions.extend(larger_game_positions());
     assert!(positions.len() >= 120, "only {} positions", positions.len());
     for (i, p) in positions.iter().enumerate() {
         let want = minimax(p, &mut Vec::new());

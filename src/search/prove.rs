@@ -801,6 +801,16 @@ pub fn prove<G: Searchable>(
     )
     .value;
     let mut depth = 0;
+    // After every root test, whichever method ran it.
+    let mut report = |lower, upper, depth| {
+        progress(&ProveProgress {
+            lower,
+            upper,
+            depth,
+            nodes: ctx.nodes.load(Relaxed),
+            seconds: ctx.start.elapsed().as_secs_f64(),
+        })
+    };
     if limits.method != Method::Deepening {
         while lo < hi && !ctx.out_of_budget.load(Relaxed) {
             guess = guess.clamp(lo, hi);
@@ -809,13 +819,7 @@ pub fn prove<G: Searchable>(
             depth = depth.max(d);
             lo = lo.max(r.lo);
             hi = hi.min(r.hi);
-            progress(&ProveProgress {
-                lower: lo,
-                upper: hi,
-                depth,
-                nodes: ctx.nodes.load(Relaxed),
-                seconds: ctx.start.elapsed().as_secs_f64(),
-            });
+            report(lo, hi, depth);
             if r.lo >= t {
                 guess = lo;
             } else if r.hi < t {
@@ -859,13 +863,7 @@ pub fn prove<G: Searchable>(
             } else {
                 inconclusive.push(t);
             }
-            progress(&ProveProgress {
-                lower: lo,
-                upper: hi,
-                depth,
-                nodes: ctx.nodes.load(Relaxed),
-                seconds: ctx.start.elapsed().as_secs_f64(),
-            });
+            report(lo, hi, depth);
         }
     }
     table.store(
