@@ -205,8 +205,10 @@ impl Endgame {
     pub(super) fn unmove_edges(&self, n: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
         let pits = self.variant.pits();
         let mut board = [0u8; 16];
+        let mut at = None;
         for &i in chunk {
-            self.index.unrank(n, i as u64, &mut board[..pits]);
+            self.index.seek(n, at, i as u64, &mut board[..pits]);
+            at = Some(i as u64);
             for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
                 out.push((self.index.rank(pred) as u32, i))
             });

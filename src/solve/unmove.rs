@@ -21,12 +21,26 @@ pub fn for_each_unmove(
     let n = variant.pits();
     let total: usize = board.iter().map(|&c| c as usize).sum();
     let least = board.iter().copied().min().unwrap_or(0);
-    let mut relative = [0u8; 16];
+    // The board relative to Y (Y's pit i is pit i + w), built once; each
+    // predecessor is then this minus whole lanes, so that building it is
+    // a few vector operations over 16 lanes (it was the solver's hottest
+    // loop as one modular index a pit).
+    let mut rotated = [0u8; 16];
+    for (i, slot) in rotated[..n].iter_mut().enumerate() {
+        *slot = board[(i + w) % n];
+    }
     for q in w..n {
         // RULES §1.1: the origin is emptied, then gets one stone per full lap.
         let laps = board[q];
         if laps > least {
             continue;
+        }
+        let origin = q - w; // Y's pit
+                            // How far along the sowing each of Y's pits lies from the origin
+                            // (the origin itself at 0, lanes past the board never reached).
+        let mut distance = [u8::MAX; 16];
+        for (i, d) in distance[..n].iter_mut().enumerate() {
+            *d = ((i + n - origin) % n) as u8;
         }
         let mut last = q;
         for r in 0..n {
@@ -46,17 +60,19 @@ pub fn for_each_unmove(
             if y_unlocked && last < w && matches!(board[last], 2 | 4) {
                 continue; // this move would have captured
             }
-            // The board before the move, relative to Y (Y's pit p is p - w).
-            for (i, slot) in relative[..n].iter_mut().enumerate() {
-                let p = if i + w < n { i + w } else { i + w - n };
-                let d = if p > q { p - q } else { p + n - q };
-                *slot = board[p] - laps - (d <= r && p != q) as u8;
+            // The board before the move: every pit lost a stone a lap, and
+            // the r pits after the origin one more (`distance - 1 < r`
+            // wraps the origin's 0 out).
+            let mut relative = [0u8; 16];
+            for i in 0..16 {
+                let extra = (distance[i].wrapping_sub(1) < r as u8) as u8;
+                relative[i] = rotated[i].wrapping_sub(laps).wrapping_sub(extra);
             }
-            relative[q - w] = sown as u8;
-            if !is_legal_for_y(&relative[..n], w, q - w) {
+            relative[origin] = sown as u8;
+            if !is_legal_for_y(&relative[..n], w, origin) {
                 continue;
             }
-            f(&relative[..n], q - w);
+            f(&relative[..n], origin);
         }
     }
 }
