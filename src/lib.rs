@@ -1,5 +1,6 @@
 //! sow: rules engines, solver and search for the mancala games Kpé and Kiothi.
 
+pub mod allocator;
 pub mod analysis;
 pub mod cli;
 pub mod error;

@@ -5,6 +5,10 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use sow::cli::{self, CliError, Out};
 
+/// Large blocks on huge pages (`allocator.rs`).
+#[global_allocator]
+static ALLOCATOR: sow::allocator::HugePages = sow::allocator::HugePages;
+
 /// Rules engines, perft and analysis for the mancala games Kpé and Kiothi.
 ///
 /// POSITION is RULES §3 notation in one (quoted) argument, e.g.

@@ -109,23 +109,80 @@ fn two_writers_at_once_build_one_identical_database() {
     let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
-    let reference = temp("race-ref");
-    Solution::build(KpeVariant::new(3, 3).unwrap(), &reference, Progress::Hidden).unwrap();
-    let v = KpeVariant::new(3, 3).unwrap();
+    assert_same_database_as_a_fresh_solve(KpeVariant::new(3, 3).unwrap(), &db, "race-ref");
+    fs::remove_dir_all(&db).unwrap();
+}
+
+/// Every database file in `db` is byte for byte that of an uninterrupted
+/// solve from an empty directory (`name`), and none is missing.
+fn assert_same_database_as_a_fresh_solve(v: KpeVariant, db: &Path, name: &str) {
+    let reference = temp(name);
+    Solution::build(v, &reference, Progress::Hidden).unwrap();
+    let mut compared = 0;
     for entry in fs::read_dir(db::variant_dir(&reference, v)).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap();
         if path.extension().is_some_and(|e| e == "sowdb") {
-            let other = db::variant_dir(&db, v).join(name);
-            assert_eq!(
-                fs::read(&path).unwrap(),
-                fs::read(&other).unwrap(),
-                "{name:?}"
+            let other = db::variant_dir(db, v).join(name);
+            assert!(
+                fs::read(&path).unwrap() == fs::read(&other).unwrap(),
+                "{name:?} differs"
             );
+            compared += 1;
         }
     }
-    fs::remove_dir_all(&db).unwrap();
+    assert!(compared > 2, "{compared} files");
     fs::remove_dir_all(&reference).unwrap();
+}
+
+/// A solve killed outright (SIGKILL: no chance to clean up) half-way
+/// through its layers is completed by the next `solve`: it takes over the
+/// dead writer's lock, reuses the whole layer files, redoes the rest, and
+/// the database is byte for byte that of an uninterrupted solve.
+#[test]
+fn a_killed_solve_resumes_to_a_byte_identical_database() {
+    let v = KpeVariant::new(4, 3).unwrap();
+    let db = temp("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--quiet", "--threads", "2", "solve", "kpe:4x3", "--db"])
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed as soon as the layer of 16 stones (of 0 to 24) is written.
+    let started = Instant::now();
+    while !db::layer_path(&db, v, 16).exists() {
+        assert!(child.try_wait().unwrap().is_none(), "ended before the kill");
+        assert!(started.elapsed() < Duration::from_secs(900), "no layer 16");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    assert!(!child.wait().unwrap().success());
+    assert!(
+        !db::region_path(&db, v).exists(),
+        "killed before the opening region"
+    );
+    let out = sow(&["--json", "solve", "kpe:4x3", "--db", db.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reused: Vec<u64> = json["layers_reused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(
+        (0..=16).step_by(2).all(|n| reused.contains(&n)),
+        "reused {reused:?}"
+    );
+    assert!(!reused.contains(&24), "reused {reused:?}");
+    assert_same_database_as_a_fresh_solve(v, &db, "killed-ref");
+    fs::remove_dir_all(&db).unwrap();
 }
 
 #[test]
