@@ -55,7 +55,21 @@ impl Ranker {
             *c = ((key >> (self.pit_bits * i)) & mask) as u8;
         }
         let marks = key >> (self.pit_bits * self.pits);
-        self.index.rank(&board[..self.pits]) << self.marks_bits | marks
+        self.with_marks(self.rank_board(&board[..self.pits]), marks)
+    }
+
+    /// The part of [`Self::rank`] that the board decides.
+    #[inline]
+    pub fn rank_board(&self, board: &[u8]) -> u64 {
+        self.index.rank(board)
+    }
+
+    /// [`Self::rank`] of the key of a board ranked `board_rank` by
+    /// [`Self::rank_board`] and of `marks` (the bits above the board in
+    /// the key).
+    #[inline]
+    pub fn with_marks(&self, board_rank: u64, marks: u64) -> u64 {
+        board_rank << self.marks_bits | marks
     }
 
     pub fn unrank(&self, stones: usize, u: u64) -> RegionKey {

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
-use super::retrograde::prefetch;
+use super::retrograde::{prefetch, PREFETCHED_CHILDREN};
 
 /// "Can end" for every position of group `g` (keys `keys`) of a locked region whose
 /// values are solved up to `g`, from `seeds`: the positions whose value a
@@ -57,16 +57,19 @@ fn spread(values: &[i8], seeds: Bits, edges: impl Fn(&[u32], &mut Vec<(u32, u32)
     let bits = seeds;
     pending.drain(|children| {
         children.par_chunks(1024).for_each(|chunk| {
-            // Every move into the chunk first, each parent's value
-            // prefetched, then the test: the cache misses overlap.
             let mut moves = Vec::new();
-            edges(chunk, &mut moves);
-            for &(p, _) in &moves {
-                prefetch(&values[p as usize]);
-            }
-            for &(p, child) in &moves {
-                if values[p as usize] == -values[child as usize] && bits.insert(p as u64) {
-                    pending.insert(p as u64);
+            for batch in chunk.chunks(PREFETCHED_CHILDREN) {
+                // Every move into the batch first, each parent's value
+                // prefetched, then the test: the cache misses overlap.
+                moves.clear();
+                edges(batch, &mut moves);
+                for &(p, _) in &moves {
+                    prefetch(&values[p as usize]);
+                }
+                for &(p, child) in &moves {
+                    if values[p as usize] == -values[child as usize] && bits.insert(p as u64) {
+                        pending.insert(p as u64);
+                    }
                 }
             }
         })

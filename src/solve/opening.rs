@@ -53,8 +53,9 @@ pub fn region_key(pos: &KpePosition) -> RegionKey {
     )
 }
 
-/// The position (mover as South) of a key.
-pub fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
+/// The board (relative to the mover), the mover's marks and the
+/// opponent's of a key.
+fn unpack_parts(v: KpeVariant, key: RegionKey) -> ([u8; 16], u8, u8) {
     let bits = pit_bits(v);
     let mask = (1u64 << bits) - 1;
     let mut board = [0u8; 16];
@@ -65,6 +66,12 @@ pub fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
     let marks = (1u64 << v.w()) - 1;
     let mover = ((key >> marks_at) & marks) as u8;
     let opponent = ((key >> (marks_at + v.w())) & marks) as u8;
+    (board, mover, opponent)
+}
+
+/// The position (mover as South) of a key.
+pub fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
+    let (board, mover, opponent) = unpack_parts(v, key);
     KpePosition::from_parts(
         v,
         &board[..v.pits()],
@@ -294,23 +301,30 @@ impl LockedRegion {
             .map_or(&[], |g| &self.values[g])
     }
 
-    /// Calls `f` with the key of the parent of every non-capturing move
-    /// that leads to the position of key `child` and keeps a player
-    /// locked, if such a parent is a locked position (it may be outside
-    /// the region).
-    fn for_each_candidate_parent(&self, child: RegionKey, mut f: impl FnMut(RegionKey)) {
+    /// Calls `f` with the rank ([`Ranker::rank`]) of the parent of every
+    /// non-capturing move that leads to the position of key `child` and
+    /// keeps a player locked, if such a parent is a locked position (it
+    /// may be outside the region). Ranked from the board, without a key.
+    fn for_each_candidate_parent(&self, child: RegionKey, mut f: impl FnMut(u64)) {
         let v = self.variant;
-        let pos = unpack(v, child);
-        let (x_marks, y_marks) = (pos.marks(Side::South), pos.marks(Side::North));
-        for_each_unmove(v, pos.pits(), y_marks == v.all_marks(), |before, q| {
-            let bit = 1u8 << q;
-            if y_marks & bit == 0 {
-                return; // Y's move from q would have set this mark
-            }
-            for y_before in [y_marks, y_marks & !bit] {
-                f(pack(v, before, y_before, x_marks));
-            }
-        });
+        let (board, x_marks, y_marks) = unpack_parts(v, child);
+        for_each_unmove(
+            v,
+            &board[..v.pits()],
+            y_marks == v.all_marks(),
+            |before, q| {
+                let bit = 1u8 << q;
+                if y_marks & bit == 0 {
+                    return; // Y's move from q would have set this mark
+                }
+                let board_rank = self.ranker.rank_board(before);
+                for y_before in [y_marks, y_marks & !bit] {
+                    // The marks as `pack` lays them out: the mover's, then the opponent's.
+                    let marks = y_before as u64 | (x_marks as u64) << v.w();
+                    f(self.ranker.with_marks(board_rank, marks));
+                }
+            },
+        );
     }
 
     /// `(parent, child)` for every non-capturing move that keeps a player
@@ -328,8 +342,7 @@ impl LockedRegion {
         let group = &self.groups[g];
         let mut candidates = Vec::with_capacity(4 * chunk.len());
         for &child in chunk {
-            self.for_each_candidate_parent(keys[child as usize], |parent| {
-                let u = self.ranker.rank(parent);
+            self.for_each_candidate_parent(keys[child as usize], |u| {
                 group.prefetch_bucket(u);
                 candidates.push((u, child));
             });
