@@ -73,7 +73,8 @@ impl Word {
 /// Children whose moves are gathered, and their parents' cache lines
 /// prefetched, before any is used: enough misses in flight to overlap,
 /// few enough lines (a few hundred) that they are still in the first-level
-/// cache when used. With 1,024 the region's key searches missed there.
+/// cache when used. With 1,024 (about 4,000 lines) the region's key
+/// searches stalled on lines they had prefetched (`results/BENCHMARKS.md`).
 pub(super) const PREFETCHED_CHILDREN: usize = 64;
 
 /// Asks the CPU to bring `x`'s cache line in ahead of its use.
