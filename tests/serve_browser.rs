@@ -412,14 +412,21 @@ async fn run(c: &Client, base: &str, db: &Path) {
     for target in [9, 9, 9, 9, 9, 9, 12, 12, 12, 12] {
         click(c, &format!("g[data-pit='{target}'] rect")).await;
     }
-    let shown = c
-        .find(Locator::Css("#opening-move"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(shown.starts_with("4+5>9,9,9,9,9,9,12,12,12,12"), "{shown}");
+    // Read in the page, once the last click has been drawn: the element
+    // is drawn anew on every click, so a handle found before a redraw
+    // goes stale (seen under load).
+    let shown = wait_for(
+        c,
+        "the placed opening",
+        "const e = document.getElementById('opening-move'); \
+         return e !== null && e.textContent.includes('(10 of 10 placed)') && e.textContent",
+    )
+    .await;
+    let shown = shown.as_str().unwrap();
+    assert!(
+        shown.trim().starts_with("4+5>9,9,9,9,9,9,12,12,12,12"),
+        "{shown}"
+    );
     click(c, "#opening-play").await;
     let placed = sow(&["apply", &opening, "4+5>9,9,9,9,9,9,12,12,12,12"])["final"]
         .as_str()

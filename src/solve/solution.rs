@@ -345,12 +345,11 @@ impl Solution {
     /// Opens a database for queries. Blocks are checked as they are read.
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
-        let missing = || super::lock::absent(db_dir, variant, &eg.layers().collect::<Vec<_>>());
         let files = lazy_layers(&eg, db_dir)?;
         let path = db::region_path(db_dir, variant);
         let keys_path = db::region_keys_path(db_dir, variant);
         if !path.exists() || !keys_path.exists() {
-            return Err(missing().into());
+            return Err(files_missing(&eg, db_dir));
         }
         let start_region = StartRegion::mapped(
             MappedFile::open(&keys_path, region_keys_id(variant), None)?,
@@ -518,6 +517,13 @@ impl Solution {
     }
 }
 
+/// The error for a database not all of whose files are there: who is
+/// building it, or which `sow solve` completes it (`lock.rs`).
+fn files_missing(eg: &Endgame, db_dir: &Path) -> SolveError {
+    let all: Vec<usize> = eg.layers().collect();
+    super::lock::absent(db_dir, eg.variant, &all).into()
+}
+
 /// Every layer file of a variant, its header checked, opened when first
 /// read.
 fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, SolveError> {
@@ -526,8 +532,7 @@ fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, So
     for n in eg.layers() {
         let path = db::layer_path(db_dir, variant, n);
         if !path.exists() {
-            let all: Vec<usize> = eg.layers().collect();
-            return Err(super::lock::absent(db_dir, variant, &all).into());
+            return Err(files_missing(eg, db_dir));
         }
         let entries = eg.index.layer_size(n);
         db::check_header(&path, layer_id(variant, n), Some(entries))?;

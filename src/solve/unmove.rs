@@ -35,9 +35,10 @@ pub fn for_each_unmove(
         if laps > least {
             continue;
         }
-        let origin = q - w; // Y's pit
-                            // How far along the sowing each of Y's pits lies from the origin
-                            // (the origin itself at 0, lanes past the board never reached).
+        // Y's pit of the origin, and how far along the sowing each of Y's
+        // pits lies from it (the origin itself at 0, lanes past the board
+        // never reached).
+        let origin = q - w;
         let mut distance = [u8::MAX; 16];
         for (i, d) in distance[..n].iter_mut().enumerate() {
             *d = ((i + n - origin) % n) as u8;
