@@ -18,12 +18,10 @@
 //! database stores the bit in the low bit of every entry (`db.rs`), so
 //! queries and statistics read it instead of recomputing it.
 
-use rayon::prelude::*;
-
 use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
-use super::retrograde::{prefetch, PREFETCHED_CHILDREN};
+use super::retrograde::{for_each_move_into, prefetch};
 
 /// "Can end" for every position of group `g` (keys `keys`) of a locked region whose
 /// values are solved up to `g`, from `seeds`: the positions whose value a
@@ -56,23 +54,16 @@ fn spread(values: &[i8], seeds: Bits, edges: impl Fn(&[u32], &mut Vec<(u32, u32)
     let pending = seeds.clone();
     let bits = seeds;
     pending.drain(|children| {
-        children.par_chunks(1024).for_each(|chunk| {
-            let mut moves = Vec::new();
-            for batch in chunk.chunks(PREFETCHED_CHILDREN) {
-                // Every move into the batch first, each parent's value
-                // prefetched, then the test: the cache misses overlap.
-                moves.clear();
-                edges(batch, &mut moves);
-                for &(p, _) in &moves {
-                    prefetch(&values[p as usize]);
+        for_each_move_into(
+            children,
+            &edges,
+            |p| prefetch(&values[p]),
+            |p, child| {
+                if values[p] == -values[child] && bits.insert(p as u64) {
+                    pending.insert(p as u64);
                 }
-                for &(p, child) in &moves {
-                    if values[p as usize] == -values[child as usize] && bits.insert(p as u64) {
-                        pending.insert(p as u64);
-                    }
-                }
-            }
-        })
+            },
+        )
     });
     bits
 }

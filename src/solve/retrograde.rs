@@ -75,7 +75,36 @@ impl Word {
 /// few enough lines (a few hundred) that they are still in the first-level
 /// cache when used. With 1,024 (about 4,000 lines) the region's key
 /// searches stalled on lines they had prefetched (`results/BENCHMARKS.md`).
-pub(super) const PREFETCHED_CHILDREN: usize = 64;
+const PREFETCHED_CHILDREN: usize = 64;
+
+/// Calls `visit(parent, child)` for every internal move into `children`
+/// that `predecessors` finds (as in [`LayerState::solve`]), both threads
+/// taking slices of the children. All moves into a batch of
+/// [`PREFETCHED_CHILDREN`] come first, `prefetch_parent` called on each
+/// parent, then the visits: the cache misses of the scattered parents
+/// overlap.
+pub(super) fn for_each_move_into<P>(
+    children: &[u32],
+    predecessors: &P,
+    prefetch_parent: impl Fn(usize) + Sync,
+    visit: impl Fn(usize, usize) + Sync,
+) where
+    P: Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
+{
+    children.par_chunks(1024).for_each(|chunk| {
+        let mut edges = Vec::new();
+        for batch in chunk.chunks(PREFETCHED_CHILDREN) {
+            edges.clear();
+            predecessors(batch, &mut edges);
+            for &(p, _) in &edges {
+                prefetch_parent(p as usize);
+            }
+            for &(p, child) in &edges {
+                visit(p as usize, child as usize);
+            }
+        }
+    });
+}
 
 /// Asks the CPU to bring `x`'s cache line in ahead of its use.
 #[inline]
@@ -236,25 +265,17 @@ impl LayerState {
             let mut admitted = 0u64;
             pending.drain(|children| {
                 admitted += children.len() as u64;
-                children.par_chunks(1024).for_each(|chunk| {
-                    let mut edges = Vec::new();
-                    for batch in chunk.chunks(PREFETCHED_CHILDREN) {
-                        // All moves into the batch first, each parent's word
-                        // prefetched, then the news: the cache misses of the
-                        // scattered parents overlap.
-                        edges.clear();
-                        predecessors(batch, &mut edges);
-                        for &(p, _) in &edges {
-                            prefetch(&self.words[p as usize]);
+                for_each_move_into(
+                    children,
+                    &predecessors,
+                    |p| prefetch(&self.words[p]),
+                    |p, child| {
+                        let v = self.load(child).value();
+                        if self.inform(p, v, t) {
+                            pending.insert(p as u64);
                         }
-                        for &(p, child) in &edges {
-                            let v = self.load(child as usize).value();
-                            if self.inform(p as usize, v, t) {
-                                pending.insert(p as u64);
-                            }
-                        }
-                    }
-                });
+                    },
+                );
             });
             on_threshold(t, admitted);
         }
