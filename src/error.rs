@@ -193,3 +193,9 @@ impl From<crate::solve::db::DbError> for CliError {
         crate::solve::solution::SolveError::Db(e).into()
     }
 }
+
+impl From<crate::solve::kiothi_endgame::EndgameError> for CliError {
+    fn from(e: crate::solve::kiothi_endgame::EndgameError) -> Self {
+        CliError::new("database", Some("db"), e.to_string())
+    }
+}

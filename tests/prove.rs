@@ -2,16 +2,20 @@
 //! minimax with the same repetition rule (RULES §0: a position already on the
 //! line scores 0 for the board), on late positions of the engine games in
 //! `results/kiothi/games/` and on random late positions; against the exact
-//! Kpé database; and the soundness of the bounds of an interrupted proof.
+//! Kpé database; the soundness of the bounds of an interrupted proof; and
+//! the Kiothi endgame tables (`sow::solve::kiothi_endgame`), alone and
+//! under the prover.
 
 use std::sync::atomic::AtomicBool;
 
 use sow::games::kiothi::{parse_position, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::progress::ProgressBar;
 use sow::rng::Rng;
 use sow::search::bounds::BoundTable;
-use sow::search::prove::{prove, Method, PlyCost, Proof, ProveLimits};
+use sow::search::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
 use sow::search::Searchable;
+use sow::solve::kiothi_endgame::KiothiEndgames;
 use sow::Game;
 
 /// Plain recursive minimax, no table: RULES §0 value for the mover, a
@@ -442,4 +446,88 @@ fn ply_costs_parse_strictly() {
     ] {
         assert_eq!(PlyCost::parse(bad), None, "{bad}");
     }
+}
+
+/// Endgame tables of 0 to `stones` warriors, built in the test.
+fn endgame_tables(stones: usize) -> KiothiEndgames {
+    let mut tables = KiothiEndgames::empty();
+    while tables.max_stones() != Some(stones) {
+        tables.solve_next(&ProgressBar::hidden());
+    }
+    tables
+}
+
+/// A random play-phase board of `stones` warriors with no mark.
+fn random_board(rng: &mut Rng, stones: usize) -> KiothiPosition {
+    let mut pits = [0u32; 20];
+    for _ in 0..stones {
+        pits[rng.below(20)] += 1;
+    }
+    let side = ["S", "N"][rng.below(2)];
+    let counts: Vec<String> = pits.iter().map(u32::to_string).collect();
+    let text = format!("kiothi {} {side} play {} 0", counts.join(","), 60 - stones);
+    parse_position(&text).unwrap()
+}
+
+#[test]
+fn endgame_tables_agree_with_exhaustive_minimax_and_the_prover() {
+    // Every value of the tables of 1-7 warriors checked on random boards,
+    // either side to move: against the plain minimax where its tree is
+    // small, else against the prover without tables.
+    let tables = endgame_tables(7);
+    let mut rng = Rng::new(17);
+    let mut by_minimax = 0;
+    for i in 0..280 {
+        let p = random_board(&mut rng, 1 + i % 7);
+        let want = if tree_size(&p, &mut Vec::new(), 100_000) < 100_000 {
+            by_minimax += 1;
+            minimax(&p, &mut Vec::new())
+        } else {
+            solve(&p, 2, ProveLimits::default())
+                .value()
+                .expect("exact without limits")
+        };
+        assert_eq!(tables.value(&p), Some(want), "{p}");
+    }
+    assert!(by_minimax >= 100, "only {by_minimax} boards by minimax");
+    // Not covered: more warriors, a protected pit, the opening.
+    let eight = random_board(&mut rng, 8);
+    assert_eq!(tables.value(&eight), None);
+    let marked =
+        parse_position("kiothi 0,0,0,0,0,0,0,1*,1,1,0,0,0,0,0,0,0,1,1,1 S play 29 25").unwrap();
+    assert_eq!(tables.value(&marked), None);
+    assert_eq!(tables.value(&parse_position("kiothi").unwrap()), None);
+}
+
+#[test]
+fn proofs_through_endgame_tables_keep_the_exhaustive_values() {
+    // Late positions of real games, most with more warriors than the
+    // tables: the prover stops at the boards they cover and takes their
+    // values; the result, its best move and its line must still be the
+    // exhaustive ones.
+    let tables = endgame_tables(6);
+    let positions = small_late_positions(50_000);
+    let mut above = 0;
+    for (i, p) in positions.iter().enumerate() {
+        let want = minimax(p, &mut Vec::new());
+        let table = BoundTable::new(8);
+        let stop = AtomicBool::new(false);
+        let limits = ProveLimits::default();
+        let got = prove_with_tables(p, &limits, 1 + i % 2, &table, &tables, &stop, &mut |_| {});
+        assert_eq!(got.value(), Some(want), "{p}");
+        if p.is_over() {
+            continue;
+        }
+        above += (p.board_total() > 6) as usize;
+        let best = got.best.expect("a best move");
+        let child = p.play_unchecked(&best);
+        let v = KiothiPosition::capture_gain(p, &child)
+            - minimax(&child, &mut vec![p.repetition_key()]);
+        assert_eq!(v, want, "{p}: best move {best}");
+        let mut q = *p;
+        for m in &got.pv {
+            q = q.play(&m.to_string()).unwrap();
+        }
+    }
+    assert!(above >= 50, "only {above} positions above the tables");
 }

@@ -24,6 +24,20 @@ fn at_least_one(flag: &str, text: &str, unit: &str) -> Result<u64, CliError> {
     Ok(n)
 }
 
+/// `--stones N` of the Kiothi endgame tables: at most
+/// `kiothi_endgame::MAX_STONES`.
+pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
+    let n: usize = whole("stones", text)?;
+    let max = crate::solve::kiothi_endgame::MAX_STONES;
+    if n > max {
+        return Err(CliError::usage(
+            "stones",
+            format!("--stones must be at most {max} (the tables of {n} warriors would have more than 4·10⁹ boards)"),
+        ));
+    }
+    Ok(n)
+}
+
 /// `--games N`: at least 1.
 pub fn games(text: &str) -> Result<usize, CliError> {
     at_least_one("games", text, "").map(|n| n as usize)

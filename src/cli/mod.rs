@@ -14,6 +14,7 @@ pub mod eval;
 pub mod export;
 pub mod game_arg;
 mod kiothi_board;
+pub mod kiothi_tables;
 pub mod man;
 pub mod matches;
 pub mod moves;

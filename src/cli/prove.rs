@@ -4,6 +4,7 @@
 //! (`progress::Progress::spinner`), and
 //! on Ctrl-C (or a limit) the best proved lower and upper bounds.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use serde::Serialize;
@@ -13,7 +14,8 @@ use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::Progress;
 use crate::search::bounds::BoundTable;
-use crate::search::prove::{prove, Method, PlyCost, ProveLimits, ProveProgress};
+use crate::search::prove::{prove_with_tables, Method, PlyCost, ProveLimits, ProveProgress};
+use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
 use crate::Game;
 
 /// The options of `solve` for a Kiothi position.
@@ -23,6 +25,9 @@ pub struct ProveArgs {
     pub nodes: Option<u64>,
     pub hash_mb: usize,
     pub threads: usize,
+    /// Use the endgame tables of at most this many warriors (default: all
+    /// in the database directory).
+    pub endgame_stones: Option<usize>,
 }
 
 /// The `--json` object (and the data of the human output).
@@ -47,10 +52,18 @@ pub struct ProveReport {
     pub seconds: f64,
     /// Stopped by Ctrl-C, `--time` or `--nodes` before the value was exact.
     pub interrupted: bool,
+    /// The endgame tables used: boards of at most this many warriors
+    /// (`sow solve kiothi`); `null` without tables.
+    pub endgame_stones: Option<usize>,
 }
 
-/// Proves `pos` and prints the report.
-pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), CliError> {
+/// Proves `pos` with the endgame tables found in `db` and prints the report.
+pub fn run(
+    pos: &KiothiPosition,
+    args: ProveArgs,
+    db: &Path,
+    out: &mut Out,
+) -> Result<(), CliError> {
     check_seconds(args.seconds)?;
     if args.nodes == Some(0) {
         return Err(CliError::usage("nodes", "--nodes must be at least 1"));
@@ -69,6 +82,7 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
             ),
         ));
     }
+    let tables = KiothiEndgames::load(db, args.endgame_stones.unwrap_or(MAX_STONES))?;
     let table = BoundTable::new(args.hash_mb);
     let stop = crate::interrupt::ctrl_c_flag();
     let bar = Progress::auto(out.quiet || out.json).spinner("proving");
@@ -78,9 +92,15 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
         ply_cost: ply_cost_setting()?,
         method: method_setting()?,
     };
-    let proof = prove(pos, &limits, args.threads.max(1), &table, &stop, &mut |p| {
-        bar.set_message(progress_line(p))
-    });
+    let proof = prove_with_tables(
+        pos,
+        &limits,
+        args.threads.max(1),
+        &table,
+        &tables,
+        &stop,
+        &mut |p| bar.set_message(progress_line(p)),
+    );
     bar.finish_and_clear();
     let me = pos.side_to_move().index();
     let prisons = pos.captured();
@@ -99,6 +119,7 @@ pub fn run(pos: &KiothiPosition, args: ProveArgs, out: &mut Out) -> Result<(), C
         nodes: proof.nodes,
         seconds: proof.seconds,
         interrupted: proof.interrupted || (stop.load(Ordering::SeqCst) && !proof.exact()),
+        endgame_stones: tables.max_stones(),
     };
     if out.json {
         let value = serde_json::to_value(&report)

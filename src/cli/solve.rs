@@ -14,8 +14,8 @@ use crate::solve::solution::Solution;
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
-    /// `kpe`, `kpe:WxK`, or a Kiothi play-phase position (quoted notation)
-    /// whose exact value is proved.
+    /// `kpe`, `kpe:WxK`, `kiothi` (its endgame tables), or a Kiothi
+    /// play-phase position (quoted notation) whose exact value is proved.
     pub game: String,
     /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
     #[arg(long, value_name = "DIR")]
@@ -32,28 +32,40 @@ pub struct SolveArgs {
     // same proof at the same node count; results/kiothi/exact.compare.md).
     #[arg(long, value_name = "MB", default_value_t = 128, value_parser = super::args::hash_mb)]
     pub hash: usize,
+    /// Kiothi: the endgame tables cover boards of at most this many
+    /// warriors: `sow solve kiothi` builds them (default 10), a proof uses
+    /// those in --db (default: all there are).
+    #[arg(long, value_name = "N", value_parser = super::args::endgame_stones)]
+    pub stones: Option<usize>,
 }
 
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        let db = kpe_db::db_dir(self.db.as_deref());
+        if self.game.trim() == "kiothi" {
+            let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
+            return super::kiothi_tables::run(stones, &db, out);
+        }
         if self.game.trim_start().starts_with("kiothi") {
             let args = super::prove::ProveArgs {
                 seconds: self.time,
                 nodes: self.nodes,
                 hash_mb: self.hash,
                 threads: rayon::current_num_threads(),
+                endgame_stones: self.stones,
             };
             let pos = crate::games::kiothi::parse_position(&self.game).map_err(CliError::from)?;
-            return super::prove::run(&pos, args, out);
+            return super::prove::run(&pos, args, &db, out);
         }
         for (flag, given) in [
             ("time", self.time.is_some()),
             ("nodes", self.nodes.is_some()),
+            ("stones", self.stones.is_some()),
         ] {
             if given {
                 return Err(CliError::usage(
                     flag,
-                    format!("--{flag} is for proving a Kiothi position; a Kpé solve always runs to the end"),
+                    format!("--{flag} is for Kiothi (a proof or the endgame tables); a Kpé solve always runs to the end"),
                 ));
             }
         }

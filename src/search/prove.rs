@@ -309,9 +309,28 @@ impl Busy {
     }
 }
 
+/// Exact values the prover takes instead of searching: endgame tables
+/// (`solve::kiothi_endgame`). They must be true values under RULES §0, the
+/// same convention the prover proves, so its bounds stay proved.
+pub trait ExactValues<G>: Sync {
+    /// The value of `pos` for its mover, when known.
+    fn exact_value(&self, pos: &G) -> Option<i32>;
+}
+
+/// No table: everything is searched.
+pub struct NoTables;
+
+impl<G> ExactValues<G> for NoTables {
+    fn exact_value(&self, _: &G) -> Option<i32> {
+        None
+    }
+}
+
 /// State shared by the threads of one proof.
-struct Ctx<'a> {
+struct Ctx<'a, G> {
     table: &'a BoundTable,
+    /// Exact values of the positions the endgame tables cover.
+    exact: &'a dyn ExactValues<G>,
     /// Proof and disproof numbers of open tests (df-pn), in half the memory
     /// of the bound table (`--hash`).
     pn: PnTable,
@@ -371,7 +390,7 @@ struct Kid<G: Searchable> {
 
 /// One thread's private state.
 struct Worker<'a, 'c, G: Searchable> {
-    ctx: &'c Ctx<'a>,
+    ctx: &'c Ctx<'a, G>,
     /// The current line, root first: (hash, position).
     path: Vec<(u64, G)>,
     killers: Vec<[Option<G::Move>; 2]>,
@@ -386,7 +405,7 @@ struct Worker<'a, 'c, G: Searchable> {
 }
 
 impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
-    fn new(ctx: &'c Ctx<'a>) -> Self {
+    fn new(ctx: &'c Ctx<'a, G>) -> Self {
         Worker {
             ctx,
             path: Vec::new(),
@@ -441,8 +460,17 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             .rposition(|(k, p)| *k == key && p.repetition_key() == pos.repetition_key())
     }
 
-    /// The stored bounds of `pos`, within the trivial `[-B, B]`.
+    /// The stored bounds of `pos`, within the trivial `[-B, B]`; its exact
+    /// value if the endgame tables have it.
     fn known(&self, pos: &G, key: u64) -> Proved {
+        if let Some(v) = self.ctx.exact.exact_value(pos) {
+            return Proved {
+                lo: v,
+                hi: v,
+                best: None,
+                open: None,
+            };
+        }
         let b = pos.board_total() as i32;
         match self.ctx.table.probe(key) {
             Some(p) => Proved {
@@ -751,8 +779,23 @@ pub fn prove<G: Searchable>(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&ProveProgress),
 ) -> Proof<G::Move> {
+    prove_with_tables(root, limits, threads, table, &NoTables, stop, progress)
+}
+
+/// [`prove`], taking the exact values of `exact` wherever it has them
+/// (endgame tables) instead of searching there.
+pub fn prove_with_tables<G: Searchable>(
+    root: &G,
+    limits: &ProveLimits,
+    threads: usize,
+    table: &BoundTable,
+    exact: &dyn ExactValues<G>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&ProveProgress),
+) -> Proof<G::Move> {
     let ctx = Ctx {
         table,
+        exact,
         pn: PnTable::new(match limits.method {
             Method::Deepening => 0,
             Method::ProofNumbers | Method::Mixed => (table.bytes() / 2) >> 20,
@@ -784,6 +827,9 @@ pub fn prove<G: Searchable>(
     let root_key = root.zobrist();
     let b = root.board_total() as i32;
     let (mut lo, mut hi) = (-b, b);
+    if let Some(v) = exact.exact_value(root) {
+        (lo, hi) = (v, v);
+    }
     if let Some(p) = table.probe(root_key) {
         lo = lo.max(p.lo);
         hi = hi.min(p.hi);
@@ -877,7 +923,7 @@ pub fn prove<G: Searchable>(
         u8::MAX,
     );
     let (best, pv) = if lo == hi {
-        let pv = principal_variation(root, lo, table);
+        let pv = principal_variation(root, lo, table, exact);
         match pv.first() {
             Some(&m) => (Some(m), pv),
             None => {
@@ -1116,7 +1162,12 @@ fn root_test<G: Searchable>(
 /// A line of best moves from a root of exact value `value`: at each step a
 /// move whose child is proved (in `table`) to leave at least the value, as
 /// long as such proofs are stored, no position repeats and the game goes on.
-fn principal_variation<G: Searchable>(root: &G, value: i32, table: &BoundTable) -> Vec<G::Move> {
+fn principal_variation<G: Searchable>(
+    root: &G,
+    value: i32,
+    table: &BoundTable,
+    exact: &dyn ExactValues<G>,
+) -> Vec<G::Move> {
     let mut pv = Vec::new();
     let mut pos = root.clone();
     let mut v = value;
@@ -1126,6 +1177,8 @@ fn principal_variation<G: Searchable>(root: &G, value: i32, table: &BoundTable) 
             let gain = G::capture_gain(&pos, child);
             let chi = if child.search_moves().is_empty() {
                 child.terminal_value()
+            } else if let Some(v) = exact.exact_value(child) {
+                v
             } else {
                 table
                     .probe(child.zobrist())

@@ -7,18 +7,18 @@
 pub struct BoardIndex {
     pits: usize,
     /// `binom[a][b]` = C(a, b), saturating at `u64::MAX`.
-    binom: Vec<[u64; 18]>,
+    binom: Vec<[u64; 22]>,
 }
 
 impl BoardIndex {
     /// An index for boards of `pits` pits holding at most `max_stones`.
     pub fn new(pits: usize, max_stones: usize) -> Self {
-        assert!((2..=16).contains(&pits), "board of {pits} pits");
+        assert!((2..=20).contains(&pits), "board of {pits} pits");
         let rows = max_stones + pits + 2;
-        let mut binom = vec![[0u64; 18]; rows];
+        let mut binom = vec![[0u64; 22]; rows];
         for a in 0..rows {
             binom[a][0] = 1;
-            for b in 1..18.min(a + 1) {
+            for b in 1..22.min(a + 1) {
                 binom[a][b] =
                     binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
             }

@@ -9,6 +9,7 @@ pub mod endgame;
 pub mod endless;
 pub mod estimate;
 pub mod index;
+pub mod kiothi_endgame;
 pub mod lock;
 pub mod malloc;
 pub mod opening;

@@ -1,0 +1,83 @@
+//! `sow solve kiothi [--stones N]`: builds the Kiothi endgame tables
+//! (`solve::kiothi_endgame`) into the database directory, reusing the stone
+//! counts already there; `sow solve '<kiothi position>'` then takes exact
+//! values from them.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::{CliError, Out};
+use crate::progress::Progress;
+use crate::solve::kiothi_endgame::{table_path, KiothiEndgames, LayerReport};
+
+/// Stone counts built when `--stones` is not given.
+pub const DEFAULT_STONES: usize = 10;
+
+/// The `--json` object.
+#[derive(Debug, Serialize)]
+struct TablesReport {
+    db: String,
+    stones: usize,
+    /// Stone counts read from existing files.
+    reused: Vec<usize>,
+    /// Stone counts solved by this run.
+    solved: Vec<LayerReport>,
+    boards: u64,
+    bytes_on_disk: u64,
+    peak_rss_mib: Option<f64>,
+    seconds: f64,
+}
+
+pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
+    let t0 = Instant::now();
+    let mut tables = KiothiEndgames::load(db, stones).map_err(CliError::from)?;
+    let reused: Vec<usize> = (0..tables.max_stones().map_or(0, |m| m + 1)).collect();
+    let progress = Progress::auto(out.quiet || out.json);
+    let mut solved = Vec::new();
+    while tables.max_stones().is_none_or(|m| m < stones) {
+        let n = tables.max_stones().map_or(0, |m| m + 1);
+        let bar = progress.bar(KiothiEndgames::layer_size(n), format!("{n} stones"));
+        let report = tables.solve_next(&bar);
+        bar.finish_and_clear();
+        tables.save_layer(db, n).map_err(CliError::from)?;
+        if !out.json {
+            out.line(layer_line(&report))?;
+        }
+        solved.push(report);
+    }
+    let bytes_on_disk = (0..=stones)
+        .filter_map(|n| std::fs::metadata(table_path(db, n)).ok())
+        .map(|m| m.len())
+        .sum();
+    let report = TablesReport {
+        db: db.display().to_string(),
+        stones,
+        boards: (0..=stones).map(KiothiEndgames::layer_size).sum(),
+        reused,
+        solved,
+        bytes_on_disk,
+        peak_rss_mib: crate::analysis::kpe_db::peak_rss_mib(),
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    if out.json {
+        return out.model_sorted(&report);
+    }
+    out.line(format!(
+        "Kiothi endgame tables of 0-{stones} warriors in {}: {} boards, {} bytes ({} stone counts reused, {} solved), {:.1} s",
+        table_path(db, 0).parent().unwrap_or(db).display(),
+        report.boards,
+        report.bytes_on_disk,
+        report.reused.len(),
+        report.solved.len(),
+        report.seconds
+    ))
+}
+
+fn layer_line(r: &LayerReport) -> String {
+    format!(
+        "{:>2} stones: {:>11} boards, {:>12} non-capturing moves; mover gains {}, even {}, loses {}; {:.1} s",
+        r.stones, r.boards, r.non_capturing_moves, r.mover_gains, r.even, r.mover_loses, r.seconds
+    )
+}

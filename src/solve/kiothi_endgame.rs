@@ -1,0 +1,466 @@
+//! Kiothi endgame tables: the exact value (RULES §0: the future margin for
+//! the player to move) of every play-phase position with at most N warriors
+//! on the board and no protected pit, by retrograde analysis, one stone
+//! count at a time, fewest stones first.
+//!
+//! # What a table holds
+//! A position's value does not depend on the prisons (RULES §0 counts only
+//! what is still to be captured), and the game is the same seen from either
+//! side: turned by ten pits (pit `i` to `i + 10 mod 20`), North's row, its
+//! leftmost pit and its bonus pits (RULES §2.7–2.8) are South's. So a table
+//! keeps one signed byte per board of its stone count, *seen from the
+//! mover* (the mover's row first), in the order of [`BoardIndex`].
+//!
+//! Protection marks are only ever cleared (RULES §2.3), so a position with
+//! no mark has children with no mark: the tables are closed under play. Late
+//! positions of real games have lost their marks long before (every engine
+//! game of `results/kiothi/games/` had none in its last 24 plies); a
+//! position that still has one is not in the tables, and the prover
+//! searches it.
+//!
+//! # How a stone count is solved
+//! A move that captures `g` warriors (the ending warrior included, RULES
+//! §2.9) leads to a board of `n - g` stones, solved before: its value is
+//! known at once, `g - V(child)`. A move that captures nothing stays among
+//! the boards of `n` stones, and those moves may cycle. The count is solved
+//! as Kpé's layers are (`retrograde.rs`), threshold by threshold from `n`
+//! down to 1, over the explicit graph of its non-capturing moves (their
+//! predecessors cannot be generated backwards through relays, RULES §2.6,
+//! so the moves are generated forwards once and inverted):
+//!
+//! - the mover reaches `t` if a capture is worth `t` or more, or a move
+//!   leads to a board where the opponent is held to `-t` or less;
+//! - the mover is held to `-t` if every capture is worth `-t` or less and
+//!   every other move leads to a board where the opponent reaches `t`; a
+//!   mover with no move at all (RULES §2.10) loses the `n` warriors left.
+//!
+//! Both sets only grow as `t` falls, so one counter per board (its moves
+//! not yet known to reach `t` for the opponent) serves every threshold and
+//! every edge is followed once. What no threshold decides is endless play
+//! or an even split: 0 (RULES §0, endless play).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use thiserror::Error;
+
+use super::db::checksum;
+use super::index::BoardIndex;
+use crate::game::{Game, Side};
+use crate::games::kiothi::{KiothiPosition, Phase, Setup, PITS, ROW};
+use crate::progress::ProgressBar;
+
+/// The most warriors a table can cover: a stone count beyond this has more
+/// than 4·10⁹ boards, past the `u32` ranks of the move graph.
+pub const MAX_STONES: usize = 15;
+
+/// No capture among a board's moves.
+const NO_CAPTURE: i8 = i8::MIN;
+
+/// Boards per work unit of the move generation.
+const CHUNK: usize = 1 << 14;
+
+/// The first bytes of a table file.
+const MAGIC: &[u8; 8] = b"SOWKTHI1";
+/// Magic, stone count, entries, checksum of the payload.
+const HEADER: usize = 8 + 8 + 8 + 8;
+
+/// Errors of the endgame table files; each names the file.
+#[derive(Debug, Error)]
+pub enum EndgameError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a Kiothi endgame table of {stones} stones: {what}; delete it and rebuild it with `sow solve kiothi --stones {stones}`")]
+    Corrupt {
+        path: PathBuf,
+        stones: usize,
+        what: String,
+    },
+}
+
+/// The file of the table of `stones` warriors in the database directory.
+pub fn table_path(db: &Path, stones: usize) -> PathBuf {
+    db.join("kiothi-endgame")
+        .join(format!("stones-{stones:02}.sowdb"))
+}
+
+/// What solving one stone count found.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LayerReport {
+    pub stones: usize,
+    pub boards: u64,
+    /// Moves that capture nothing (the edges of the retrograde's graph).
+    pub non_capturing_moves: u64,
+    /// Boards whose mover gains (value > 0), splits evenly, loses.
+    pub mover_gains: u64,
+    pub even: u64,
+    pub mover_loses: u64,
+    pub seconds: f64,
+}
+
+/// The tables of every stone count from 0 to `max_stones()`.
+#[derive(Clone, Debug)]
+pub struct KiothiEndgames {
+    index: BoardIndex,
+    /// `layers[n][rank]`: the value for the mover of the board of `n`
+    /// stones of that rank, seen from the mover.
+    layers: Vec<Vec<i8>>,
+}
+
+/// The board seen from `side`: that side's row first.
+fn seen_from(pits: &[u8; PITS], side: Side) -> [u8; PITS] {
+    match side {
+        Side::South => *pits,
+        Side::North => std::array::from_fn(|i| pits[(i + ROW) % PITS]),
+    }
+}
+
+impl KiothiEndgames {
+    /// No table: every lookup misses.
+    pub fn empty() -> Self {
+        Self::from_layers(Vec::new())
+    }
+
+    fn from_layers(layers: Vec<Vec<i8>>) -> Self {
+        KiothiEndgames {
+            index: BoardIndex::new(PITS, MAX_STONES),
+            layers,
+        }
+    }
+
+    /// Boards of `n` stones (one side to move).
+    pub fn layer_size(n: usize) -> u64 {
+        BoardIndex::new(PITS, MAX_STONES).layer_size(n)
+    }
+
+    /// The largest stone count covered; `None` with no table.
+    pub fn max_stones(&self) -> Option<usize> {
+        self.layers.len().checked_sub(1)
+    }
+
+    /// The exact value of `pos` for its mover, if the tables cover it
+    /// (play phase, no protected pit, few enough warriors).
+    #[inline]
+    pub fn value(&self, pos: &KiothiPosition) -> Option<i32> {
+        if pos.protected() != 0 || pos.phase() != Phase::Play {
+            return None;
+        }
+        let n = pos.board_sum() as usize;
+        let layer = self.layers.get(n)?;
+        let board = seen_from(&pos.pits(), pos.side());
+        Some(layer[self.index.rank(&board) as usize] as i32)
+    }
+
+    /// Solves the next stone count (one more than the largest covered),
+    /// at most [`MAX_STONES`]; `bar` counts its boards.
+    pub fn solve_next(&mut self, bar: &ProgressBar) -> LayerReport {
+        let n = self.layers.len();
+        assert!(n <= MAX_STONES, "{n} stones");
+        let t0 = std::time::Instant::now();
+        let graph = self.move_graph(n, bar);
+        let moves = graph.parents.len() as u64;
+        let layer = graph.solve(n);
+        let count = |f: fn(i8) -> bool| layer.iter().filter(|&&v| f(v)).count() as u64;
+        let report = LayerReport {
+            stones: n,
+            boards: layer.len() as u64,
+            non_capturing_moves: moves,
+            mover_gains: count(|v| v > 0),
+            even: count(|v| v == 0),
+            mover_loses: count(|v| v < 0),
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        self.layers.push(layer);
+        report
+    }
+
+    /// Every board of `n` stones with its moves: the best capture and the
+    /// boards its other moves lead to.
+    fn move_graph(&self, n: usize, bar: &ProgressBar) -> MoveGraph {
+        let size = self.index.layer_size(n) as usize;
+        let chunks: Vec<Chunk> = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(size);
+                let chunk = self.chunk_moves(n, range);
+                bar.inc(chunk.best.len() as u64);
+                chunk
+            })
+            .collect();
+        MoveGraph::from_chunks(size, chunks)
+    }
+
+    /// The moves of the boards of `n` stones with ranks in `range`.
+    fn chunk_moves(&self, n: usize, range: std::ops::Range<usize>) -> Chunk {
+        let mut chunk = Chunk {
+            best: Vec::with_capacity(range.len()),
+            degree: Vec::with_capacity(range.len()),
+            children: Vec::new(),
+        };
+        let mut pits = [0u8; PITS];
+        self.index.unrank(n, range.start as u64, &mut pits);
+        for _ in range {
+            let (best, degree) = self.board_moves(n, &pits, &mut chunk.children);
+            chunk.best.push(best);
+            chunk.degree.push(degree);
+            self.index.next(&mut pits);
+        }
+        chunk
+    }
+
+    /// One board's moves (South to move): its best capture value
+    /// ([`NO_CAPTURE`] if none; `-n` with no move at all, RULES §2.10) and
+    /// how many non-capturing moves it has, whose children's ranks (seen
+    /// from North, the next mover) are pushed on `children`.
+    fn board_moves(&self, n: usize, pits: &[u8; PITS], children: &mut Vec<u32>) -> (i8, u8) {
+        let pos = KiothiPosition {
+            pits: *pits,
+            protected: 0,
+            side: Side::South,
+            phase: Phase::Play,
+            prisons: [0, 0],
+            // The setup only fixes the game's total, which no value here
+            // depends on.
+            setup: Setup::SixPit,
+        };
+        let mut best = NO_CAPTURE;
+        let mut degree = 0u8;
+        let _ = pos.for_each_child(|_, child| {
+            debug_assert_eq!(child.protected(), 0);
+            let view = seen_from(&child.pits(), Side::North);
+            let rank = self.index.rank(&view);
+            let gain = child.prisons()[0] as usize;
+            if gain == 0 {
+                children.push(rank as u32);
+                degree += 1;
+            } else {
+                let v = gain as i32 - self.layers[n - gain][rank as usize] as i32;
+                best = best.max(v as i8);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        if degree == 0 && best == NO_CAPTURE {
+            best = -(n as i8);
+        }
+        (best, degree)
+    }
+
+    /// Reads the tables of 0 to `max_stones` warriors from `db` (fewer if
+    /// some are missing: the counts from 0 up to the first missing one).
+    pub fn load(db: &Path, max_stones: usize) -> Result<Self, EndgameError> {
+        let mut layers = Vec::new();
+        for n in 0..=max_stones.min(MAX_STONES) {
+            let path = table_path(db, n);
+            if !path.exists() {
+                break;
+            }
+            layers.push(read_layer(&path, n)?);
+        }
+        Ok(Self::from_layers(layers))
+    }
+
+    /// Writes the table of `n` stones into `db`, whole under a temporary
+    /// name, then renamed.
+    pub fn save_layer(&self, db: &Path, n: usize) -> Result<(), EndgameError> {
+        let layer = &self.layers[n];
+        let payload: &[u8] = bytes_of(layer);
+        let mut bytes = Vec::with_capacity(HEADER + payload.len());
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&(n as u64).to_le_bytes());
+        bytes.extend_from_slice(&(layer.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&checksum(payload).to_le_bytes());
+        bytes.extend_from_slice(payload);
+        crate::files::write_atomic(&table_path(db, n), &bytes).map_err(|e| EndgameError::Io {
+            path: e.path,
+            source: e.source,
+        })
+    }
+}
+
+fn bytes_of(values: &[i8]) -> &[u8] {
+    // SAFETY: i8 and u8 have the same size and alignment, every bit
+    // pattern is valid for both.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }
+}
+
+/// One table file, checked: its magic, stone count, length and checksum.
+fn read_layer(path: &Path, n: usize) -> Result<Vec<i8>, EndgameError> {
+    let bytes = std::fs::read(path).map_err(|source| EndgameError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let corrupt = |what: String| EndgameError::Corrupt {
+        path: path.to_path_buf(),
+        stones: n,
+        what,
+    };
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        return Err(corrupt("no table header".into()));
+    }
+    let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    let expected = KiothiEndgames::layer_size(n);
+    if word(1) != n as u64 {
+        return Err(corrupt(format!("its header says {} stones", word(1))));
+    }
+    if word(2) != expected || (bytes.len() - HEADER) as u64 != expected {
+        return Err(corrupt(format!(
+            "{} entries in a file of {} bytes, {expected} expected",
+            word(2),
+            bytes.len()
+        )));
+    }
+    let payload = &bytes[HEADER..];
+    if checksum(payload) != word(3) {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    let limit = n as i8;
+    if let Some(i) = payload
+        .iter()
+        .position(|&b| !(-limit..=limit).contains(&(b as i8)))
+    {
+        return Err(corrupt(format!("entry {i} is out of range")));
+    }
+    Ok(payload.iter().map(|&b| b as i8).collect())
+}
+
+/// The moves of the boards of a chunk of ranks.
+struct Chunk {
+    best: Vec<i8>,
+    degree: Vec<u8>,
+    children: Vec<u32>,
+}
+
+/// The boards of one stone count: each one's best capture, its number of
+/// non-capturing moves, and those moves inverted (who leads to whom).
+struct MoveGraph {
+    best: Vec<i8>,
+    degree: Vec<u8>,
+    /// `parents[starts[c]..starts[c + 1]]`: the boards with a
+    /// non-capturing move to `c` (once per such move).
+    starts: Vec<u32>,
+    parents: Vec<u32>,
+}
+
+impl MoveGraph {
+    fn from_chunks(size: usize, chunks: Vec<Chunk>) -> MoveGraph {
+        let edges: usize = chunks.iter().map(|c| c.children.len()).sum();
+        assert!(
+            edges < u32::MAX as usize,
+            "{edges} moves in one stone count"
+        );
+        let in_degree: Vec<AtomicU32> = (0..size + 1).map(|_| AtomicU32::new(0)).collect();
+        chunks.par_iter().for_each(|c| {
+            for &child in &c.children {
+                in_degree[child as usize].fetch_add(1, Relaxed);
+            }
+        });
+        // Prefix sums: `cursor[c]` becomes where `c`'s parents start.
+        let mut total = 0u32;
+        for d in &in_degree {
+            let here = d.load(Relaxed);
+            d.store(total, Relaxed);
+            total += here;
+        }
+        let starts: Vec<u32> = in_degree.iter().map(|d| d.load(Relaxed)).collect();
+        let cursor = in_degree;
+        let parents: Vec<AtomicU32> = (0..edges).map(|_| AtomicU32::new(0)).collect();
+        let first_ranks: Vec<usize> = chunks
+            .iter()
+            .scan(0usize, |at, c| {
+                let first = *at;
+                *at += c.best.len();
+                Some(first)
+            })
+            .collect();
+        chunks.par_iter().zip(&first_ranks).for_each(|(c, &first)| {
+            let mut children = c.children.iter();
+            for (i, &d) in c.degree.iter().enumerate() {
+                for &child in children.by_ref().take(d as usize) {
+                    let slot = cursor[child as usize].fetch_add(1, Relaxed);
+                    parents[slot as usize].store((first + i) as u32, Relaxed);
+                }
+            }
+        });
+        let mut best = Vec::with_capacity(size);
+        let mut degree = Vec::with_capacity(size);
+        for c in chunks {
+            best.extend_from_slice(&c.best);
+            degree.extend_from_slice(&c.degree);
+        }
+        MoveGraph {
+            best,
+            degree,
+            starts,
+            parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
+        }
+    }
+
+    fn parents_of(&self, c: usize) -> &[u32] {
+        &self.parents[self.starts[c] as usize..self.starts[c + 1] as usize]
+    }
+
+    /// The value of every board of `n` stones (module doc: thresholds from
+    /// `n` down to 1, one counter per board for all of them).
+    fn solve(self, n: usize) -> Vec<i8> {
+        const OPEN: i8 = i8::MIN;
+        let size = self.best.len();
+        let mut value = vec![OPEN; size];
+        // Moves of each board not yet known to lead where the opponent
+        // reaches the current threshold.
+        let mut left = self.degree.clone();
+        let mut queue = VecDeque::new();
+        for t in (1..=n as i8).rev() {
+            for p in 0..size {
+                if value[p] != OPEN {
+                    continue;
+                }
+                let best = self.best[p];
+                if best == t {
+                    value[p] = t;
+                    queue.push_back(p as u32);
+                } else if best == -t && left[p] == 0 {
+                    value[p] = -t;
+                    queue.push_back(p as u32);
+                }
+            }
+            while let Some(c) = queue.pop_front() {
+                let c = c as usize;
+                let child_reaches = value[c] > 0;
+                for &p in self.parents_of(c) {
+                    let p = p as usize;
+                    if value[p] != OPEN {
+                        continue;
+                    }
+                    if !child_reaches {
+                        // A move to a board where the opponent is held to -t.
+                        value[p] = t;
+                        queue.push_back(p as u32);
+                    } else {
+                        left[p] -= 1;
+                        if left[p] == 0 && self.best[p] <= -t {
+                            value[p] = -t;
+                            queue.push_back(p as u32);
+                        }
+                    }
+                }
+            }
+        }
+        for v in &mut value {
+            if *v == OPEN {
+                *v = 0;
+            }
+        }
+        value
+    }
+}
+
+impl crate::search::prove::ExactValues<KiothiPosition> for KiothiEndgames {
+    fn exact_value(&self, pos: &KiothiPosition) -> Option<i32> {
+        self.value(pos)
+    }
+}
