@@ -12,7 +12,11 @@
 # exact within the limit is the game's result. Distances stop at the end of
 # the opening (the first two plies) and at MAX_DISTANCE (default 60).
 #
-# Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR]
+# With --db DIR, every proof takes exact values from the Kiothi endgame
+# tables in DIR (`sow solve kiothi --stones N --db DIR`, built beforehand:
+# their build time is not in the proofs' times).
+#
+# Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR] [--db DIR]
 #
 # With --compare, instead: the prover's settings side by side on a fixed
 # set of (game, distance) cases of FILE, written to
@@ -28,6 +32,7 @@ LIMIT=60
 OUT=results
 MAX_DISTANCE=60
 COMPARE=0
+DB_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --games) GAMES="$2"; shift 2 ;;
@@ -36,7 +41,8 @@ while [ $# -gt 0 ]; do
         --out) OUT="$2"; shift 2 ;;
         --max-distance) MAX_DISTANCE="$2"; shift 2 ;;
         --compare) COMPARE=1; shift ;;
-        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare)" >&2; exit 2 ;;
+        --db) DB_ARGS=(--db "$2"); shift 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --db)" >&2; exit 2 ;;
     esac
 done
 
@@ -47,7 +53,7 @@ if [ -z "${SOW:-}" ]; then
     cargo build --release --quiet
     SOW=target/release/sow
 fi
-COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE"
+COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE${DB_ARGS[*]:+ ${DB_ARGS[*]}}"
 VERSION="$($SOW --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 MACHINE="$(uname -sm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB"
@@ -86,7 +92,7 @@ try_distance() {
     local distance=$1 plies=$2
     local pos
     pos="$(position_after $((plies - distance)))"
-    $SOW solve --json --time "$LIMIT" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
+    $SOW solve --json --time "$LIMIT" "${DB_ARGS[@]}" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
 }
 
 if [ "$COMPARE" = 1 ]; then
@@ -242,6 +248,13 @@ jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg
     echo "- games: the first $GAMES games that ended with no legal move in \`$FILE\`"
     echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT\`"
     echo "  (both cores), DISTANCE = 4, 8, 12, ... until one is not exact in time, then 2 less."
+    stones="$(jq -r '[.games[].tries[].endgame_stones] | max // empty' "$tmp/exact.json")"
+    if [ -n "$stones" ]; then
+        echo "- endgame tables: every board of at most $stones warriors with no protected pit, built beforehand by"
+        echo "  \`sow solve kiothi --stones $stones --db DIR\` (not counted in the times; results/BENCHMARKS.md)."
+    else
+        echo "- endgame tables: none."
+    fi
     echo
     echo "| game | South | North | plies | deepest exact (plies before the end) | value there | time there (s) | nodes there |"
     echo "|---:|---|---|---:|---:|---:|---:|---:|"

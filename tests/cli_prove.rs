@@ -10,11 +10,19 @@ const LATE: &str = "kiothi 0,0,0,0,0,0,0,1,1,1,0,0,0,0,0,0,0,1,1,1 S play 29 25"
 /// Twelve plies before the end of an engine game (about 500,000 nodes).
 const HARDER: &str = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14";
 
+/// The built `sow`, with a database directory that holds no endgame
+/// tables (whatever the machine's default one holds).
+fn sow_command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sow"));
+    c.env(
+        "SOW_DB",
+        std::env::temp_dir().join("sow-cli-prove-no-tables"),
+    );
+    c
+}
+
 fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .expect("run sow")
+    sow_command().args(args).output().expect("run sow")
 }
 
 fn json_of(o: &Output) -> Value {
@@ -63,7 +71,8 @@ fn a_node_cap_gives_proved_bounds() {
 
 #[test]
 fn openings_and_bad_limits_are_refused() {
-    let o = sow(&["--json", "solve", "kiothi"]);
+    let start = "kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S opening";
+    let o = sow(&["--json", "solve", start]);
     assert_eq!(o.status.code(), Some(2));
     let v = json_of(&o);
     assert_eq!(v["error"]["kind"], "unsupported");
@@ -73,6 +82,9 @@ fn openings_and_bad_limits_are_refused() {
         (vec!["solve", "--nodes", "0", LATE], "nodes"),
         (vec!["solve", "--hash", "0", LATE], "hash"),
         (vec!["solve", "kiothi 1,2 S play"], "counts"),
+        (vec!["solve", "--stones", "16", "kiothi"], "stones"),
+        (vec!["solve", "--stones", "x", LATE], "stones"),
+        (vec!["solve", "--stones", "5", "kpe:2x2"], "stones"),
     ] {
         let mut all = vec!["--json"];
         all.extend(args);
@@ -85,13 +97,13 @@ fn openings_and_bad_limits_are_refused() {
 #[test]
 fn the_ply_costs_change_the_work_not_the_value() {
     // The ply costs drive iterative deepening (SOW_PROVE_METHOD=id).
-    let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+    let o = sow_command()
         .args(["--json", "solve", HARDER])
         .env("SOW_PROVE_METHOD", "id")
         .output()
         .expect("run sow");
     let tuned = json_of(&o);
-    let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+    let o = sow_command()
         .args(["--json", "solve", HARDER])
         .env("SOW_PROVE_METHOD", "id")
         .env("SOW_PROVE_PLY_COST", "4,4,4,4")
@@ -102,7 +114,7 @@ fn the_ply_costs_change_the_work_not_the_value() {
     assert_eq!(tuned["exact"], true);
     assert_eq!(tuned["value"], uniform["value"]);
     for bad in ["1,2", "4,4,4,0", "a,b,c,d", "4,4,4,99"] {
-        let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+        let o = sow_command()
             .args(["--json", "solve", LATE])
             .env("SOW_PROVE_PLY_COST", bad)
             .output()
@@ -115,7 +127,7 @@ fn the_ply_costs_change_the_work_not_the_value() {
 #[test]
 fn the_method_switch_gives_the_same_value_and_refuses_bad_names() {
     let run = |method: &str, pos: &str| {
-        Command::new(env!("CARGO_BIN_EXE_sow"))
+        sow_command()
             .args(["--json", "solve", pos])
             .env("SOW_PROVE_METHOD", method)
             .output()
@@ -129,7 +141,7 @@ fn the_method_switch_gives_the_same_value_and_refuses_bad_names() {
     assert_eq!(id["value"], pn["value"]);
     // The default is proof-number search: the same proof, node for node.
     let default = json_of(&sow(&["--json", "solve", "--threads", "1", HARDER]));
-    let pn1 = Command::new(env!("CARGO_BIN_EXE_sow"))
+    let pn1 = sow_command()
         .args(["--json", "solve", "--threads", "1", HARDER])
         .env("SOW_PROVE_METHOD", "pn")
         .output()
@@ -140,4 +152,82 @@ fn the_method_switch_gives_the_same_value_and_refuses_bad_names() {
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert_eq!(json_of(&o)["error"]["field"], "SOW_PROVE_METHOD", "{bad}");
     }
+}
+
+#[test]
+fn endgame_tables_are_built_reused_and_used_by_proofs() {
+    let db = std::env::temp_dir().join(format!("sow-cli-prove-tables-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let db_arg = db.to_str().unwrap();
+    let built = json_of(&sow(&[
+        "--json", "solve", "kiothi", "--stones", "6", "--db", db_arg,
+    ]));
+    let solved = built["solved"].as_array().unwrap();
+    assert_eq!(solved.len(), 7, "{built}");
+    // C(6 + 19, 19) boards of six warriors over 20 pits.
+    assert_eq!(solved[6]["boards"], 177_100);
+    assert_eq!(built["reused"], serde_json::json!([]));
+    // One more stone count: the six are read back, not solved again.
+    let more = json_of(&sow(&[
+        "--json", "solve", "kiothi", "--stones", "7", "--db", db_arg,
+    ]));
+    assert_eq!(more["reused"], serde_json::json!([0, 1, 2, 3, 4, 5, 6]));
+    assert_eq!(more["solved"][0]["stones"], 7);
+    assert_eq!(more["solved"].as_array().unwrap().len(), 1);
+
+    // A proof with the tables: the same value as without, fewer nodes.
+    for pos in [LATE, HARDER] {
+        let plain = json_of(&sow(&["--json", "solve", pos]));
+        let with = json_of(&sow(&["--json", "solve", pos, "--db", db_arg]));
+        assert_eq!(plain["endgame_stones"], Value::Null);
+        assert_eq!(with["endgame_stones"], 7);
+        assert_eq!(with["exact"], true);
+        assert_eq!(with["value"], plain["value"], "{pos}");
+        assert!(
+            with["nodes"].as_u64() < plain["nodes"].as_u64(),
+            "{with} {plain}"
+        );
+        assert_eq!(with["pv"][0], with["best"]);
+    }
+    // --stones limits the tables a proof takes.
+    let four = json_of(&sow(&[
+        "--json", "solve", HARDER, "--db", db_arg, "--stones", "4",
+    ]));
+    assert_eq!(four["endgame_stones"], 4);
+
+    // A damaged table is refused, naming its file.
+    let file = db.join("kiothi-endgame").join("stones-05.sowdb");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let o = sow(&["--json", "solve", LATE, "--db", db_arg]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = &json_of(&o)["error"];
+    assert_eq!(e["field"], "db", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("stones-05.sowdb"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
+fn tables_that_cannot_fit_are_refused_before_any_work() {
+    let db = std::env::temp_dir().join(format!("sow-cli-prove-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let o = sow_command()
+        .args(["--json", "solve", "kiothi", "--stones", "12", "--db"])
+        .arg(&db)
+        .env("SOW_MEMORY_MIB", "1000")
+        .output()
+        .expect("run sow");
+    assert_eq!(o.status.code(), Some(2));
+    let e = &json_of(&o)["error"];
+    assert_eq!(e["field"], "stones", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("GiB of memory"),
+        "{e}"
+    );
+    assert!(!db.join("kiothi-endgame").exists(), "nothing written");
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::{CliError, Out};
 use crate::progress::Progress;
+use crate::solve::estimate;
 use crate::solve::kiothi_endgame::{table_path, KiothiEndgames, LayerReport};
 
 /// Stone counts built when `--stones` is not given.
@@ -34,6 +35,8 @@ pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
     let t0 = Instant::now();
     let mut tables = KiothiEndgames::load(db, stones).map_err(CliError::from)?;
     let reused: Vec<usize> = (0..tables.max_stones().map_or(0, |m| m + 1)).collect();
+    let first = tables.max_stones().map_or(0, |m| m + 1);
+    check_fits(first, stones, db)?;
     let progress = Progress::auto(out.quiet || out.json);
     let mut solved = Vec::new();
     while tables.max_stones().is_none_or(|m| m < stones) {
@@ -73,6 +76,36 @@ pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
         report.solved.len(),
         report.seconds
     ))
+}
+
+/// Refuses, before any work, tables of `first..=last` warriors that would
+/// not fit the memory or the disk (`$SOW_MEMORY_MIB` and `$SOW_DISK_MIB`
+/// set the budgets, as for a Kpé solve).
+fn check_fits(first: usize, last: usize, db: &Path) -> Result<(), CliError> {
+    if first > last {
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let memory = KiothiEndgames::memory_estimate(last);
+    let disk: u64 = (first..=last).map(KiothiEndgames::layer_size).sum();
+    let short = [
+        (memory, estimate::memory_budget(), "memory"),
+        (disk, estimate::disk_budget(db), "disk"),
+    ]
+    .into_iter()
+    .find_map(|(need, have, what)| Some((need, have.filter(|&h| need > h)?, what)));
+    match short {
+        None => Ok(()),
+        Some((need, have, what)) => Err(CliError::new(
+            "unsupported",
+            Some("stones"),
+            format!(
+                "the Kiothi endgame tables of {last} warriors need about {:.1} GiB of {what} (an estimate), {:.1} GiB available",
+                gib(need),
+                gib(have)
+            ),
+        )),
+    }
 }
 
 fn layer_line(r: &LayerReport) -> String {

@@ -139,8 +139,8 @@ impl Estimate {
             region,
             memory,
             disk,
-            memory_available: env_mib("SOW_MEMORY_MIB").or_else(memory_available),
-            disk_available: env_mib("SOW_DISK_MIB").or_else(|| disk_available(db)),
+            memory_available: memory_budget(),
+            disk_available: disk_budget(db),
         }
     }
 
@@ -166,6 +166,18 @@ impl Estimate {
         )
         .or_else(|| short(self.disk, self.disk_available, "disk", "SOW_DISK_MIB"))
     }
+}
+
+/// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
+/// system has available.
+pub fn memory_budget() -> Option<u64> {
+    env_mib("SOW_MEMORY_MIB").or_else(memory_available)
+}
+
+/// The disk space a solve may write into `db`, in bytes: `$SOW_DISK_MIB`,
+/// else what its file system has free.
+pub fn disk_budget(db: &Path) -> Option<u64> {
+    env_mib("SOW_DISK_MIB").or_else(|| disk_available(db))
 }
 
 fn env_mib(name: &str) -> Option<u64> {
