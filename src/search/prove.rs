@@ -315,6 +315,14 @@ impl Busy {
 pub trait ExactValues<G>: Sync {
     /// The value of `pos` for its mover, when known.
     fn exact_value(&self, pos: &G) -> Option<i32>;
+
+    /// How far `pos` is from the positions whose values are known (for
+    /// endgame tables: the warriors it has above theirs); 0 without
+    /// tables. Only guides the search (df-pn's first numbers), never a
+    /// bound.
+    fn distance(&self, _pos: &G) -> u32 {
+        0
+    }
 }
 
 /// No table: everything is searched.

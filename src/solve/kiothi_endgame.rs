@@ -476,4 +476,9 @@ impl crate::search::prove::ExactValues<KiothiPosition> for KiothiEndgames {
     fn exact_value(&self, pos: &KiothiPosition) -> Option<i32> {
         self.value(pos)
     }
+
+    fn distance(&self, pos: &KiothiPosition) -> u32 {
+        self.max_stones()
+            .map_or(0, |m| pos.board_sum().saturating_sub(m as u32))
+    }
 }

@@ -189,12 +189,17 @@ impl<G: Searchable> Worker<'_, '_, G> {
                     // A new node: proving its test takes one move,
                     // refuting it every move, each counted twice (measured
                     // on late engine-game positions: half the nodes of
-                    // 1 and 1, fewer than once or four times).
-                    let (phi, delta) = self
-                        .ctx
-                        .pn
-                        .probe(k.key, k.gain - t + 1)
-                        .unwrap_or_else(|| (1, 2 * k.pos.mobility().max(1) as u64));
+                    // 1 and 1, fewer than once or four times); both times
+                    // one more for each warrior above the endgame tables,
+                    // so that the search goes for the captures that reach
+                    // them (measured with the tables of 13 warriors, three
+                    // late positions: 1.8-3x faster than without the
+                    // factor; 2d+1, d/2+1 or d²+1 did less well).
+                    let (phi, delta) =
+                        self.ctx.pn.probe(k.key, k.gain - t + 1).unwrap_or_else(|| {
+                            let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
+                            (far, 2 * far * k.pos.mobility().max(1) as u64)
+                        });
                     Num {
                         prove: delta,
                         refute: phi,
