@@ -139,16 +139,16 @@ impl KiothiEndgames {
     }
 
     /// Peak memory of solving the boards of `n` warriors, in bytes: its
-    /// move graph (8 bytes a non-capturing move while it is inverted, 14 a
-    /// board) and the tables below it. Non-capturing moves per board,
+    /// move graph (4 bytes a non-capturing move, 7 a board) and the tables
+    /// below it. Non-capturing moves per board,
     /// measured: 2.71 (10 warriors), 2.84 (11), 2.97 (12), 3.09 (13);
-    /// `0.2 n + 0.8` stays above them. Peak RSS measured (estimate): 12
-    /// warriors 5.0 GiB (5.3), 13 warriors 12.4 GiB (13.5).
+    /// `0.2 n + 0.8` stays above them. Peak RSS of 13 warriors: 6.75 GiB
+    /// measured, 6.9 GiB estimated.
     pub fn memory_estimate(n: usize) -> u64 {
         let boards = Self::layer_size(n);
         let moves = boards * (2 * n as u64 + 8) / 10;
         let below: u64 = (0..n).map(Self::layer_size).sum();
-        8 * moves + 14 * boards + below
+        4 * moves + 7 * boards + below
     }
 
     /// The largest stone count covered; `None` with no table.
@@ -193,37 +193,80 @@ impl KiothiEndgames {
     }
 
     /// Every board of `n` stones with its moves: the best capture and the
-    /// boards its other moves lead to.
+    /// boards its other moves lead to, inverted. The moves are generated
+    /// twice, once to count each board's parents and once to list them,
+    /// rather than kept between the two: 4 bytes a move instead of 8
+    /// (measured on 13 warriors: 12.4 GiB kept, see results/BENCHMARKS.md).
     fn move_graph(&self, n: usize, bar: &ProgressBar) -> MoveGraph {
         let size = self.index.layer_size(n) as usize;
-        let chunks: Vec<Chunk> = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(size);
-                let chunk = self.chunk_moves(n, range);
-                bar.inc(chunk.best.len() as u64);
-                chunk
-            })
-            .collect();
-        MoveGraph::from_chunks(size, chunks)
+        bar.set_length(2 * size as u64);
+        let mut best = vec![0i8; size];
+        let mut degree = vec![0u8; size];
+        // Each board's number of parents, then (prefix sums) where its
+        // parents start, then (as they are listed) where they end.
+        let mut ends = vec![0u32; size];
+        let counts = atomic_u32(&mut ends);
+        best.par_chunks_mut(CHUNK)
+            .zip(degree.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(c, (best, degree))| {
+                self.for_each_board(n, c * CHUNK, best.len(), |i, children, b| {
+                    best[i] = b.0;
+                    degree[i] = b.1;
+                    for &child in children {
+                        counts[child as usize].fetch_add(1, Relaxed);
+                    }
+                });
+                bar.inc(best.len() as u64);
+            });
+        let mut total = 0u64;
+        for e in ends.iter_mut() {
+            let here = *e as u64;
+            *e = total as u32;
+            total += here;
+        }
+        assert!(total < u32::MAX as u64, "{total} moves in one stone count");
+        let mut parents = vec![0u32; total as usize];
+        let cursor = atomic_u32(&mut ends);
+        let slots = atomic_u32(&mut parents);
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let first = c * CHUNK;
+            let len = CHUNK.min(size - first);
+            self.for_each_board(n, first, len, |i, children, _| {
+                for &child in children {
+                    let slot = cursor[child as usize].fetch_add(1, Relaxed);
+                    slots[slot as usize].store((first + i) as u32, Relaxed);
+                }
+            });
+            bar.inc(len as u64);
+        });
+        MoveGraph {
+            best,
+            degree,
+            ends,
+            parents,
+        }
     }
 
-    /// The moves of the boards of `n` stones with ranks in `range`.
-    fn chunk_moves(&self, n: usize, range: std::ops::Range<usize>) -> Chunk {
-        let mut chunk = Chunk {
-            best: Vec::with_capacity(range.len()),
-            degree: Vec::with_capacity(range.len()),
-            children: Vec::new(),
-        };
+    /// Calls `visit(i, children, (best, degree))` for the `len` boards of
+    /// `n` stones from rank `first` on, `i` counted from `first`, with the
+    /// ranks of their non-capturing moves' children ([`Self::board_moves`]).
+    fn for_each_board(
+        &self,
+        n: usize,
+        first: usize,
+        len: usize,
+        mut visit: impl FnMut(usize, &[u32], (i8, u8)),
+    ) {
         let mut pits = [0u8; PITS];
-        self.index.unrank(n, range.start as u64, &mut pits);
-        for _ in range {
-            let (best, degree) = self.board_moves(n, &pits, &mut chunk.children);
-            chunk.best.push(best);
-            chunk.degree.push(degree);
+        let mut children = Vec::new();
+        self.index.unrank(n, first as u64, &mut pits);
+        for i in 0..len {
+            children.clear();
+            let moves = self.board_moves(n, &pits, &mut children);
+            visit(i, &children, moves);
             self.index.next(&mut pits);
         }
-        chunk
     }
 
     /// One board's moves (South to move): its best capture value
@@ -341,11 +384,12 @@ fn read_layer(path: &Path, n: usize) -> Result<Vec<i8>, EndgameError> {
     Ok(payload.iter().map(|&b| b as i8).collect())
 }
 
-/// The moves of the boards of a chunk of ranks.
-struct Chunk {
-    best: Vec<i8>,
-    degree: Vec<u8>,
-    children: Vec<u32>,
+/// `u32`s seen as atomics, for the threads that fill them.
+fn atomic_u32(values: &mut [u32]) -> &[AtomicU32] {
+    // SAFETY: `AtomicU32` has the size, alignment and bit validity of
+    // `u32`, and the exclusive borrow keeps every other access out while
+    // the atomic view lives.
+    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
 }
 
 /// The boards of one stone count: each one's best capture, its number of
@@ -353,79 +397,27 @@ struct Chunk {
 struct MoveGraph {
     best: Vec<i8>,
     degree: Vec<u8>,
-    /// `parents[starts[c]..starts[c + 1]]`: the boards with a
-    /// non-capturing move to `c` (once per such move).
-    starts: Vec<u32>,
+    /// `parents[ends[c - 1]..ends[c]]` (from 0 for the first board): the
+    /// boards with a non-capturing move to `c`, once per such move.
+    ends: Vec<u32>,
     parents: Vec<u32>,
 }
 
 impl MoveGraph {
-    fn from_chunks(size: usize, chunks: Vec<Chunk>) -> MoveGraph {
-        let edges: usize = chunks.iter().map(|c| c.children.len()).sum();
-        assert!(
-            edges < u32::MAX as usize,
-            "{edges} moves in one stone count"
-        );
-        let in_degree: Vec<AtomicU32> = (0..size + 1).map(|_| AtomicU32::new(0)).collect();
-        chunks.par_iter().for_each(|c| {
-            for &child in &c.children {
-                in_degree[child as usize].fetch_add(1, Relaxed);
-            }
-        });
-        // Prefix sums: `cursor[c]` becomes where `c`'s parents start.
-        let mut total = 0u32;
-        for d in &in_degree {
-            let here = d.load(Relaxed);
-            d.store(total, Relaxed);
-            total += here;
-        }
-        let starts: Vec<u32> = in_degree.iter().map(|d| d.load(Relaxed)).collect();
-        let cursor = in_degree;
-        let parents: Vec<AtomicU32> = (0..edges).map(|_| AtomicU32::new(0)).collect();
-        let first_ranks: Vec<usize> = chunks
-            .iter()
-            .scan(0usize, |at, c| {
-                let first = *at;
-                *at += c.best.len();
-                Some(first)
-            })
-            .collect();
-        chunks.par_iter().zip(&first_ranks).for_each(|(c, &first)| {
-            let mut children = c.children.iter();
-            for (i, &d) in c.degree.iter().enumerate() {
-                for &child in children.by_ref().take(d as usize) {
-                    let slot = cursor[child as usize].fetch_add(1, Relaxed);
-                    parents[slot as usize].store((first + i) as u32, Relaxed);
-                }
-            }
-        });
-        let mut best = Vec::with_capacity(size);
-        let mut degree = Vec::with_capacity(size);
-        for c in chunks {
-            best.extend_from_slice(&c.best);
-            degree.extend_from_slice(&c.degree);
-        }
-        MoveGraph {
-            best,
-            degree,
-            starts,
-            parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
-        }
-    }
-
     fn parents_of(&self, c: usize) -> &[u32] {
-        &self.parents[self.starts[c] as usize..self.starts[c + 1] as usize]
+        let start = if c == 0 { 0 } else { self.ends[c - 1] };
+        &self.parents[start as usize..self.ends[c] as usize]
     }
 
     /// The value of every board of `n` stones (module doc: thresholds from
     /// `n` down to 1, one counter per board for all of them).
-    fn solve(self, n: usize) -> Vec<i8> {
+    fn solve(mut self, n: usize) -> Vec<i8> {
         const OPEN: i8 = i8::MIN;
         let size = self.best.len();
         let mut value = vec![OPEN; size];
         // Moves of each board not yet known to lead where the opponent
-        // reaches the current threshold.
-        let mut left = self.degree.clone();
+        // reaches the current threshold (the degrees, counted down).
+        let mut left = std::mem::take(&mut self.degree);
         let mut queue = VecDeque::new();
         for t in (1..=n as i8).rev() {
             for p in 0..size {
