@@ -154,6 +154,14 @@ fn the_method_switch_gives_the_same_value_and_refuses_bad_names() {
     }
 }
 
+/// A refusal (exit 2) naming `field`, its message saying `says`.
+fn assert_refused(o: &Output, field: &str, says: &str) {
+    assert_eq!(o.status.code(), Some(2));
+    let e = &json_of(o)["error"];
+    assert_eq!(e["field"], field, "{e}");
+    assert!(e["message"].as_str().unwrap().contains(says), "{e}");
+}
+
 #[test]
 fn endgame_tables_are_built_reused_and_used_by_proofs() {
     let db = std::env::temp_dir().join(format!("sow-cli-prove-tables-{}", std::process::id()));
@@ -202,13 +210,7 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
     bytes[last] ^= 1;
     std::fs::write(&file, bytes).unwrap();
     let o = sow(&["--json", "solve", LATE, "--db", db_arg]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = &json_of(&o)["error"];
-    assert_eq!(e["field"], "db", "{e}");
-    assert!(
-        e["message"].as_str().unwrap().contains("stones-05.sowdb"),
-        "{e}"
-    );
+    assert_refused(&o, "db", "stones-05.sowdb");
     std::fs::remove_dir_all(&db).unwrap();
 }
 
@@ -222,12 +224,6 @@ fn tables_that_cannot_fit_are_refused_before_any_work() {
         .env("SOW_MEMORY_MIB", "1000")
         .output()
         .expect("run sow");
-    assert_eq!(o.status.code(), Some(2));
-    let e = &json_of(&o)["error"];
-    assert_eq!(e["field"], "stones", "{e}");
-    assert!(
-        e["message"].as_str().unwrap().contains("GiB of memory"),
-        "{e}"
-    );
+    assert_refused(&o, "stones", "GiB of memory");
     assert!(!db.join("kiothi-endgame").exists(), "nothing written");
 }

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use sow::games::kiothi::{parse_position, KiothiPosition};
+use sow::games::kiothi::{parse_position, KiothiMove, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::progress::ProgressBar;
 use sow::rng::Rng;
@@ -40,6 +40,20 @@ fn minimax<G: Searchable>(p: &G, line: &mut Vec<G>) -> i32 {
         .unwrap_or(i32::MIN);
     line.pop();
     best
+}
+
+/// The proof's best move keeps the exhaustive value `want` of `p`, and its
+/// line is legal.
+fn assert_best_move_and_line(p: &KiothiPosition, got: &Proof<KiothiMove>, want: i32) {
+    let best = got.best.expect("a best move");
+    let child = p.play_unchecked(&best);
+    let v =
+        KiothiPosition::capture_gain(p, &child) - minimax(&child, &mut vec![p.repetition_key()]);
+    assert_eq!(v, want, "{p}: best move {best}");
+    let mut q = *p;
+    for m in &got.pv {
+        q = q.play(&m.to_string()).unwrap();
+    }
 }
 
 /// Number of nodes of the exhaustive tree, stopping at `cap`.
@@ -146,16 +160,7 @@ fn agrees_with_exhaustive_minimax_on_late_game_positions() {
         let got = solve(p, 1 + i % 2, limits);
         assert_eq!(got.value(), Some(want), "{p}");
         if !p.is_over() {
-            // The best move keeps the value, and the line is legal.
-            let best = got.best.expect("a best move");
-            let child = p.play_unchecked(&best);
-            let v = KiothiPosition::capture_gain(p, &child)
-                - minimax(&child, &mut vec![p.repetition_key()]);
-            assert_eq!(v, want, "{p}: best move {best}");
-            let mut q = *p;
-            for m in &got.pv {
-                q = q.play(&m.to_string()).unwrap();
-            }
+            assert_best_move_and_line(p, &got, want);
         }
         deep += (tree_size(p, &mut Vec::new(), 1001) > 1000) as usize;
     }
@@ -519,15 +524,7 @@ fn proofs_through_endgame_tables_keep_the_exhaustive_values() {
             continue;
         }
         above += (p.board_total() > 6) as usize;
-        let best = got.best.expect("a best move");
-        let child = p.play_unchecked(&best);
-        let v = KiothiPosition::capture_gain(p, &child)
-            - minimax(&child, &mut vec![p.repetition_key()]);
-        assert_eq!(v, want, "{p}: best move {best}");
-        let mut q = *p;
-        for m in &got.pv {
-            q = q.play(&m.to_string()).unwrap();
-        }
+        assert_best_move_and_line(p, &got, want);
     }
     assert!(above >= 50, "only {above} positions above the tables");
 }

@@ -104,12 +104,35 @@ pub struct LayerReport {
 }
 
 /// The tables of every stone count from 0 to `max_stones()`.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct KiothiEndgames {
     index: BoardIndex,
-    /// `layers[n][rank]`: the value for the mover of the board of `n`
-    /// stones of that rank, seen from the mover.
-    layers: Vec<Vec<i8>>,
+    /// `layers[n].values()[rank]`: the value for the mover of the board of
+    /// `n` stones of that rank, seen from the mover.
+    layers: Vec<Layer>,
+}
+
+/// The values of one stone count: solved in this process, or a table
+/// file mapped into memory (read in place: a proof starts without
+/// copying 1.4 GB of tables first).
+#[derive(Debug)]
+enum Layer {
+    Solved(Vec<i8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl Layer {
+    fn values(&self) -> &[i8] {
+        match self {
+            Layer::Solved(v) => v,
+            // SAFETY: i8 and u8 have the same size and alignment, every
+            // bit pattern is valid for both.
+            Layer::Mapped(map) => unsafe {
+                let payload = &map[HEADER..];
+                std::slice::from_raw_parts(payload.as_ptr().cast(), payload.len())
+            },
+        }
+    }
 }
 
 /// The board seen from `side`: that side's row first.
@@ -126,7 +149,7 @@ impl KiothiEndgames {
         Self::from_layers(Vec::new())
     }
 
-    fn from_layers(layers: Vec<Vec<i8>>) -> Self {
+    fn from_layers(layers: Vec<Layer>) -> Self {
         KiothiEndgames {
             index: BoardIndex::new(PITS, MAX_STONES),
             layers,
@@ -164,7 +187,7 @@ impl KiothiEndgames {
             return None;
         }
         let n = pos.board_sum() as usize;
-        let layer = self.layers.get(n)?;
+        let layer = self.layers.get(n)?.values();
         let board = seen_from(&pos.pits(), pos.side());
         Some(layer[self.index.rank(&board) as usize] as i32)
     }
@@ -188,7 +211,7 @@ impl KiothiEndgames {
             mover_loses: count(|v| v < 0),
             seconds: t0.elapsed().as_secs_f64(),
         };
-        self.layers.push(layer);
+        self.layers.push(Layer::Solved(layer));
         report
     }
 
@@ -295,7 +318,7 @@ impl KiothiEndgames {
                 children.push(rank as u32);
                 degree += 1;
             } else {
-                let v = gain as i32 - self.layers[n - gain][rank as usize] as i32;
+                let v = gain as i32 - self.layers[n - gain].values()[rank as usize] as i32;
                 best = best.max(v as i8);
             }
             std::ops::ControlFlow::Continue(())
@@ -323,7 +346,7 @@ impl KiothiEndgames {
     /// Writes the table of `n` stones into `db`, whole under a temporary
     /// name, then renamed.
     pub fn save_layer(&self, db: &Path, n: usize) -> Result<(), EndgameError> {
-        let layer = &self.layers[n];
+        let layer = self.layers[n].values();
         let payload: &[u8] = bytes_of(layer);
         let mut bytes = Vec::with_capacity(HEADER + payload.len());
         bytes.extend_from_slice(MAGIC);
@@ -344,44 +367,42 @@ fn bytes_of(values: &[i8]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }
 }
 
-/// One table file, checked: its magic, stone count, length and checksum.
-fn read_layer(path: &Path, n: usize) -> Result<Vec<i8>, EndgameError> {
-    let bytes = std::fs::read(path).map_err(|source| EndgameError::Io {
+/// One table file, mapped and checked: its magic, stone count, length and
+/// checksum.
+fn read_layer(path: &Path, n: usize) -> Result<Layer, EndgameError> {
+    let io = |source| EndgameError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    // SAFETY: table files are written whole under a temporary name and
+    // renamed, never modified in place; the checksum below is checked on
+    // the mapped bytes themselves.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
     let corrupt = |what: String| EndgameError::Corrupt {
         path: path.to_path_buf(),
         stones: n,
         what,
     };
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+    if map.len() < HEADER || &map[..8] != MAGIC {
         return Err(corrupt("no table header".into()));
     }
-    let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    let word = |i: usize| u64::from_le_bytes(map[8 * i..8 * i + 8].try_into().expect("8 bytes"));
     let expected = KiothiEndgames::layer_size(n);
     if word(1) != n as u64 {
         return Err(corrupt(format!("its header says {} stones", word(1))));
     }
-    if word(2) != expected || (bytes.len() - HEADER) as u64 != expected {
+    if word(2) != expected || (map.len() - HEADER) as u64 != expected {
         return Err(corrupt(format!(
             "{} entries in a file of {} bytes, {expected} expected",
             word(2),
-            bytes.len()
+            map.len()
         )));
     }
-    let payload = &bytes[HEADER..];
-    if checksum(payload) != word(3) {
+    if checksum(&map[HEADER..]) != word(3) {
         return Err(corrupt("checksum mismatch".into()));
     }
-    let limit = n as i8;
-    if let Some(i) = payload
-        .iter()
-        .position(|&b| !(-limit..=limit).contains(&(b as i8)))
-    {
-        return Err(corrupt(format!("entry {i} is out of range")));
-    }
-    Ok(payload.iter().map(|&b| b as i8).collect())
+    Ok(Layer::Mapped(map))
 }
 
 /// `u32`s seen as atomics, for the threads that fill them.
@@ -497,7 +518,9 @@ mod tests {
         }
         let back = KiothiEndgames::load(&dir, 14).unwrap();
         assert_eq!(back.max_stones(), Some(4));
-        assert_eq!(back.layers, t.layers);
+        for n in 0..=4 {
+            assert_eq!(back.layers[n].values(), t.layers[n].values());
+        }
         // Asked for fewer: only those.
         assert_eq!(KiothiEndgames::load(&dir, 2).unwrap().max_stones(), Some(2));
 
