@@ -56,6 +56,14 @@
 //!   repetitions), killers and history. (Sharing only the root's moves left
 //!   one core idle when one move dominates, as it usually does.)
 //!
+//! - **Endgame tables** ([`prove_with_tables`], [`ExactValues`]; Kiothi's
+//!   come from `solve::kiothi_endgame`): a position they cover is exact at
+//!   once, found among the children before any search like a stored
+//!   bound. df-pn starts a new node's numbers at (1 + its distance to the
+//!   tables) times the usual ones, and in the deepening a capture that
+//!   brings the board nearer them costs half a ply, so both go for the
+//!   captures that reach the tables.
+//!
 //! # Repetitions (graph-history interaction)
 //! RULES §0: a line that never ends scores 0 for the stones on the board.
 //! As in the engine, a position that repeats one on the current line is
@@ -318,8 +326,8 @@ pub trait ExactValues<G>: Sync {
 
     /// How far `pos` is from the positions whose values are known (for
     /// endgame tables: the warriors it has above theirs); 0 without
-    /// tables. Only guides the search (df-pn's first numbers), never a
-    /// bound.
+    /// tables. Only guides the search (df-pn's first numbers, the
+    /// deepening's cost of a capture), never a bound.
     fn distance(&self, _pos: &G) -> u32 {
         0
     }
