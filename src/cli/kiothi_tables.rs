@@ -34,13 +34,12 @@ struct TablesReport {
 pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
     let t0 = Instant::now();
     let mut tables = KiothiEndgames::load(db, stones).map_err(CliError::from)?;
-    let reused: Vec<usize> = (0..tables.max_stones().map_or(0, |m| m + 1)).collect();
-    let first = tables.max_stones().map_or(0, |m| m + 1);
-    check_fits(first, stones, db)?;
+    let reused: Vec<usize> = (0..tables.stone_counts()).collect();
+    check_fits(tables.stone_counts(), stones, db)?;
     let progress = Progress::auto(out.quiet || out.json);
     let mut solved = Vec::new();
-    while tables.max_stones().is_none_or(|m| m < stones) {
-        let n = tables.max_stones().map_or(0, |m| m + 1);
+    while tables.stone_counts() <= stones {
+        let n = tables.stone_counts();
         let bar = progress.bar(KiothiEndgames::layer_size(n), format!("{n} stones"));
         let report = tables.solve_next(&bar);
         bar.finish_and_clear();

@@ -174,6 +174,12 @@ impl KiothiEndgames {
         4 * moves + 7 * boards + below
     }
 
+    /// How many stone counts are covered (0 to `stone_counts() - 1`): the
+    /// next count to solve.
+    pub fn stone_counts(&self) -> usize {
+        self.layers.len()
+    }
+
     /// The largest stone count covered; `None` with no table.
     pub fn max_stones(&self) -> Option<usize> {
         self.layers.len().checked_sub(1)
