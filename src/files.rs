@@ -21,6 +21,13 @@ pub fn write_in(dir: &Path, name: &str, contents: &str) -> Result<(), WriteError
 
 /// Writes `contents` to `path` atomically, creating its directory.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
+    write_atomic_parts(path, &[contents])
+}
+
+/// Writes the concatenation of `parts` to `path` atomically, creating its
+/// directory: a header and a large payload go out without first being
+/// copied into one buffer.
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), WriteError> {
     let fail = |source: std::io::Error| WriteError {
         path: path.to_path_buf(),
         source,
@@ -34,7 +41,9 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
     ));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
-        f.write_all(contents)?;
+        for part in parts {
+            f.write_all(part)?;
+        }
         f.sync_all()
     };
     if let Err(e) = write() {

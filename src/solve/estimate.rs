@@ -171,7 +171,7 @@ impl Estimate {
 /// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
 /// system has available.
 pub fn memory_budget() -> Option<u64> {
-    env_mib("SOW_MEMORY_MIB").or_else(memory_available)
+    env_mib("SOW_MEMORY_MIB").or_else(|| crate::limits::mem_available_mib().map(|mib| mib << 20))
 }
 
 /// The disk space a solve may write into `db`, in bytes: `$SOW_DISK_MIB`,
@@ -183,14 +183,6 @@ pub fn disk_budget(db: &Path) -> Option<u64> {
 fn env_mib(name: &str) -> Option<u64> {
     let mib: u64 = std::env::var(name).ok()?.trim().parse().ok()?;
     Some(mib << 20)
-}
-
-/// MemAvailable from /proc/meminfo (Linux).
-fn memory_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb << 10)
 }
 
 /// Free space for an unprivileged writer on the file system that holds

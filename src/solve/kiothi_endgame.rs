@@ -354,15 +354,17 @@ impl KiothiEndgames {
     pub fn save_layer(&self, db: &Path, n: usize) -> Result<(), EndgameError> {
         let layer = self.layers[n].values();
         let payload: &[u8] = bytes_of(layer);
-        let mut bytes = Vec::with_capacity(HEADER + payload.len());
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&(n as u64).to_le_bytes());
-        bytes.extend_from_slice(&(layer.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&checksum(payload).to_le_bytes());
-        bytes.extend_from_slice(payload);
-        crate::files::write_atomic(&table_path(db, n), &bytes).map_err(|e| EndgameError::Io {
-            path: e.path,
-            source: e.source,
+        let mut header = Vec::with_capacity(HEADER);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&(n as u64).to_le_bytes());
+        header.extend_from_slice(&(layer.len() as u64).to_le_bytes());
+        header.extend_from_slice(&checksum(payload).to_le_bytes());
+        debug_assert_eq!(header.len(), HEADER);
+        crate::files::write_atomic_parts(&table_path(db, n), &[&header, payload]).map_err(|e| {
+            EndgameError::Io {
+                path: e.path,
+                source: e.source,
+            }
         })
     }
 }
