@@ -10,6 +10,12 @@ const LATE: &str = "kiothi 0,0,0,0,0,0,0,1,1,1,0,0,0,0,0,0,0,1,1,1 S play 29 25"
 /// Twelve plies before the end of an engine game (about 500,000 nodes).
 const HARDER: &str = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14";
 
+/// A board of seven warriors, and a line of best play from it to the end:
+/// every position of it lies in the endgame tables of 0-7 warriors.
+const TABLE_GAME_START: &str = "kiothi 0,0,0,0,2,0,0,1,0,0,0,0,1,0,0,1,0,2,0,0 N play 28 25";
+const TABLE_GAME_MOVES: &str =
+    "12x1 4x2 15x1 5x1 17x1 7x1 18x1 6x1 17x1 8x1 16x1 7x1 19x1 0x1 17x1 9x1 10x1";
+
 /// The built `sow`, with a database directory that holds no endgame
 /// tables (whatever the machine's default one holds).
 fn sow_command() -> Command {
@@ -212,6 +218,56 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
         "--json", "solve", HARDER, "--db", db_arg, "--stones", "4",
     ]));
     assert_eq!(four["endgame_stones"], 4);
+
+    // The engine search (`eval`) takes them too: exact, the proved value.
+    let proved = json_of(&sow(&["--json", "solve", HARDER]));
+    for db in [Some(db_arg), None] {
+        let mut args = vec!["--json", "eval", HARDER, "--depth", "60"];
+        args.extend(db.iter().flat_map(|d| ["--db", d]));
+        let e = json_of(&sow(&args));
+        assert_eq!(e["exact"], true, "{e}");
+        assert_eq!(e["value"], proved["value"], "{e}");
+        assert_eq!(
+            e["endgame_stones"],
+            if db.is_some() {
+                Value::from(7)
+            } else {
+                Value::Null
+            }
+        );
+    }
+    // And `analyze`: a game that stays within the tables is exact at every
+    // ply, whatever the time, with the values the prover gives.
+    let game = std::env::temp_dir().join(format!("sow-cli-prove-game-{}.txt", std::process::id()));
+    std::fs::write(&game, format!("{TABLE_GAME_START}\n{TABLE_GAME_MOVES}\n")).unwrap();
+    let a = json_of(&sow(&[
+        "--json",
+        "analyze",
+        game.to_str().unwrap(),
+        "--db",
+        db_arg,
+        "--time",
+        "0.01",
+    ]));
+    std::fs::remove_file(&game).unwrap();
+    assert!(
+        a["method"]
+            .as_str()
+            .unwrap()
+            .contains("endgame tables of 0-7 warriors"),
+        "{a}"
+    );
+    let plies = a["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), TABLE_GAME_MOVES.split(' ').count());
+    for ply in plies {
+        assert_eq!(ply["exact"], true, "{ply}");
+        let proof = json_of(&sow(&[
+            "--json",
+            "solve",
+            ply["position"].as_str().unwrap(),
+        ]));
+        assert_eq!(ply["value"], proof["value"], "{ply}");
+    }
 
     // A damaged table is refused, naming its file.
     let file = db.join("kiothi-endgame").join("stones-05.sowdb");

@@ -14,7 +14,7 @@ use sow::progress::ProgressBar;
 use sow::rng::Rng;
 use sow::search::bounds::BoundTable;
 use sow::search::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
-use sow::search::Searchable;
+use sow::search::{search_with, ExactValues, Limits, NoTables, Searchable, TranspositionTable};
 use sow::solve::kiothi_endgame::KiothiEndgames;
 use sow::Game;
 
@@ -42,16 +42,21 @@ fn minimax<G: Searchable>(p: &G, line: &mut Vec<G>) -> i32 {
     best
 }
 
-/// The proof's best move keeps the exhaustive value `want` of `p`, and its
-/// line is legal.
-fn assert_best_move_and_line(p: &KiothiPosition, got: &Proof<KiothiMove>, want: i32) {
-    let best = got.best.expect("a best move");
+/// The best move keeps the exhaustive value `want` of `p`, and the line
+/// `pv` is legal.
+fn assert_best_move_and_line(
+    p: &KiothiPosition,
+    best: Option<KiothiMove>,
+    pv: &[KiothiMove],
+    want: i32,
+) {
+    let best = best.expect("a best move");
     let child = p.play_unchecked(&best);
     let v =
         KiothiPosition::capture_gain(p, &child) - minimax(&child, &mut vec![p.repetition_key()]);
     assert_eq!(v, want, "{p}: best move {best}");
     let mut q = *p;
-    for m in &got.pv {
+    for m in pv {
         q = q.play(&m.to_string()).unwrap();
     }
 }
@@ -160,7 +165,7 @@ fn agrees_with_exhaustive_minimax_on_late_game_positions() {
         let got = solve(p, 1 + i % 2, limits);
         assert_eq!(got.value(), Some(want), "{p}");
         if !p.is_over() {
-            assert_best_move_and_line(p, &got, want);
+            assert_best_move_and_line(p, got.best, &got.pv, want);
         }
         deep += (tree_size(p, &mut Vec::new(), 1001) > 1000) as usize;
     }
@@ -524,7 +529,34 @@ fn proofs_through_endgame_tables_keep_the_exhaustive_values() {
             continue;
         }
         above += (p.board_total() > 6) as usize;
-        assert_best_move_and_line(p, &got, want);
+        assert_best_move_and_line(p, got.best, &got.pv, want);
     }
     assert!(above >= 50, "only {above} positions above the tables");
+}
+
+#[test]
+fn engine_search_through_endgame_tables_keeps_the_exhaustive_values() {
+    // The engine search behind `eval`, `analyze` and `play` takes the
+    // tables' values below its root. On late positions of real games, most
+    // above the tables, a search without a depth limit must end exact with
+    // the exhaustive value, a best move that keeps it and a legal line; and
+    // it needs fewer nodes in all than the same searches without tables.
+    let tables = endgame_tables(6);
+    let positions = small_late_positions(50_000);
+    let (mut with_nodes, mut plain_nodes) = (0, 0);
+    for p in positions.iter().filter(|p| !p.is_over()) {
+        let want = minimax(p, &mut Vec::new());
+        let run = |exact: &dyn ExactValues<KiothiPosition>| {
+            let tt = TranspositionTable::new(8);
+            let stop = AtomicBool::new(false);
+            search_with(p, &Limits::default(), 1, &tt, exact, &stop, &mut |_| {})
+        };
+        let got = run(&tables);
+        assert!(got.exact, "{p}");
+        assert_eq!(got.value, want, "{p}");
+        assert_best_move_and_line(p, got.best, &got.pv, want);
+        with_nodes += got.nodes;
+        plain_nodes += run(&NoTables).nodes;
+    }
+    assert!(with_nodes < plain_nodes, "{with_nodes} vs {plain_nodes}");
 }

@@ -64,6 +64,9 @@ pub struct SearchEvaluation {
     pub best: Option<String>,
     /// Depth of the deepest completed iteration (0 when the game is over).
     pub depth: u32,
+    /// Kiothi: the search took exact values from the endgame tables of
+    /// boards of up to this many warriors; `null` without tables.
+    pub endgame_stones: Option<usize>,
     pub exact: bool,
     pub final_margin: i32,
     /// Ctrl-C stopped the search: the best completed iteration is given.
@@ -191,6 +194,7 @@ impl SearchEvaluation {
         SearchEvaluation {
             best: root.best.map(|m| m.to_string()),
             depth: root.depth,
+            endgame_stones: None,
             exact: root.exact,
             final_margin: margin,
             interrupted,
@@ -221,6 +225,7 @@ impl SearchEvaluation {
         SearchEvaluation {
             best: top.map(|m| m.mv.to_string()),
             depth: values.depth,
+            endgame_stones: None,
             exact: values.exact() || top.is_none(),
             final_margin: margin,
             interrupted,

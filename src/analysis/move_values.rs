@@ -12,7 +12,7 @@ use std::time::Instant;
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
 use crate::search::negamax::MAX_PLY;
-use crate::search::{search, Limits, Searchable, TranspositionTable};
+use crate::search::{search_with, ExactValues, Limits, Searchable, TranspositionTable};
 use crate::solve::opening::LockedRegion;
 use crate::solve::solution::{Solution, SolveError};
 
@@ -134,11 +134,15 @@ pub fn kpe_move_values(
 /// (`Searchable::search_moves`: structured redistribution families and
 /// seeded random placements per pair of lifted pits), not all of the
 /// hundreds of millions of legal moves; `complete` says so.
+///
+/// `exact` (endgame tables) values the children it covers, and the
+/// positions below them, without search.
 pub fn search_move_values<G: Searchable>(
     pos: &G,
     limits: &Limits,
     threads: usize,
     tt: &TranspositionTable,
+    exact: &dyn ExactValues<G>,
     stop: &AtomicBool,
     on_depth: &mut dyn FnMut(&MoveValues<G::Move>),
 ) -> MoveValues<G::Move> {
@@ -154,16 +158,15 @@ pub fn search_move_values<G: Searchable>(
         .iter()
         .map(|(mv, child)| {
             let gain = G::capture_gain(pos, child);
-            let over = child.is_over();
-            let v = if over {
-                child.terminal_value()
+            let known = if child.is_over() {
+                Some(child.terminal_value())
             } else {
-                child.evaluate()
+                exact.exact_value(child)
             };
             MoveValue {
                 mv: *mv,
-                value: gain - v,
-                exact: over,
+                value: gain - known.unwrap_or_else(|| child.evaluate()),
+                exact: known.is_some(),
                 line: vec![*mv],
             }
         })
@@ -210,7 +213,7 @@ pub fn search_move_values<G: Searchable>(
                 seconds,
                 nodes: node_budget,
             };
-            let r = search(child, &child_limits, threads, tt, stop, &mut |_| {});
+            let r = search_with(child, &child_limits, threads, tt, exact, stop, &mut |_| {});
             nodes += r.nodes;
             if !r.exact && r.depth < depth - 1 {
                 // Stopped by the budget before this depth: drop the depth.
@@ -252,7 +255,7 @@ mod tests {
     use super::*;
     use crate::games::kpe::parse_position;
     use crate::progress::Progress;
-    use crate::search::search_fresh;
+    use crate::search::{search_fresh, NoTables};
 
     #[test]
     fn kpe_database_values_are_sorted_exact_and_complete() {
@@ -280,7 +283,15 @@ mod tests {
         let exact = kpe_move_values(&solution, &pos, None, 0, 0).unwrap();
         let tt = TranspositionTable::new(8);
         let stop = AtomicBool::new(false);
-        let searched = search_move_values(&pos, &Limits::depth(60), 1, &tt, &stop, &mut |_| {});
+        let searched = search_move_values(
+            &pos,
+            &Limits::depth(60),
+            1,
+            &tt,
+            &NoTables,
+            &stop,
+            &mut |_| {},
+        );
         assert!(searched.exact(), "{searched:?}");
         for m in &exact.moves {
             assert_eq!(searched.value_of(&m.mv).unwrap().value, m.value);
@@ -298,8 +309,15 @@ mod tests {
         for depth in 1..=4 {
             let tt = TranspositionTable::new(16);
             let stop = AtomicBool::new(false);
-            let per_move =
-                search_move_values(&pos, &Limits::depth(depth), 1, &tt, &stop, &mut |_| {});
+            let per_move = search_move_values(
+                &pos,
+                &Limits::depth(depth),
+                1,
+                &tt,
+                &NoTables,
+                &stop,
+                &mut |_| {},
+            );
             let root = search_fresh(&pos, &Limits::depth(depth), 16);
             assert_eq!(per_move.depth, depth);
             assert_eq!(per_move.best_value(), Some(root.value), "depth {depth}");

@@ -11,7 +11,9 @@ use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
 use crate::progress::Progress;
-use crate::search::{search, Limits, SearchResult, Searchable, TranspositionTable};
+use crate::search::{
+    search_with, ExactValues, Limits, NoTables, SearchResult, Searchable, TranspositionTable,
+};
 use crate::solve::opening::LockedRegion;
 use crate::solve::solution::{Solution, SolveError};
 
@@ -177,38 +179,48 @@ impl Oracle<KpePosition> for KpeOracle {
 
 /// Values by search within a budget per position: iterative-deepening
 /// alpha-beta on `threads` threads, one transposition table for the whole
-/// game (positions of a game share much of their trees).
-pub struct SearchOracle {
+/// game (positions of a game share much of their trees), and the exact
+/// values of endgame tables where they reach.
+pub struct SearchOracle<G> {
     pub limits: Limits,
     pub threads: usize,
     tt: TranspositionTable,
+    exact: Arc<dyn ExactValues<G>>,
     stop: Arc<AtomicBool>,
 }
 
-impl SearchOracle {
+impl<G: Searchable> SearchOracle<G> {
     pub fn new(limits: Limits, threads: usize, hash_mb: usize, stop: Arc<AtomicBool>) -> Self {
         SearchOracle {
             limits,
             threads: threads.max(1),
             tt: TranspositionTable::new(hash_mb),
+            exact: Arc::new(NoTables),
             stop,
         }
+    }
+
+    /// The oracle taking `exact`'s values (endgame tables) instead of
+    /// searching below them.
+    pub fn with_exact(self, exact: Arc<dyn ExactValues<G>>) -> Self {
+        SearchOracle { exact, ..self }
     }
 
     /// Searches the child of `mv` to `depth - 1` plies (within the time
     /// budget) and returns the move's value for the mover and whether it
     /// is proven.
-    fn move_value<G: Searchable>(&self, pos: &G, mv: &G::Move, depth: u32) -> (i32, bool) {
+    fn move_value(&self, pos: &G, mv: &G::Move, depth: u32) -> (i32, bool) {
         let child = pos.play_unchecked(mv);
         let limits = Limits {
             depth: Some(depth.saturating_sub(1).max(1)),
             ..self.limits
         };
-        let r = search(
+        let r = search_with(
             &child,
             &limits,
             self.threads,
             &self.tt,
+            &*self.exact,
             &self.stop,
             &mut |_| {},
         );
@@ -216,13 +228,14 @@ impl SearchOracle {
     }
 }
 
-impl<G: Searchable> Oracle<G> for SearchOracle {
+impl<G: Searchable> Oracle<G> for SearchOracle<G> {
     fn move_values(&mut self, pos: &G) -> Result<MoveValues<G::Move>, SolveError> {
         Ok(search_move_values(
             pos,
             &self.limits,
             self.threads,
             &self.tt,
+            &*self.exact,
             &self.stop,
             &mut |_| {},
         ))
@@ -281,14 +294,15 @@ impl<G: Searchable> Oracle<G> for SearchOracle {
     }
 }
 
-impl SearchOracle {
+impl<G: Searchable> SearchOracle<G> {
     /// A search of `pos` within the budget.
-    fn root<G: Searchable>(&self, pos: &G) -> SearchResult<G::Move> {
-        search(
+    fn root(&self, pos: &G) -> SearchResult<G::Move> {
+        search_with(
             pos,
             &self.limits,
             self.threads,
             &self.tt,
+            &*self.exact,
             &self.stop,
             &mut |_| {},
         )
@@ -296,7 +310,7 @@ impl SearchOracle {
 
     /// The best value of the moves other than `played` (see `judge`), or
     /// `None` when the budget ran out first or there is no other move.
-    fn others_best<G: Searchable>(
+    fn others_best(
         &self,
         pos: &G,
         played: &G::Move,

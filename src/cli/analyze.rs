@@ -175,14 +175,14 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
             let (record, ignored) = replay(p, &game)?;
             let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
             let stop = crate::interrupt::ctrl_c_flag();
-            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop);
+            let tables = super::kiothi_tables::for_search(args.db.as_deref())?;
             let info = GameInfo {
                 names: game.names,
                 opening_plies: game.opening_plies,
-                method: format!(
-                    "search, {seconds} s per position on {threads} thread(s) (exact where proved)"
-                ),
+                method: super::kiothi_tables::search_method(seconds, threads, &tables),
             };
+            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop)
+                .with_exact(tables);
             analyze_and_print(&record, ignored, &mut oracle, info, args, out)
         }
     }

@@ -11,6 +11,7 @@ use crate::analysis::kpe_db;
 use crate::analysis::oracle::KpeOracle;
 use crate::games::kpe::KpePosition;
 use crate::progress::Progress;
+use crate::search::NoTables;
 
 /// `sow eval`: its command line.
 #[derive(clap::Args, Debug)]
@@ -50,8 +51,14 @@ impl EvalArgs {
         let searched = self.depth.is_some() || self.time.is_some() || self.nodes.is_some();
         match parse_position(&self.position)? {
             AnyPosition::Kpe(p) if !searched => run_kpe(&p, self.db.as_deref(), self.multipv, out),
-            AnyPosition::Kpe(p) => super::search_eval::run(&p, budget, self.multipv, out),
-            AnyPosition::Kiothi(p) => super::search_eval::run(&p, budget, self.multipv, out),
+            AnyPosition::Kpe(p) => {
+                super::search_eval::run(&p, budget, self.multipv, &NoTables, None, out)
+            }
+            AnyPosition::Kiothi(p) => {
+                let tables = super::kiothi_tables::for_search(self.db.as_deref())?;
+                let stones = tables.max_stones();
+                super::search_eval::run(&p, budget, self.multipv, &*tables, stones, out)
+            }
         }
     }
 }

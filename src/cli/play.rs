@@ -93,14 +93,8 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
         SideArg::South => Side::South,
         SideArg::North => Side::North,
     };
-    let search = |seconds: f64| {
-        SearchOracle::new(
-            Limits::seconds(seconds),
-            threads,
-            args.hash,
-            crate::interrupt::ctrl_c_flag(),
-        )
-    };
+    let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
+    let stop = crate::interrupt::ctrl_c_flag();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     match start {
@@ -109,11 +103,13 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kpe(p) => {
-            let mut oracle = search(args.time.unwrap_or(DEFAULT_SECONDS));
+            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop);
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kiothi(p) => {
-            let mut oracle = search(args.time.unwrap_or(DEFAULT_SECONDS));
+            let tables = super::kiothi_tables::for_search(args.db.as_deref())?;
+            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop)
+                .with_exact(tables);
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
     }

@@ -9,9 +9,9 @@ use super::{CliError, Out};
 use crate::analysis::evaluation::SearchEvaluation;
 use crate::analysis::move_values::{search_move_values, MoveValues};
 use crate::search::negamax::{Limits, SearchResult};
-use crate::search::threads::search;
+use crate::search::threads::search_with;
 use crate::search::tt::TranspositionTable;
-use crate::search::Searchable;
+use crate::search::{ExactValues, Searchable};
 
 /// Search budget of `eval`; with none given, 5 seconds.
 #[derive(Clone, Copy, Debug, Default)]
@@ -100,10 +100,14 @@ pub fn check_multipv(multipv: Option<usize>) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Searches `pos` within `budget`, taking `exact`'s values (the endgame
+/// tables of 0-`endgame_stones` warriors) where they reach.
 pub fn run<G: Searchable>(
     pos: &G,
     budget: Budget,
     multipv: Option<usize>,
+    exact: &dyn ExactValues<G>,
+    endgame_stones: Option<usize>,
     out: &mut Out,
 ) -> Result<(), CliError> {
     let limits = budget.limits()?;
@@ -120,20 +124,21 @@ pub fn run<G: Searchable>(
             }
         }
     };
-    let e = match multipv {
+    let mut e = match multipv {
         Some(n) => {
-            let values = search_move_values(pos, &limits, threads, &tt, &stop, &mut |v| {
+            let values = search_move_values(pos, &limits, threads, &tt, exact, &stop, &mut |v| {
                 progress(multipv_line(v), out)
             });
             SearchEvaluation::from_move_values(pos, &values, n, stop.load(Ordering::SeqCst))
         }
         None => {
-            let result = search(pos, &limits, threads, &tt, &stop, &mut |it| {
+            let result = search_with(pos, &limits, threads, &tt, exact, &stop, &mut |it| {
                 progress(line(it), out)
             });
             SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst))
         }
     };
+    e.endgame_stones = endgame_stones;
     if let Some(e) = progress_err {
         return Err(e);
     }
@@ -160,6 +165,9 @@ pub fn run<G: Searchable>(
         e.nodes,
         e.seconds
     ))?;
+    if let Some(n) = e.endgame_stones {
+        out.line(format!("tables   exact values of boards of 0-{n} warriors"))?;
+    }
     out.line(format!("best     {}", e.best.as_deref().unwrap_or("-")))?;
     out.line(format!("pv       {}", e.pv.join(" ")))?;
     for (i, m) in e.moves.iter().flatten().enumerate() {

@@ -9,6 +9,7 @@
 
 pub mod agents;
 pub mod bounds;
+pub mod exact_values;
 pub mod hand_eval;
 pub mod kiothi_eval;
 
@@ -28,8 +29,9 @@ use std::ops::ControlFlow;
 use crate::game::Game;
 
 pub use agents::{Agent, AgentSpec};
+pub use exact_values::{ExactValues, NoTables};
 pub use negamax::{Limits, SearchResult};
-pub use threads::{search, search_fresh};
+pub use threads::{search, search_fresh, search_with};
 pub use tt::TranspositionTable;
 
 /// Larger than any value a game can reach (boards hold at most 128 stones).

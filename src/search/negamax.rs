@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::exact_values::ExactValues;
 use super::tt::{Bound, TranspositionTable, TtEntry, SOLVED_DEPTH};
 use super::{Searchable, HISTORY_SLOTS, INFINITY};
 
@@ -216,6 +217,8 @@ const FLUSH: u64 = 1024;
 /// One search thread's private state.
 pub(crate) struct Worker<'a, 's, G: Searchable> {
     shared: &'a Shared<'s, G::Move>,
+    /// Exact values taken instead of searching (endgame tables).
+    exact: &'a dyn ExactValues<G>,
     /// Thread number; 0 is the main thread, which checks the limits and
     /// reports progress.
     thread: u8,
@@ -230,9 +233,10 @@ pub(crate) struct Worker<'a, 's, G: Searchable> {
 }
 
 impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
-    pub fn new(shared: &'a Shared<'s, G::Move>, thread: u8) -> Self {
+    pub fn new(shared: &'a Shared<'s, G::Move>, exact: &'a dyn ExactValues<G>, thread: u8) -> Self {
         Worker {
             shared,
+            exact,
             thread,
             main: thread == 0,
             path: Vec::with_capacity(MAX_PLY + 1),
@@ -359,7 +363,9 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
     }
 
     /// Completes a principal variation cut short by table cutoffs by
-    /// following the table's best moves (at most `len` moves, no repetition).
+    /// following the transposition table's best moves (up to `len` moves),
+    /// then the endgame tables' (to the end of the game), without
+    /// repeating a position.
     fn extend_pv(&self, root: &G, mut pv: Vec<G::Move>, len: usize) -> Vec<G::Move> {
         let mut pos = root.clone();
         let mut seen = vec![pos.repetition_key()];
@@ -367,15 +373,19 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             pos = pos.play_unchecked(mv);
             seen.push(pos.repetition_key());
         }
-        while pv.len() < len {
-            let Some(idx) = self.shared.tt.probe(pos.zobrist()).and_then(|e| e.best) else {
+        while pv.len() < MAX_PLY {
+            let mut moves = pos.search_moves();
+            let from_tt = (pv.len() < len)
+                .then(|| self.shared.tt.probe(pos.zobrist()).and_then(|e| e.best))
+                .flatten();
+            let idx = match from_tt {
+                Some(idx) => Some(idx as usize),
+                None => self.exact_best(&pos, &moves),
+            };
+            let Some(idx) = idx.filter(|&i| i < moves.len()) else {
                 break;
             };
-            let mut moves = pos.search_moves();
-            if idx as usize >= moves.len() {
-                break;
-            }
-            let (mv, child) = moves.swap_remove(idx as usize);
+            let (mv, child) = moves.swap_remove(idx);
             if seen.contains(&child.repetition_key()) {
                 break;
             }
@@ -384,6 +394,21 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             pos = child;
         }
         pv
+    }
+
+    /// The index in `moves` (the children of `pos`) of a move that keeps
+    /// the exact value of `pos`, when the endgame tables value it and all
+    /// the children needed.
+    fn exact_best(&self, pos: &G, moves: &[(G::Move, G)]) -> Option<usize> {
+        let value = self.exact.exact_value(pos)?;
+        moves.iter().position(|(_, child)| {
+            let after = if child.is_over() {
+                Some(child.terminal_value())
+            } else {
+                self.exact.exact_value(child)
+            };
+            after.is_some_and(|v| G::capture_gain(pos, child) - v == value)
+        })
     }
 
     /// Principal variation search of one child: full window for the first
@@ -478,6 +503,17 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                 solved: true,
                 rep: NONE_REP,
             };
+        }
+        // Below the root, a position the tables cover is not searched: its
+        // value is exact whatever the depth left.
+        if ply > 0 {
+            if let Some(value) = self.exact.exact_value(pos) {
+                return Outcome {
+                    value,
+                    solved: true,
+                    rep: NONE_REP,
+                };
+            }
         }
         if depth == 0 || ply >= MAX_PLY {
             return Outcome {

@@ -91,6 +91,7 @@ use std::time::Instant;
 mod dfpn;
 
 use super::bounds::{BoundTable, Open, Proved};
+use super::exact_values::{ExactValues, NoTables};
 use super::negamax::Limits;
 use super::threads::search_fresh;
 use super::{Searchable, HISTORY_SLOTS};
@@ -314,31 +315,6 @@ impl Busy {
 
     fn searched(&self, key: u64) -> bool {
         self.slot(key).load(Relaxed) != 0
-    }
-}
-
-/// Exact values the prover takes instead of searching: endgame tables
-/// (`solve::kiothi_endgame`). They must be true values under RULES §0, the
-/// same convention the prover proves, so its bounds stay proved.
-pub trait ExactValues<G>: Sync {
-    /// The value of `pos` for its mover, when known.
-    fn exact_value(&self, pos: &G) -> Option<i32>;
-
-    /// How far `pos` is from the positions whose values are known (for
-    /// endgame tables: the warriors it has above theirs); 0 without
-    /// tables. Only guides the search (df-pn's first numbers, the
-    /// deepening's cost of a capture), never a bound.
-    fn distance(&self, _pos: &G) -> u32 {
-        0
-    }
-}
-
-/// No table: everything is searched.
-pub struct NoTables;
-
-impl<G> ExactValues<G> for NoTables {
-    fn exact_value(&self, _: &G) -> Option<i32> {
-        None
     }
 }
 

@@ -7,6 +7,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
+use super::exact_values::{ExactValues, NoTables};
 use super::negamax::{Limits, SearchResult, Shared, Worker};
 use super::tt::TranspositionTable;
 use super::Searchable;
@@ -27,6 +28,21 @@ pub fn search<G: Searchable>(
     stop: &AtomicBool,
     on_iter: &mut dyn FnMut(&SearchResult<G::Move>),
 ) -> SearchResult<G::Move> {
+    search_with(root, limits, threads, tt, &NoTables, stop, on_iter)
+}
+
+/// `search` that takes the values `exact` knows (endgame tables) instead of
+/// searching below them: a line reaching them ends there with a proved
+/// value, and the principal variation goes on through them.
+pub fn search_with<G: Searchable>(
+    root: &G,
+    limits: &Limits,
+    threads: usize,
+    tt: &TranspositionTable,
+    exact: &dyn ExactValues<G>,
+    stop: &AtomicBool,
+    on_iter: &mut dyn FnMut(&SearchResult<G::Move>),
+) -> SearchResult<G::Move> {
     let threads = threads.max(1);
     let shared = Shared::new(tt, stop, *limits, threads);
     if root.is_over() {
@@ -44,10 +60,10 @@ pub fn search<G: Searchable>(
     tt.new_search();
     let helper = |thread: usize| {
         let thread = thread.min(u8::MAX as usize) as u8;
-        Worker::<G>::new(&shared, thread).iterate(root, &mut |_| {});
+        Worker::<G>::new(&shared, exact, thread).iterate(root, &mut |_| {});
     };
     pool::run(threads - 1, &helper, &shared.finished, || {
-        Worker::<G>::new(&shared, 0).iterate(root, on_iter);
+        Worker::<G>::new(&shared, exact, 0).iterate(root, on_iter);
     });
     shared.best().unwrap_or_else(|| {
         let seconds = shared.start.elapsed().as_secs_f64();

@@ -155,10 +155,14 @@ pub fn run(args: &ServeArgs, out: &mut Out) -> Result<(), CliError> {
             ),
         ));
     }
-    let state = Arc::new(AppState::new(
-        kpe_db::db_dir(args.db.as_deref()),
-        Limits::new(args.searches as usize, args.max_time),
-    ));
+    let tables = crate::cli::kiothi_tables::for_search(args.db.as_deref())?;
+    let state = Arc::new(
+        AppState::new(
+            kpe_db::db_dir(args.db.as_deref()),
+            Limits::new(args.searches as usize, args.max_time),
+        )
+        .with_kiothi_tables(tables),
+    );
     let rt = runtime()?;
     let listener = rt.block_on(bind(SocketAddr::new(args.bind, args.port)))?;
     let addr = listener.local_addr()?;

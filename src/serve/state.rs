@@ -15,6 +15,7 @@ use crate::analysis::oracle::KpeOracle;
 use crate::cli::CliError;
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
+use crate::solve::kiothi_endgame::KiothiEndgames;
 
 /// The server's limits on what one request may ask for.
 #[derive(Clone, Copy, Debug)]
@@ -84,6 +85,9 @@ pub struct AppState {
     /// One exact oracle per Kpé variant asked for (its database opened, or
     /// solved in memory, once), each used by one request at a time.
     oracles: Mutex<HashMap<KpeVariant, Arc<Mutex<KpeOracle>>>>,
+    /// Kiothi endgame tables every Kiothi search takes exact values from
+    /// (none unless [`AppState::with_kiothi_tables`]).
+    pub kiothi_tables: Arc<KiothiEndgames>,
 }
 
 /// Longest client id accepted (the page sends a random one).
@@ -99,6 +103,15 @@ impl AppState {
             shutdown: AtomicBool::new(false),
             anonymous: AtomicU64::new(0),
             oracles: Mutex::new(HashMap::new()),
+            kiothi_tables: Arc::new(KiothiEndgames::empty()),
+        }
+    }
+
+    /// The state whose Kiothi searches take exact values from `tables`.
+    pub fn with_kiothi_tables(self, tables: Arc<KiothiEndgames>) -> Self {
+        AppState {
+            kiothi_tables: tables,
+            ..self
         }
     }
 

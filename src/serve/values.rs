@@ -20,7 +20,7 @@ use crate::cli::search_eval::Budget;
 use crate::cli::{AnyPosition, CliError};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::rng::Rng;
-use crate::search::{search, Searchable, TranspositionTable};
+use crate::search::{search_with, ExactValues, NoTables, Searchable, TranspositionTable};
 use crate::solve::solution::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
 
 /// Runs `f` with a Kpé variant's oracle (one request at a time per variant).
@@ -56,20 +56,26 @@ pub fn evaluation(
     fn by_search<G: Searchable>(
         pos: &G,
         budget: Budget,
+        exact: &dyn ExactValues<G>,
+        endgame_stones: Option<usize>,
         stop: &AtomicBool,
     ) -> Result<Evaluation, CliError> {
         let limits = budget.limits()?;
         let tt = TranspositionTable::new(budget.hash_mb);
-        let result = search(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
-        let e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
+        let result = search_with(pos, &limits, budget.threads, &tt, exact, stop, &mut |_| {});
+        let mut e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
+        e.endgame_stones = endgame_stones;
         Ok(Evaluation::Search(e))
     }
     match pos {
         AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
             Ok(Evaluation::Exact(kpe_evaluation(o, p, None)?))
         }),
-        AnyPosition::Kpe(p) => by_search(p, budget, stop),
-        AnyPosition::Kiothi(p) => by_search(p, budget, stop),
+        AnyPosition::Kpe(p) => by_search(p, budget, &NoTables, None, stop),
+        AnyPosition::Kiothi(p) => {
+            let tables = &*state.kiothi_tables;
+            by_search(p, budget, tables, tables.max_stones(), stop)
+        }
     }
 }
 
@@ -140,11 +146,12 @@ pub fn move_values(
     fn by_search<G: Searchable>(
         pos: &G,
         budget: Budget,
+        exact: &dyn ExactValues<G>,
         stop: &AtomicBool,
     ) -> Result<ValuesModel, CliError> {
         let limits = budget.limits()?;
         let tt = TranspositionTable::new(budget.hash_mb);
-        let v = search_move_values(pos, &limits, budget.threads, &tt, stop, &mut |_| {});
+        let v = search_move_values(pos, &limits, budget.threads, &tt, exact, stop, &mut |_| {});
         Ok(ValuesModel::new(
             pos,
             &v,
@@ -156,8 +163,8 @@ pub fn move_values(
         AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
             Ok(ValuesModel::new(p, &o.move_values(p)?, None, false))
         }),
-        AnyPosition::Kpe(p) => by_search(p, budget, stop),
-        AnyPosition::Kiothi(p) => by_search(p, budget, stop),
+        AnyPosition::Kpe(p) => by_search(p, budget, &NoTables, stop),
+        AnyPosition::Kiothi(p) => by_search(p, budget, &*state.kiothi_tables, stop),
     }
 }
 
@@ -188,7 +195,8 @@ pub fn oracle_move(
         })?,
         AnyPosition::Kiothi(p) => {
             let mut oracle =
-                SearchOracle::new(budget.limits()?, budget.threads, budget.hash_mb, stop);
+                SearchOracle::new(budget.limits()?, budget.threads, budget.hash_mb, stop)
+                    .with_exact(state.kiothi_tables.clone());
             level_move(p, level, &mut oracle, &mut rng)?.map(|m| m.to_string())
         }
     };
@@ -225,13 +233,15 @@ pub fn analysis(
         AnyPosition::Kiothi(p) => {
             let (record, _) = crate::cli::analyze::replay(p, game)?;
             let limits = crate::search::Limits::seconds(seconds);
-            let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop);
+            let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop)
+                .with_exact(state.kiothi_tables.clone());
             let info = GameInfo {
                 names,
                 opening_plies: game.opening_plies,
-                method: format!(
-                    "search, {seconds} s per position on {} thread(s) (exact where proved)",
-                    budget.threads
+                method: crate::cli::kiothi_tables::search_method(
+                    seconds,
+                    budget.threads,
+                    &state.kiothi_tables,
                 ),
             };
             analyze_game(&record, &mut oracle, info, &mut |_, _| {})?

@@ -493,7 +493,7 @@ impl MoveGraph {
     }
 }
 
-impl crate::search::prove::ExactValues<KiothiPosition> for KiothiEndgames {
+impl crate::search::ExactValues<KiothiPosition> for KiothiEndgames {
     fn exact_value(&self, pos: &KiothiPosition) -> Option<i32> {
         self.value(pos)
     }
