@@ -93,7 +93,8 @@ mod dfpn;
 use super::bounds::{BoundTable, Open, Proved};
 use super::exact_values::{ExactValues, NoTables};
 use super::negamax::Limits;
-use super::threads::search_fresh;
+use super::threads::search_with;
+use super::tt::TranspositionTable;
 use super::{Searchable, HISTORY_SLOTS};
 use dfpn::{PnTable, PN_INF};
 
@@ -832,18 +833,16 @@ pub fn prove_with_tables<G: Searchable>(
         lo = lo.max(p.lo);
         hi = hi.min(p.hi);
     }
-    // The first guess: a short engine search (deterministic: one thread,
-    // fixed depth and node caps).
-    let mut guess = search_fresh(
-        root,
-        &Limits {
-            depth: Some(8),
-            seconds: None,
-            nodes: Some(200_000),
-        },
-        16,
-    )
-    .value;
+    // The first guess: a short engine search through the same tables
+    // (deterministic: one thread, fixed depth and node caps).
+    let short = Limits {
+        depth: Some(8),
+        seconds: None,
+        nodes: Some(200_000),
+    };
+    let tt = TranspositionTable::new(16);
+    let no_stop = AtomicBool::new(false);
+    let mut guess = search_with(root, &short, 1, &tt, exact, &no_stop, &mut |_| {}).value;
     let mut depth = 0;
     // After every root test, whichever method ran it.
     let mut report = |lower, upper, depth| {
