@@ -9,7 +9,10 @@
 #              database must exist under --db: `sow solve kpe --db DIR`,
 #              3.5 minutes and 2 GB; a small variant such as kpe:4x3 is
 #              solved on the fly)
-# --db DIR     Kpé database directory (default: sow's, $SOW_DB)
+# --db DIR     database directory (default: sow's, $SOW_DB): the Kpé
+#              database, and the Kiothi endgame tables the Kiothi analysis
+#              takes exact values from, if any (`sow solve kiothi --stones
+#              14 --db DIR`; the page's "values" line names them)
 # --time S     Kiothi search time per position (default 1)
 #
 # Pages: results/kiothi/analysis/ and results/kpe/analysis/ (a variant:
@@ -39,7 +42,7 @@ if [ "$only" != "kpe" ]; then
     # Game 0 of the 1 s engine against the 0.5 s one (balanced opening).
     games=results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl
     echo "== Kiothi: $games, game 0, $time s per position"
-    "$sow" analyze "$games" --record 0 --time "$time" --out results/kiothi/analysis
+    "$sow" analyze "$games" --record 0 --time "$time" "${db[@]}" --out results/kiothi/analysis
 fi
 
 if [ "$only" != "kiothi" ]; then
