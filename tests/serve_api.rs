@@ -479,3 +479,37 @@ fn a_request_over_the_time_limit_is_answered_with_the_timeout_error() {
     running.shutdown();
     let _ = std::fs::remove_dir_all(&db);
 }
+
+#[test]
+fn kiothi_searches_take_the_endgame_tables_of_the_state() {
+    // A server given the tables of 0-7 warriors: a board of seven is exact
+    // at depth 1, with the prover's value, and its moves too.
+    let mut tables = sow::solve::kiothi_endgame::KiothiEndgames::empty();
+    while tables.max_stones() != Some(7) {
+        tables.solve_next(&sow::progress::ProgressBar::hidden());
+    }
+    let db = std::env::temp_dir().join(format!("sow-serve-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&db).unwrap();
+    let state = AppState::new(db.clone(), Limits::new(1, 10.0))
+        .with_kiothi_tables(std::sync::Arc::new(tables));
+    let running = spawn(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), state).unwrap();
+    let at = |path: &str, p: &str| {
+        let req = ureq::get(&format!("http://{}{path}", running.addr))
+            .query("position", p)
+            .query("depth", "1");
+        let (status, body) = send(req);
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<Value>(&body).unwrap()
+    };
+    let p = "kiothi 0,0,0,0,2,0,0,1,0,0,0,0,1,0,0,1,0,2,0,0 N play 28 25";
+    let proved: Value = serde_json::from_str(&cli(&["solve", p])).unwrap();
+    let e = at("/api/eval", p);
+    assert_eq!(e["exact"], true, "{e}");
+    assert_eq!(e["endgame_stones"], 7, "{e}");
+    assert_eq!(e["value"], proved["value"], "{e}");
+    let v = at("/api/values", p);
+    assert_eq!(v["exact"], true, "{v}");
+    assert_eq!(v["moves"][0]["value"], proved["value"], "{v}");
+    running.shutdown();
+    std::fs::remove_dir_all(&db).unwrap();
+}
