@@ -16,6 +16,18 @@ const TABLE_GAME_START: &str = "kiothi 0,0,0,0,2,0,0,1,0,0,0,0,1,0,0,1,0,2,0,0 N
 const TABLE_GAME_MOVES: &str =
     "12x1 4x2 15x1 5x1 17x1 7x1 18x1 6x1 17x1 8x1 16x1 7x1 19x1 0x1 17x1 9x1 10x1";
 
+/// Twenty plies of (searched) best play from `HARDER`.
+const HARDER_GAME_MOVES: &str =
+    "1x1 13x3 9x1 11x3 8x3 16x1 6x2 19x1 9x2 13x3 0x1 15x3 7x2 16x2 8x1 17x2 9x1 18x2 0x1 17x1";
+
+/// The prisoners of `side` ("S" or "N") in a position's notation (the
+/// last two fields: South's, then North's).
+fn prisoners(position: &Value, side: &Value) -> i64 {
+    let fields: Vec<&str> = position.as_str().unwrap().split(' ').collect();
+    let at = fields.len() - if side == "S" { 2 } else { 1 };
+    fields[at].parse().unwrap()
+}
+
 /// The built `sow`, with a database directory that holds no endgame
 /// tables (whatever the machine's default one holds).
 fn sow_command() -> Command {
@@ -268,6 +280,33 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
         ]));
         assert_eq!(ply["value"], proof["value"], "{ply}");
     }
+    // A game from above the tables: its later positions are proved first
+    // (through the tables), and a move into a proved position is worth
+    // exactly its captures minus that position's value, even where the
+    // search of the move alone stopped short.
+    std::fs::write(&game, format!("{HARDER}\n{HARDER_GAME_MOVES}\n")).unwrap();
+    let a = json_of(&sow(&[
+        "--json",
+        "analyze",
+        game.to_str().unwrap(),
+        "--db",
+        db_arg,
+        "--time",
+        "0.05",
+    ]));
+    std::fs::remove_file(&game).unwrap();
+    let plies = a["plies"].as_array().unwrap();
+    let mut checked = 0;
+    for pair in plies.windows(2) {
+        if pair[1]["exact"] == true {
+            let gain = prisoners(&pair[1]["position"], &pair[0]["side"])
+                - prisoners(&pair[0]["position"], &pair[0]["side"]);
+            let want = gain - pair[1]["value"].as_i64().unwrap();
+            assert_eq!(pair[0]["played"], want, "{}", pair[0]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "{a}");
 
     // A damaged table is refused, naming its file.
     let file = db.join("kiothi-endgame").join("stones-05.sowdb");

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::oracle::Oracle;
+use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
 use crate::record::{GameRecord, Termination};
 use crate::solve::solution::SolveError;
@@ -245,6 +245,31 @@ fn decided_from(positions: &[(i32, bool)], result: i32) -> Option<usize> {
     (k < positions.len()).then_some(k)
 }
 
+/// A move whose resulting position has a proven value (the next ply's, or
+/// the last position's) is worth exactly the stones it captured minus
+/// that value: the judgement takes it, where the search of the move alone
+/// may have stopped short of a proof (a search through endgame tables
+/// proves the later positions of a game first).
+fn played_from_proven_successors<G: Game>(
+    judged: &mut [Judgement<G::Move>],
+    positions: &[G],
+    moves: &[G::Move],
+    last: (i32, bool),
+) {
+    for i in 0..judged.len() {
+        let (next_value, next_exact) = match judged.get(i + 1) {
+            Some(next) => (next.value, next.value_exact),
+            None => last,
+        };
+        if !next_exact || judged[i].exact {
+            continue;
+        }
+        let me = positions[i].side_to_move().index();
+        let gain = positions[i + 1].captured()[me] as i32 - positions[i].captured()[me] as i32;
+        judged[i].set_played(moves[i], gain - next_value, true);
+    }
+}
+
 /// What is known of a game besides its moves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameInfo {
@@ -267,15 +292,29 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
     on_ply: &mut dyn FnMut(usize, usize),
 ) -> Result<GameAnalysis, SolveError> {
     let moves = record.moves();
+    let mut positions = Vec::with_capacity(moves.len() + 1);
+    let mut judged = Vec::with_capacity(moves.len());
+    positions.push(record.start().clone());
+    for (i, mv) in moves.iter().enumerate() {
+        on_ply(i, moves.len() + 1);
+        let pos = &positions[i];
+        judged.push(oracle.judge(pos, mv)?);
+        let next = pos.play_unchecked(mv);
+        positions.push(next);
+    }
+    on_ply(moves.len(), moves.len() + 1);
+    let pos = positions.last().expect("the start").clone();
+    let (last_value, last_exact) = oracle.value(&pos)?;
+    on_ply(moves.len() + 1, moves.len() + 1);
+    played_from_proven_successors(&mut judged, &positions, moves, (last_value, last_exact));
+
     let mut plies = Vec::with_capacity(moves.len());
     let mut margins = Vec::with_capacity(moves.len() + 1);
     let mut players = Players::default();
     let mut losses = [0i64; 2];
     let mut keeping = [0usize; 2];
-    let mut pos = record.start().clone();
-    for (i, mv) in moves.iter().enumerate() {
-        on_ply(i, moves.len() + 1);
-        let j = oracle.judge(&pos, mv)?;
+    for (i, (j, mv)) in judged.iter().zip(moves).enumerate() {
+        let pos = &positions[i];
         let loss = j.loss();
         let t = Thresholds::for_values(j.exact);
         let only = loss == 0 && j.others_best.is_some_and(|o| j.value - o >= t.inaccuracy);
@@ -293,8 +332,8 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
             losses[side.index()] += loss as i64;
             keeping[side.index()] += t.keeps_value(loss) as usize;
         }
-        let margin = south_margin(&pos, j.value);
-        margins.push((margin, j.exact));
+        let margin = south_margin(pos, j.value);
+        margins.push((margin, j.value_exact));
         plies.push(PlyAnalysis {
             ply: i + 1,
             side: side.letter().to_string(),
@@ -309,13 +348,9 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
             south_margin: margin,
             depth: j.depth,
         });
-        pos = pos.play_unchecked(mv);
     }
-    on_ply(moves.len(), moves.len() + 1);
-    let (last_value, last_exact) = oracle.value(&pos)?;
     let last_margin = south_margin(&pos, last_value);
     margins.push((last_margin, last_exact));
-    on_ply(moves.len() + 1, moves.len() + 1);
 
     for (side, summary) in [(0, &mut players.south), (1, &mut players.north)] {
         if summary.moves > 0 {

@@ -28,6 +28,8 @@ pub struct Judgement<M> {
     pub best: Vec<M>,
     /// Both `value` and `played` are proven.
     pub exact: bool,
+    /// `value` is proven (whatever `played` is).
+    pub value_exact: bool,
     /// The best value among the other moves than the one played, when the
     /// played move keeps the value and the others were all valued (or one
     /// of them came close enough to rule out the only-move mark `!`).
@@ -37,12 +39,26 @@ pub struct Judgement<M> {
     pub depth: u32,
 }
 
-impl<M> Judgement<M> {
+impl<M: Copy + PartialEq> Judgement<M> {
     /// `value - played`, never negative (a search may value the played
     /// move above the position when their horizons differ: it then counts
     /// as a best move).
     pub fn loss(&self) -> i32 {
         (self.value - self.played).max(0)
+    }
+
+    /// Sets the value of the move played, `mv`, to `played` (`exact`: as
+    /// proven). A move worth more than the position's estimate raises the
+    /// estimate and is its best move; one worth as much is one of them.
+    pub fn set_played(&mut self, mv: M, played: i32, exact: bool) {
+        if played > self.value && !self.value_exact {
+            self.value = played;
+            self.best = vec![mv];
+        } else if played == self.value && !self.best.contains(&mv) {
+            self.best.push(mv);
+        }
+        self.played = played;
+        self.exact = self.value_exact && exact;
     }
 }
 
@@ -83,6 +99,7 @@ fn judge_from_values<M: Copy + PartialEq>(
         played: mine.value,
         best: values.best_moves(),
         exact: values.exact(),
+        value_exact: values.exact(),
         others_best,
         depth: values.depth,
     })
@@ -251,37 +268,27 @@ impl<G: Searchable> Oracle<G> for SearchOracle<G> {
     fn judge(&mut self, pos: &G, played: &G::Move) -> Result<Judgement<G::Move>, SolveError> {
         let root = self.root(pos);
         let depth = root.depth.max(1);
-        let (mut value, mut best, root_exact) = (
-            root.value,
-            root.best.into_iter().collect::<Vec<_>>(),
-            root.exact,
-        );
-        let (played_value, played_exact) = if best.first() == Some(played) {
-            (value, root_exact)
+        let mut j = Judgement {
+            value: root.value,
+            played: root.value,
+            best: root.best.into_iter().collect(),
+            exact: root.exact,
+            value_exact: root.exact,
+            others_best: None,
+            depth,
+        };
+        let (played_value, played_exact) = if j.best.first() == Some(played) {
+            (j.value, j.exact)
         } else {
             self.move_value(pos, played, depth)
         };
-        if played_value > value {
-            // Different horizons: the played move is the better one found.
-            value = played_value;
-            best = vec![*played];
-        } else if played_value == value && !best.contains(played) {
-            best.push(*played);
+        // Different horizons may value the played move above the root:
+        // it is then the better one found.
+        j.set_played(*played, played_value, played_exact);
+        if j.played == j.value {
+            j.others_best = self.others_best(pos, played, j.value, depth, j.exact);
         }
-        let exact = root_exact && played_exact;
-        let others_best = if played_value == value {
-            self.others_best(pos, played, value, depth, exact)
-        } else {
-            None
-        };
-        Ok(Judgement {
-            value,
-            played: played_value,
-            best,
-            exact,
-            others_best,
-            depth,
-        })
+        Ok(j)
     }
 
     fn value(&mut self, pos: &G) -> Result<(i32, bool), SolveError> {
