@@ -237,16 +237,12 @@ fn decided_at_matches_exhaustive_values_on_a_small_endgame() {
     assert!(checked > 0, "some random game changed its result mid-way");
 }
 
-#[test]
-fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
-    let dir = temp("play");
-    let db = dir.to_str().unwrap();
-    assert!(sow(&["solve", "kpe:3x3", "--db", db]).status.success());
-    let saved = dir.join("game.jsonl");
+/// Plays `sow ARGS` (a game with the human as South) to its end through a
+/// pipe: a scripted human plays random legal moves, asks for a hint now
+/// and then, and saves the game to `saved` at the end.
+fn play_through_a_pipe(args: &[&str], saved: &std::path::Path) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args([
-            "play", "kpe:3x3", "--as", "S", "--level", "perfect", "--db", db,
-        ])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -258,7 +254,6 @@ fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
     for line in lines {
         let line = line.unwrap();
         if let Some(legal) = line.strip_prefix("your move (South), legal: ") {
-            // A scripted human: a random legal move, a hint now and then.
             let moves: Vec<&str> = legal.split_whitespace().collect();
             if turns % 5 == 0 {
                 writeln!(stdin, "hint").unwrap();
@@ -272,6 +267,20 @@ fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
         }
     }
     assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
+    let dir = temp("play");
+    let db = dir.to_str().unwrap();
+    assert!(sow(&["solve", "kpe:3x3", "--db", db]).status.success());
+    let saved = dir.join("game.jsonl");
+    play_through_a_pipe(
+        &[
+            "play", "kpe:3x3", "--as", "S", "--level", "perfect", "--db", db,
+        ],
+        &saved,
+    );
     let record: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     assert_ne!(record["end"], "unfinished", "{record}");
     assert_eq!(record["north"], "sow perfect");
@@ -469,4 +478,39 @@ fn kiothi_engine_games_are_analysed_with_proven_endings() {
         let e = error_of(&sow(args));
         assert_eq!(e["field"], field, "{args:?}: {e}");
     }
+}
+
+#[test]
+fn kiothi_play_at_perfect_through_endgame_tables_never_loses_value() {
+    // From a board of seven warriors with the tables of 0-7: every
+    // position of the game lies in them, so the oracle's moves are exact
+    // whatever its time, and the analysis of the saved game proves that
+    // none of North's moves loses value.
+    let dir = temp("play-kiothi");
+    let db = dir.to_str().unwrap();
+    assert!(sow(&["solve", "kiothi", "--stones", "7", "--db", db])
+        .status
+        .success());
+    let saved = dir.join("game.jsonl");
+    let start = "kiothi 0,0,0,0,2,0,0,1,0,0,0,0,1,0,0,1,0,2,0,0 S play 28 25";
+    play_through_a_pipe(
+        &[
+            "play", start, "--as", "S", "--level", "perfect", "--time", "0.05", "--db", db,
+        ],
+        &saved,
+    );
+    let v = json_of(&sow(&[
+        "--json",
+        "analyze",
+        saved.to_str().unwrap(),
+        "--time",
+        "0.05",
+        "--db",
+        db,
+    ]));
+    let plies = v["plies"].as_array().unwrap();
+    assert!(plies.iter().any(|p| p["side"] == "N"), "{v}");
+    assert!(plies.iter().all(|p| p["exact"] == true), "{v}");
+    assert_eq!(v["players"]["N"]["value_keeping"], 1.0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
