@@ -248,6 +248,38 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
             }
         );
     }
+    // With --multipv, a move valued by the tables gets its line through
+    // them: legal, value-keeping, to the end of the game here.
+    let m = json_of(&sow(&[
+        "--json",
+        "eval",
+        TABLE_GAME_START,
+        "--db",
+        db_arg,
+        "--depth",
+        "1",
+        "--multipv",
+        "3",
+    ]));
+    for entry in m["moves"].as_array().unwrap() {
+        assert_eq!(entry["exact"], true, "{entry}");
+        let line: Vec<&str> = entry["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let mut args = vec!["--json", "apply", TABLE_GAME_START];
+        args.extend(&line);
+        let after = sow(&args);
+        assert!(after.status.success(), "{entry}");
+    }
+    assert_eq!(
+        m["moves"][0]["pv"].as_array().unwrap().len(),
+        TABLE_GAME_MOVES.split(' ').count(),
+        "{m}"
+    );
+
     // And `analyze`: a game that stays within the tables is exact at every
     // ply, whatever the time, with the values the prover gives.
     let game = std::env::temp_dir().join(format!("sow-cli-prove-game-{}.txt", std::process::id()));

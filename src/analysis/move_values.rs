@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
+use crate::search::exact_values::exact_line;
 use crate::search::negamax::MAX_PLY;
 use crate::search::{search_with, ExactValues, Limits, Searchable, TranspositionTable};
 use crate::solve::opening::LockedRegion;
@@ -163,11 +164,15 @@ pub fn search_move_values<G: Searchable>(
             } else {
                 exact.exact_value(child)
             };
+            let mut line = vec![*mv];
+            if known.is_some() {
+                line.extend(exact_line(child, exact, MAX_PLY));
+            }
             MoveValue {
                 mv: *mv,
                 value: gain - known.unwrap_or_else(|| child.evaluate()),
                 exact: known.is_some(),
-                line: vec![*mv],
+                line,
             }
         })
         .collect();

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::exact_values::ExactValues;
+use super::exact_values::{keeping_move, ExactValues};
 use super::tt::{Bound, TranspositionTable, TtEntry, SOLVED_DEPTH};
 use super::{Searchable, HISTORY_SLOTS, INFINITY};
 
@@ -380,7 +380,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                 .flatten();
             let idx = match from_tt {
                 Some(idx) => Some(idx as usize),
-                None => self.exact_best(&pos, &moves),
+                None => keeping_move(&pos, &moves, self.exact),
             };
             let Some(idx) = idx.filter(|&i| i < moves.len()) else {
                 break;
@@ -394,21 +394,6 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             pos = child;
         }
         pv
-    }
-
-    /// The index in `moves` (the children of `pos`) of a move that keeps
-    /// the exact value of `pos`, when the endgame tables value it and all
-    /// the children needed.
-    fn exact_best(&self, pos: &G, moves: &[(G::Move, G)]) -> Option<usize> {
-        let value = self.exact.exact_value(pos)?;
-        moves.iter().position(|(_, child)| {
-            let after = if child.is_over() {
-                Some(child.terminal_value())
-            } else {
-                self.exact.exact_value(child)
-            };
-            after.is_some_and(|v| G::capture_gain(pos, child) - v == value)
-        })
     }
 
     /// Principal variation search of one child: full window for the first
