@@ -239,8 +239,9 @@ fn decided_at_matches_exhaustive_values_on_a_small_endgame() {
 
 /// Plays `sow ARGS` (a game with the human as South) to its end through a
 /// pipe: a scripted human plays random legal moves, asks for a hint now
-/// and then, and saves the game to `saved` at the end.
-fn play_through_a_pipe(args: &[&str], saved: &std::path::Path) {
+/// and then, and saves the game to `saved` at the end. Returns what `sow`
+/// printed, line by line.
+fn play_through_a_pipe(args: &[&str], saved: &std::path::Path) -> Vec<String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
         .args(args)
         .stdin(Stdio::piped())
@@ -251,8 +252,10 @@ fn play_through_a_pipe(args: &[&str], saved: &std::path::Path) {
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut rng = common::Rng(5);
     let mut turns = 0;
+    let mut printed = Vec::new();
     for line in lines {
         let line = line.unwrap();
+        printed.push(line.clone());
         if let Some(legal) = line.strip_prefix("your move (South), legal: ") {
             let moves: Vec<&str> = legal.split_whitespace().collect();
             if turns % 5 == 0 {
@@ -267,6 +270,7 @@ fn play_through_a_pipe(args: &[&str], saved: &std::path::Path) {
         }
     }
     assert!(child.wait().unwrap().success());
+    printed
 }
 
 #[test]
@@ -493,11 +497,15 @@ fn kiothi_play_at_perfect_through_endgame_tables_never_loses_value() {
         .success());
     let saved = dir.join("game.jsonl");
     let start = "kiothi 0,0,0,0,2,0,0,1,0,0,0,0,1,0,0,1,0,2,0,0 S play 28 25";
-    play_through_a_pipe(
+    let printed = play_through_a_pipe(
         &[
             "play", start, "--as", "S", "--level", "perfect", "--time", "0.05", "--db", db,
         ],
         &saved,
+    );
+    assert_eq!(
+        printed[0], "endgame tables: exact values of boards of 0-7 warriors",
+        "{printed:?}"
     );
     let v = json_of(&sow(&[
         "--json",

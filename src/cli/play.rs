@@ -108,6 +108,11 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
         }
         AnyPosition::Kiothi(p) => {
             let tables = super::kiothi_tables::for_search(args.db.as_deref())?;
+            if let Some(n) = tables.max_stones() {
+                out.line(format!(
+                    "endgame tables: exact values of boards of 0-{n} warriors"
+                ))?;
+            }
             let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop)
                 .with_exact(tables);
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
