@@ -28,6 +28,23 @@ fn prisoners(position: &Value, side: &Value) -> i64 {
     fields[at].parse().unwrap()
 }
 
+/// `sow --json analyze` of the game `start` then `moves`, with the tables
+/// in `db` and `seconds` per position.
+fn analyze(start: &str, moves: &str, db: &str, seconds: &str) -> Value {
+    let game = std::env::temp_dir().join(format!(
+        "sow-cli-prove-game-{}-{}.txt",
+        std::process::id(),
+        moves.len()
+    ));
+    std::fs::write(&game, format!("{start}\n{moves}\n")).unwrap();
+    let path = game.to_str().unwrap();
+    let a = json_of(&sow(&[
+        "--json", "analyze", path, "--db", db, "--time", seconds,
+    ]));
+    std::fs::remove_file(&game).unwrap();
+    a
+}
+
 /// The built `sow`, with a database directory that holds no endgame
 /// tables (whatever the machine's default one holds).
 fn sow_command() -> Command {
@@ -282,18 +299,7 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
 
     // And `analyze`: a game that stays within the tables is exact at every
     // ply, whatever the time, with the values the prover gives.
-    let game = std::env::temp_dir().join(format!("sow-cli-prove-game-{}.txt", std::process::id()));
-    std::fs::write(&game, format!("{TABLE_GAME_START}\n{TABLE_GAME_MOVES}\n")).unwrap();
-    let a = json_of(&sow(&[
-        "--json",
-        "analyze",
-        game.to_str().unwrap(),
-        "--db",
-        db_arg,
-        "--time",
-        "0.01",
-    ]));
-    std::fs::remove_file(&game).unwrap();
+    let a = analyze(TABLE_GAME_START, TABLE_GAME_MOVES, db_arg, "0.01");
     assert!(
         a["method"]
             .as_str()
@@ -316,17 +322,7 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
     // (through the tables), and a move into a proved position is worth
     // exactly its captures minus that position's value, even where the
     // search of the move alone stopped short.
-    std::fs::write(&game, format!("{HARDER}\n{HARDER_GAME_MOVES}\n")).unwrap();
-    let a = json_of(&sow(&[
-        "--json",
-        "analyze",
-        game.to_str().unwrap(),
-        "--db",
-        db_arg,
-        "--time",
-        "0.05",
-    ]));
-    std::fs::remove_file(&game).unwrap();
+    let a = analyze(HARDER, HARDER_GAME_MOVES, db_arg, "0.05");
     let plies = a["plies"].as_array().unwrap();
     let mut checked = 0;
     for pair in plies.windows(2) {
