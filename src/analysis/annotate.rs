@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
 use crate::record::{GameRecord, Termination};
+use crate::search::Searchable;
 use crate::solve::solution::SolveError;
 
 /// Losses in stones from which a move is marked, by how sure the values
@@ -250,7 +251,7 @@ fn decided_from(positions: &[(i32, bool)], result: i32) -> Option<usize> {
 /// that value: the judgement takes it, where the search of the move alone
 /// may have stopped short of a proof (a search through endgame tables
 /// proves the later positions of a game first).
-fn played_from_proven_successors<G: Game>(
+fn played_from_proven_successors<G: Searchable>(
     judged: &mut [Judgement<G::Move>],
     positions: &[G],
     moves: &[G::Move],
@@ -264,8 +265,7 @@ fn played_from_proven_successors<G: Game>(
         if !next_exact || judged[i].exact {
             continue;
         }
-        let me = positions[i].side_to_move().index();
-        let gain = positions[i + 1].captured()[me] as i32 - positions[i].captured()[me] as i32;
+        let gain = G::capture_gain(&positions[i], &positions[i + 1]);
         judged[i].set_played(moves[i], gain - next_value, true);
     }
 }
@@ -285,7 +285,7 @@ pub struct GameInfo {
 /// Annotates every ply of `record` with values from `oracle`;
 /// `on_ply(done, total)` follows the work (one call per ply, then one for
 /// the last position).
-pub fn analyze_game<G: Game, O: Oracle<G>>(
+pub fn analyze_game<G: Searchable, O: Oracle<G>>(
     record: &GameRecord<G>,
     oracle: &mut O,
     info: GameInfo,
@@ -303,8 +303,8 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
         positions.push(next);
     }
     on_ply(moves.len(), moves.len() + 1);
-    let pos = positions.last().expect("the start").clone();
-    let (last_value, last_exact) = oracle.value(&pos)?;
+    let pos = positions.last().expect("the start");
+    let (last_value, last_exact) = oracle.value(pos)?;
     on_ply(moves.len() + 1, moves.len() + 1);
     played_from_proven_successors(&mut judged, &positions, moves, (last_value, last_exact));
 
@@ -349,7 +349,7 @@ pub fn analyze_game<G: Game, O: Oracle<G>>(
             depth: j.depth,
         });
     }
-    let last_margin = south_margin(&pos, last_value);
+    let last_margin = south_margin(pos, last_value);
     margins.push((last_margin, last_exact));
 
     for (side, summary) in [(0, &mut players.south), (1, &mut players.north)] {

@@ -13,7 +13,7 @@ use crate::files;
 use crate::game::Game;
 use crate::progress::Progress;
 use crate::record::{GameRecord, Termination};
-use crate::search::Limits;
+use crate::search::{Limits, Searchable};
 
 /// Search time per position when `--time` is not given (Kiothi).
 pub const DEFAULT_SECONDS: f64 = 1.0;
@@ -188,7 +188,7 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
     }
 }
 
-fn analyze_and_print<G: Game, O: Oracle<G>>(
+fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     record: &GameRecord<G>,
     ignored: usize,
     oracle: &mut O,
