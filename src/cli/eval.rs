@@ -52,12 +52,11 @@ impl EvalArgs {
         match parse_position(&self.position)? {
             AnyPosition::Kpe(p) if !searched => run_kpe(&p, self.db.as_deref(), self.multipv, out),
             AnyPosition::Kpe(p) => {
-                super::search_eval::run(&p, budget, self.multipv, &NoTables, None, out)
+                super::search_eval::run(&p, budget, self.multipv, &NoTables, out)
             }
             AnyPosition::Kiothi(p) => {
                 let tables = super::kiothi_tables::for_search(self.db.as_deref())?;
-                let stones = tables.max_stones();
-                super::search_eval::run(&p, budget, self.multipv, &*tables, stones, out)
+                super::search_eval::run(&p, budget, self.multipv, &*tables, out)
             }
         }
     }

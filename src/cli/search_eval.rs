@@ -100,14 +100,13 @@ pub fn check_multipv(multipv: Option<usize>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Searches `pos` within `budget`, taking `exact`'s values (the endgame
-/// tables of 0-`endgame_stones` warriors) where they reach.
+/// Searches `pos` within `budget`, taking `exact`'s values (endgame
+/// tables) where they reach.
 pub fn run<G: Searchable>(
     pos: &G,
     budget: Budget,
     multipv: Option<usize>,
     exact: &dyn ExactValues<G>,
-    endgame_stones: Option<usize>,
     out: &mut Out,
 ) -> Result<(), CliError> {
     let limits = budget.limits()?;
@@ -138,7 +137,7 @@ pub fn run<G: Searchable>(
             SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst))
         }
     };
-    e.endgame_stones = endgame_stones;
+    e.endgame_stones = exact.endgame_stones();
     if let Some(e) = progress_err {
         return Err(e);
     }

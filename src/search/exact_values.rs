@@ -19,6 +19,12 @@ pub trait ExactValues<G>: Send + Sync {
     fn distance(&self, _pos: &G) -> u32 {
         0
     }
+
+    /// The largest stone count of the endgame tables behind these values
+    /// (`endgame_stones` in `eval`'s JSON); `None` without tables.
+    fn endgame_stones(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// No table: everything is searched.

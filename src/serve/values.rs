@@ -57,25 +57,21 @@ pub fn evaluation(
         pos: &G,
         budget: Budget,
         exact: &dyn ExactValues<G>,
-        endgame_stones: Option<usize>,
         stop: &AtomicBool,
     ) -> Result<Evaluation, CliError> {
         let limits = budget.limits()?;
         let tt = TranspositionTable::new(budget.hash_mb);
         let result = search_with(pos, &limits, budget.threads, &tt, exact, stop, &mut |_| {});
         let mut e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
-        e.endgame_stones = endgame_stones;
+        e.endgame_stones = exact.endgame_stones();
         Ok(Evaluation::Search(e))
     }
     match pos {
         AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
             Ok(Evaluation::Exact(kpe_evaluation(o, p, None)?))
         }),
-        AnyPosition::Kpe(p) => by_search(p, budget, &NoTables, None, stop),
-        AnyPosition::Kiothi(p) => {
-            let tables = &*state.kiothi_tables;
-            by_search(p, budget, tables, tables.max_stones(), stop)
-        }
+        AnyPosition::Kpe(p) => by_search(p, budget, &NoTables, stop),
+        AnyPosition::Kiothi(p) => by_search(p, budget, &*state.kiothi_tables, stop),
     }
 }
 

@@ -502,6 +502,10 @@ impl crate::search::ExactValues<KiothiPosition> for KiothiEndgames {
         self.max_stones()
             .map_or(0, |m| pos.board_sum().saturating_sub(m as u32))
     }
+
+    fn endgame_stones(&self) -> Option<usize> {
+        self.max_stones()
+    }
 }
 
 #[cfg(test)]
