@@ -22,7 +22,7 @@ impl Clone for Bits {
 
 impl Bits {
     pub fn new(len: u64) -> Self {
-        Bits((0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+        Bits(super::zeroed::atomic_u64s(len.div_ceil(64) as usize))
     }
 
     #[inline]

@@ -151,22 +151,14 @@ impl CompactKeys {
     pub fn from_ranked(ranker: &Ranker, stones: usize, mut ranked: Vec<u64>) -> Self {
         ranked.par_sort_unstable();
         let (shift, buckets) = layout(ranker.universe(stones), ranked.len());
-        let mut dir = vec![0u32; buckets + 1];
-        for &u in &ranked {
-            dir[(u >> shift) as usize + 1] += 1;
-        }
-        for i in 1..dir.len() {
-            dir[i] += dir[i - 1];
-        }
+        let dir = bucket_starts(&ranked, shift, buckets);
         let mut fields = vec![0u8; fields_len(ranked.len(), shift)];
-        let mask = (1u64 << shift) - 1;
-        for (j, &u) in ranked.iter().enumerate() {
-            let bit = j * shift as usize;
-            let at = bit / 8;
-            let word = (u & mask) << (bit % 8);
-            let old = u64::from_le_bytes(fields[at..at + 8].try_into().expect("8 bytes"));
-            fields[at..at + 8].copy_from_slice(&(old | word).to_le_bytes());
-        }
+        // Runs of 8 keys fill whole bytes, so each run of keys has bytes
+        // of its own and is packed on any thread.
+        fields
+            .par_chunks_mut(PACKED_RUN / 8 * shift as usize)
+            .zip(ranked.par_chunks(PACKED_RUN))
+            .for_each(|(bytes, keys)| pack_fields(keys, shift, bytes));
         CompactKeys {
             stones,
             len: ranked.len(),
@@ -223,16 +215,7 @@ impl CompactKeys {
 
     /// The ranked keys of indices `range`, in index order.
     pub fn ranked_in(&self, range: std::ops::Range<usize>) -> Vec<u64> {
-        let mut out = Vec::with_capacity(range.len());
-        // The bucket of the first index: the last whose start is not past it.
-        let mut b = self.dir.partition_point(|&d| d as usize <= range.start) - 1;
-        for j in range {
-            while self.dir[b + 1] as usize <= j {
-                b += 1;
-            }
-            out.push((b as u64) << self.shift | field(&self.fields, self.shift, j as u64));
-        }
-        out
+        self.map_ranked_in(range, |u| u)
     }
 
     /// Every key (packed position), in index order.
@@ -242,10 +225,83 @@ impl CompactKeys {
 
     /// The keys (packed positions) of indices `range`, in index order.
     pub fn keys_in(&self, ranker: &Ranker, range: std::ops::Range<usize>) -> Vec<RegionKey> {
-        let mut keys = self.ranked_in(range);
-        keys.par_iter_mut()
-            .for_each(|u| *u = ranker.unrank(self.stones, *u));
-        keys
+        self.map_ranked_in(range, |u| ranker.unrank(self.stones, u))
+    }
+
+    /// `f` of the ranked key of each index of `range`, in index order,
+    /// decoded a run of indices per task.
+    fn map_ranked_in(
+        &self,
+        range: std::ops::Range<usize>,
+        f: impl Fn(u64) -> u64 + Sync,
+    ) -> Vec<u64> {
+        // Allocated zeroed: its pages are cleared by the threads that
+        // fill them, not one by one here.
+        let mut out = vec![0u64; range.len()];
+        out.par_chunks_mut(PACKED_RUN)
+            .enumerate()
+            .for_each(|(c, out)| {
+                let first = range.start + c * PACKED_RUN;
+                // The bucket of the first index: the last whose start is
+                // not past it.
+                let mut b = self.dir.partition_point(|&d| d as usize <= first) - 1;
+                for (j, slot) in (first..).zip(out) {
+                    while self.dir[b + 1] as usize <= j {
+                        b += 1;
+                    }
+                    *slot = f((b as u64) << self.shift | field(&self.fields, self.shift, j as u64));
+                }
+            });
+        out
+    }
+}
+
+/// Keys per task when packing or unpacking the fields: a multiple of 8.
+const PACKED_RUN: usize = 1 << 15;
+/// Buckets per task when building the directory (each holds about
+/// 2^`EXTRA_BITS` keys).
+const BUCKET_RUN: usize = 1 << 10;
+
+/// The directory of sorted ranked keys: `dir[b]` is the number of keys
+/// of buckets below `b`, for `b` from 0 to `buckets` (a run of buckets
+/// per task, each found by one binary search, then walked).
+fn bucket_starts(sorted: &[u64], shift: u32, buckets: usize) -> Vec<u32> {
+    let mut dir = vec![0u32; buckets + 1];
+    dir.par_chunks_mut(BUCKET_RUN)
+        .enumerate()
+        .for_each(|(c, dir)| {
+            let first = c * BUCKET_RUN;
+            let below = |j: usize, b: usize| ((sorted[j] >> shift) as usize) < b;
+            let mut j = sorted.partition_point(|&u| ((u >> shift) as usize) < first);
+            for (b, d) in (first..).zip(dir) {
+                while j < sorted.len() && below(j, b) {
+                    j += 1;
+                }
+                *d = j as u32;
+            }
+        });
+    dir
+}
+
+/// Packs the low `shift` bits of each key, in order, into `bytes`
+/// (zeroed), from its first bit.
+fn pack_fields(keys: &[u64], shift: u32, bytes: &mut [u8]) {
+    let mask = (1u64 << shift) - 1;
+    let mut pending = 0u128;
+    let mut bits = 0;
+    let mut at = 0;
+    for &u in keys {
+        pending |= ((u & mask) as u128) << bits;
+        bits += shift;
+        while bits >= 8 {
+            bytes[at] = pending as u8;
+            pending >>= 8;
+            bits -= 8;
+            at += 1;
+        }
+    }
+    if bits > 0 {
+        bytes[at] = pending as u8;
     }
 }
 
@@ -283,6 +339,55 @@ mod tests {
                     assert_eq!(set.find(u), None, "absent key {u}");
                 }
             }
+        }
+    }
+
+    /// Sets of many runs of keys, some buckets crowded and some empty:
+    /// the directory and fields built a run of keys per task are those of
+    /// one pass in order, and decoding across runs gives the keys back.
+    #[test]
+    fn sets_built_and_read_in_runs_equal_one_pass_in_order() {
+        let v = KpeVariant::new(4, 6).unwrap();
+        let ranker = Ranker::new(v);
+        let stones = 40;
+        let universe = ranker.universe(stones);
+        let mut rng = Rng::new(11);
+        let mut ranked: Vec<u64> = (0..3 * PACKED_RUN + 77)
+            .map(|_| rng.below(universe as usize) as u64)
+            .collect();
+        ranked.extend(universe / 2..universe / 2 + 2 * PACKED_RUN as u64);
+        ranked.sort_unstable();
+        ranked.dedup();
+        let set = CompactKeys::from_ranked(&ranker, stones, ranked.clone());
+        assert!(ranked.len() > 4 * PACKED_RUN && set.dir.len() > 4 * BUCKET_RUN);
+        let shift = set.shift;
+        let mut dir = vec![0u32; set.dir.len()];
+        for &u in &ranked {
+            dir[(u >> shift) as usize + 1] += 1;
+        }
+        for i in 1..dir.len() {
+            dir[i] += dir[i - 1];
+        }
+        assert_eq!(set.dir, dir);
+        let mut fields = vec![0u8; fields_len(ranked.len(), shift)];
+        for (j, &u) in ranked.iter().enumerate() {
+            let bit = j * shift as usize;
+            let word = (u & ((1 << shift) - 1)) << (bit % 8);
+            let at = bit / 8;
+            let old = u64::from_le_bytes(fields[at..at + 8].try_into().unwrap());
+            fields[at..at + 8].copy_from_slice(&(old | word).to_le_bytes());
+        }
+        assert!(set.fields == fields, "fields differ");
+        assert_eq!(set.ranked(), ranked);
+        let n = ranked.len();
+        let cut = PACKED_RUN;
+        for (a, b) in [(1, n - 1), (cut - 1, 2 * cut + 1), (cut, cut), (n - 3, n)] {
+            assert_eq!(set.ranked_in(a..b), ranked[a..b], "slice {a}..{b}");
+            let keys: Vec<u64> = ranked[a..b]
+                .iter()
+                .map(|&u| ranker.unrank(stones, u))
+                .collect();
+            assert_eq!(set.keys_in(&ranker, a..b), keys, "keys {a}..{b}");
         }
     }
 }

@@ -710,28 +710,37 @@ impl MappedFile {
 
     /// Decoded block `b` (checked).
     fn decode_block(&self, b: usize) -> Result<Vec<u8>, DbError> {
+        let mut out = vec![0u8; self.block_len(b)];
+        self.decode_block_into(b, &mut out)?;
+        Ok(out)
+    }
+
+    /// Entries in block `b`: a whole block but for the last.
+    fn block_len(&self, b: usize) -> usize {
+        self.block.min(self.entries as usize - b * self.block)
+    }
+
+    /// Decodes block `b` (checked) into `out`, exactly its length.
+    fn decode_block_into(&self, b: usize, out: &mut [u8]) -> Result<(), DbError> {
         self.verify_block(b)?;
         let stored = self.stored_block(b);
-        let len = self.block.min(self.entries as usize - b * self.block);
-        if stored.len() == len {
+        debug_assert_eq!(out.len(), self.block_len(b));
+        if stored.len() == out.len() {
             // Stored as is (incompressible).
-            super::db_check::check_entries(self, (b * self.block) as u64, stored)?;
-            return Ok(stored.to_vec());
-        }
-        let decoded = DECOMPRESSOR.with(|d| {
-            let mut d = d.borrow_mut();
-            if d.is_none() {
-                *d = zstd::bulk::Decompressor::new().ok();
+            out.copy_from_slice(stored);
+        } else {
+            let decoded = DECOMPRESSOR.with(|d| {
+                let mut d = d.borrow_mut();
+                if d.is_none() {
+                    *d = zstd::bulk::Decompressor::new().ok();
+                }
+                d.as_mut()?.decompress_to_buffer(stored, &mut *out).ok()
+            });
+            if decoded != Some(out.len()) {
+                return Err(self.corrupt_block(b));
             }
-            d.as_mut()?.decompress(stored, len).ok()
-        });
-        match decoded {
-            Some(bytes) if bytes.len() == len => {
-                super::db_check::check_entries(self, (b * self.block) as u64, &bytes)?;
-                Ok(bytes)
-            }
-            _ => Err(self.corrupt_block(b)),
         }
+        super::db_check::check_entries(self, (b * self.block) as u64, out)
     }
 
     /// Entry `i` of a value file, checked (and decoded, through a small
@@ -769,11 +778,13 @@ impl MappedFile {
                 Ok(all.into())
             }
             Encoding::Zstd => {
-                let blocks: Vec<Vec<u8>> = (0..self.block_sums.len())
-                    .into_par_iter()
-                    .map(|b| self.decode_block(b))
-                    .collect::<Result<_, _>>()?;
-                Ok(blocks.concat().into())
+                // Each block decoded straight into its place (a zeroed
+                // allocation, cleared by the threads that fill it).
+                let mut all = vec![0u8; self.entries as usize];
+                all.par_chunks_mut(self.block)
+                    .enumerate()
+                    .try_for_each(|(b, out)| self.decode_block_into(b, out))?;
+                Ok(all.into())
             }
         }
     }

@@ -8,10 +8,10 @@ use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
 use super::index::BoardIndex;
 use crate::progress::Progress;
-use std::sync::atomic::AtomicU32;
 
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
+use super::zeroed::atomic_u32s;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::Side;
 
@@ -107,7 +107,7 @@ impl Endgame {
         let pits = self.variant.pits();
         // Sized once and filled in place: collected from the tasks, the
         // words passed through a list of pieces as large as themselves.
-        let mut words: Vec<AtomicU32> = (0..size).map(|_| AtomicU32::new(0)).collect();
+        let mut words = atomic_u32s(size as usize);
         words
             .par_chunks_mut(CHUNK as usize)
             .enumerate()

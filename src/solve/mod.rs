@@ -17,3 +17,4 @@ pub mod region_keys;
 pub mod retrograde;
 pub mod solution;
 pub mod unmove;
+pub mod zeroed;

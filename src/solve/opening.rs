@@ -213,18 +213,34 @@ impl ShardedSet {
             .collect()
     }
 
-    /// Every key, the shards freed one by one into a vector sized up front
-    /// (a growing one would double the largest stone count's keys).
-    fn into_keys(self) -> Vec<u64> {
-        let len = self
+    /// Every key mapped by `f`, the shards freed one by one (both
+    /// threads taking shards) into a vector sized up front (a growing one
+    /// would double the largest stone count's keys), each shard into a
+    /// slice of its own.
+    fn into_mapped(self, f: impl Fn(u64) -> u64 + Sync) -> Vec<u64> {
+        let shards: Vec<KeySet> = self
             .shards
-            .iter()
-            .map(|s| s.lock().expect("no panics while locked").len())
-            .sum();
-        let mut keys = Vec::with_capacity(len);
-        for shard in self.shards {
-            keys.extend(shard.into_inner().expect("no panics while locked"));
+            .into_iter()
+            .map(|s| s.into_inner().expect("no panics while locked"))
+            .collect();
+        // Allocated zeroed: its pages are cleared by the threads that fill
+        // them, not one by one here.
+        let mut keys = vec![0u64; shards.iter().map(KeySet::len).sum()];
+        let mut slices = Vec::with_capacity(shards.len());
+        let mut rest = keys.as_mut_slice();
+        for shard in &shards {
+            let (slice, after) = rest.split_at_mut(shard.len());
+            slices.push(slice);
+            rest = after;
         }
+        shards
+            .into_par_iter()
+            .zip(slices)
+            .for_each(|(shard, slice)| {
+                for (slot, key) in slice.iter_mut().zip(shard) {
+                    *slot = f(key);
+                }
+            });
         keys
     }
 }
@@ -491,9 +507,7 @@ impl LockedRegion {
                     .collect();
                 bar.inc(frontier.len() as u64);
             }
-            let mut keys = set.into_keys();
-            keys.par_iter_mut()
-                .for_each(|k| *k = ranker.rank(unmix(*k)));
+            let keys = set.into_mapped(|k| ranker.rank(unmix(k)));
             groups.push(CompactKeys::from_ranked(&ranker, n, keys));
         }
         bar.finish_and_clear();
