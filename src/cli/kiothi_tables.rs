@@ -40,6 +40,12 @@ pub fn for_search(db: Option<&Path>) -> Result<Arc<KiothiEndgames>, CliError> {
     Ok(Arc::new(KiothiEndgames::load(&db, MAX_STONES)?))
 }
 
+/// What tables of 0-`n` warriors give, as `eval`, `solve` and `play`
+/// print it.
+pub fn coverage(n: usize) -> String {
+    format!("exact values of boards of 0-{n} warriors")
+}
+
 /// How a Kiothi search took its values, for an analysis page.
 pub fn search_method(seconds: f64, threads: usize, tables: &KiothiEndgames) -> String {
     let tables = match tables.max_stones() {

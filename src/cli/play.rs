@@ -110,7 +110,8 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             let tables = super::kiothi_tables::for_search(args.db.as_deref())?;
             if let Some(n) = tables.max_stones() {
                 out.line(format!(
-                    "endgame tables: exact values of boards of 0-{n} warriors"
+                    "endgame tables: {}",
+                    super::kiothi_tables::coverage(n)
                 ))?;
             }
             let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop)

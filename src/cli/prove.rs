@@ -194,9 +194,7 @@ fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(
     }
     out.line(format!("best     {}", r.best.as_deref().unwrap_or("-")))?;
     if let Some(n) = r.endgame_stones {
-        out.line(format!(
-            "tables   exact values of the boards of 0-{n} warriors (`sow solve kiothi`)"
-        ))?;
+        out.line(format!("tables   {}", super::kiothi_tables::coverage(n)))?;
     }
     out.line(format!("pv       {}", r.pv.join(" ")))?;
     if let Some(m) = r.final_margin {

@@ -165,7 +165,7 @@ pub fn run<G: Searchable>(
         e.seconds
     ))?;
     if let Some(n) = e.endgame_stones {
-        out.line(format!("tables   exact values of boards of 0-{n} warriors"))?;
+        out.line(format!("tables   {}", super::kiothi_tables::coverage(n)))?;
     }
     out.line(format!("best     {}", e.best.as_deref().unwrap_or("-")))?;
     out.line(format!("pv       {}", e.pv.join(" ")))?;

@@ -22,7 +22,7 @@ impl Clone for Bits {
 
 impl Bits {
     pub fn new(len: u64) -> Self {
-        Bits(super::zeroed::atomic_u64s(len.div_ceil(64) as usize))
+        Bits(super::atomics::atomic_u64s(len.div_ceil(64) as usize))
     }
 
     #[inline]

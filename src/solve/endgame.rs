@@ -9,9 +9,9 @@ use super::endless;
 use super::index::BoardIndex;
 use crate::progress::Progress;
 
+use super::atomics::atomic_u32s;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
-use super::zeroed::atomic_u32s;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::Side;
 

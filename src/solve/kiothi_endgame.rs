@@ -41,11 +41,12 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 use thiserror::Error;
 
+use super::atomics::as_atomic_u32s;
 use super::db::checksum;
 use super::index::BoardIndex;
 use crate::game::{Game, Side};
@@ -234,7 +235,7 @@ impl KiothiEndgames {
         // Each board's number of parents, then (prefix sums) where its
         // parents start, then (as they are listed) where they end.
         let mut ends = vec![0u32; size];
-        let counts = atomic_u32(&mut ends);
+        let counts = as_atomic_u32s(&mut ends);
         best.par_chunks_mut(CHUNK)
             .zip(degree.par_chunks_mut(CHUNK))
             .enumerate()
@@ -256,8 +257,8 @@ impl KiothiEndgames {
         }
         assert!(total < u32::MAX as u64, "{total} moves in one stone count");
         let mut parents = vec![0u32; total as usize];
-        let cursor = atomic_u32(&mut ends);
-        let slots = atomic_u32(&mut parents);
+        let cursor = as_atomic_u32s(&mut ends);
+        let slots = as_atomic_u32s(&mut parents);
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             let first = c * CHUNK;
             let len = CHUNK.min(size - first);
@@ -411,14 +412,6 @@ fn read_layer(path: &Path, n: usize) -> Result<Layer, EndgameError> {
         return Err(corrupt("checksum mismatch".into()));
     }
     Ok(Layer::Mapped(map))
-}
-
-/// `u32`s seen as atomics, for the threads that fill them.
-fn atomic_u32(values: &mut [u32]) -> &[AtomicU32] {
-    // SAFETY: `AtomicU32` has the size, alignment and bit validity of
-    // `u32`, and the exclusive borrow keeps every other access out while
-    // the atomic view lives.
-    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
 }
 
 /// The boards of one stone count: each one's best capture, its number of

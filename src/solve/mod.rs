@@ -1,6 +1,7 @@
 //! The exact solution of Kpé: an endgame database of every unlocked
 //! position by retrograde analysis, and the locked opening phase on top.
 
+pub mod atomics;
 pub mod bits;
 pub mod compact_keys;
 pub mod db;
@@ -17,4 +18,3 @@ pub mod region_keys;
 pub mod retrograde;
 pub mod solution;
 pub mod unmove;
-pub mod zeroed;

@@ -1,9 +1,13 @@
-//! Vectors of zero atomics allocated zeroed (`calloc`): a large one comes
-//! as fresh pages the kernel clears when a thread first touches them, so
-//! the threads that fill it share the clearing. Collected from an
-//! iterator, every page was cleared, then zeroed again, by the one thread
-//! that allocates (measured on kpe:4x4: the solve's largest serial part
-//! on two threads, results/BENCHMARKS.md).
+//! Atomics over plain memory, for the solvers' arrays that both threads
+//! fill.
+//!
+//! - Vectors of zero atomics allocated zeroed (`calloc`): a large one
+//!   comes as fresh pages the kernel clears when a thread first touches
+//!   them, so the threads that fill it share the clearing. Collected from
+//!   an iterator, every page was cleared, then zeroed again, by the one
+//!   thread that allocates (on kpe:4x4 the largest serial part of the
+//!   solve on two threads, results/BENCHMARKS.md).
+//! - Plain slices seen as atomics while the threads update them.
 
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU32, AtomicU64};
@@ -22,6 +26,14 @@ pub fn atomic_u64s(len: usize) -> Vec<AtomicU64> {
     let mut plain = ManuallyDrop::new(vec![0u64; len]);
     // SAFETY: as in `atomic_u32s`, for `AtomicU64` and `u64`.
     unsafe { Vec::from_raw_parts(plain.as_mut_ptr().cast(), plain.len(), plain.capacity()) }
+}
+
+/// `u32`s seen as atomics, for the threads that update them.
+pub fn as_atomic_u32s(values: &mut [u32]) -> &[AtomicU32] {
+    // SAFETY: `AtomicU32` has the size, alignment and bit validity of
+    // `u32`, and the exclusive borrow keeps every other access out while
+    // the atomic view lives.
+    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
 }
 
 #[cfg(test)]
