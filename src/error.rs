@@ -57,6 +57,20 @@ impl InputError {
         }
     }
 
+    /// The same error with `note` after its message (`; note`).
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        let note = one_line(note.into());
+        match &mut self {
+            InputError::Malformed { message, .. }
+            | InputError::Impossible { message, .. }
+            | InputError::Unsupported { message, .. }
+            | InputError::IllegalMove {
+                reason: message, ..
+            } => *message = format!("{message}; {note}"),
+        }
+        self
+    }
+
     /// Stable machine-readable kind for `--json` error objects.
     pub fn kind(&self) -> &'static str {
         match self {

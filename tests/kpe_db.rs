@@ -352,11 +352,17 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_key_width() {
     assert!(message.contains(" unlocked positions, about "), "{message}");
     assert!(!db.exists(), "nothing written");
     // kpe:5x4's locked positions need 6 bits for each of 10 pits plus 10
-    // mark bits: refused whatever the budget.
+    // mark bits: refused whatever the budget, with what it would take
+    // all the same (5,701,165,250 unlocked positions, counted exactly).
     let out = solve_in(&db, &["solve", "kpe:5x4", "--db"], None);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("needs 70-bit keys"), "{stderr}");
+    assert!(stderr.contains("; estimate: memory about "), "{stderr}");
+    assert!(
+        stderr.contains(", for 5701165250 unlocked positions and about "),
+        "{stderr}"
+    );
     // kpe:8x8's layers do not rank in 32 bits.
     let out = solve_in(&db, &["solve", "kpe:8x8", "--db"], None);
     assert_eq!(out.status.code(), Some(2));

@@ -144,6 +144,24 @@ impl Estimate {
         }
     }
 
+    /// The estimate in a line: memory and disk, needed and offered, and
+    /// the positions they are for.
+    pub fn summary(&self) -> String {
+        let gib = |b: u64| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64);
+        let offered = |b: Option<u64>, what: &str| {
+            b.map_or(String::new(), |b| format!(" ({} {what})", gib(b)))
+        };
+        format!(
+            "memory about {}{}, disk about {}{}, for {} unlocked positions and about {} locked ones",
+            gib(self.memory),
+            offered(self.memory_available, "available"),
+            gib(self.disk),
+            offered(self.disk_available, "free"),
+            self.unlocked,
+            self.region
+        )
+    }
+
     /// Why the solve cannot fit, if it cannot.
     pub fn refusal(&self) -> Option<String> {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;

@@ -232,7 +232,14 @@ impl Solution {
         progress: Progress,
         encoding: Encoding,
     ) -> Result<(Self, SolveStats), SolveError> {
-        check_solvable(variant)?;
+        if let Err(e) = check_solvable(variant) {
+            // What it would take all the same, for whoever plans a bigger
+            // machine or a wider key (docs/scaling.md).
+            let estimate = Estimate::new(variant, db_dir);
+            return Err(e
+                .with_note(format!("estimate: {}", estimate.summary()))
+                .into());
+        }
         super::malloc::return_large_blocks_when_freed();
         let start = Instant::now();
         let eg = Endgame::new(variant);
