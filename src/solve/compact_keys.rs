@@ -271,10 +271,10 @@ fn bucket_starts(sorted: &[u64], shift: u32, buckets: usize) -> Vec<u32> {
         .enumerate()
         .for_each(|(c, dir)| {
             let first = c * BUCKET_RUN;
-            let below = |j: usize, b: usize| ((sorted[j] >> shift) as usize) < b;
-            let mut j = sorted.partition_point(|&u| ((u >> shift) as usize) < first);
+            let bucket = |u: u64| (u >> shift) as usize;
+            let mut j = sorted.partition_point(|&u| bucket(u) < first);
             for (b, d) in (first..).zip(dir) {
-                while j < sorted.len() && below(j, b) {
+                while j < sorted.len() && bucket(sorted[j]) < b {
                     j += 1;
                 }
                 *d = j as u32;

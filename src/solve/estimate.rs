@@ -147,7 +147,6 @@ impl Estimate {
     /// The estimate in a line: memory and disk, needed and offered, and
     /// the positions they are for.
     pub fn summary(&self) -> String {
-        let gib = |b: u64| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64);
         let offered = |b: Option<u64>, what: &str| {
             b.map_or(String::new(), |b| format!(" ({} {what})", gib(b)))
         };
@@ -164,11 +163,10 @@ impl Estimate {
 
     /// Why the solve cannot fit, if it cannot.
     pub fn refusal(&self) -> Option<String> {
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         let short = |need: u64, have: Option<u64>, what: &str, var: &str| {
             have.filter(|&h| need > h).map(|h| {
                 format!(
-                    "needs about {:.1} GiB of {what} ({} unlocked positions, about {} locked ones: an estimate), {:.1} GiB available (${var} sets the budget in MiB)",
+                    "needs about {} of {what} ({} unlocked positions, about {} locked ones: an estimate), {} available (${var} sets the budget in MiB)",
                     gib(need),
                     self.unlocked,
                     self.region,
@@ -184,6 +182,11 @@ impl Estimate {
         )
         .or_else(|| short(self.disk, self.disk_available, "disk", "SOW_DISK_MIB"))
     }
+}
+
+/// Bytes as the estimate's messages give them: GiB, one decimal.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
 }
 
 /// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
