@@ -234,7 +234,7 @@ fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(
         s.start_region()
-            .for_each(v, |_, _| Ok::<_, DbError>(()))
+            .for_each(|_, _| Ok::<_, DbError>(()))
             .expect_err("refused"),
     );
     assert!(
@@ -260,7 +260,7 @@ fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(
         s.start_region()
-            .for_each(v, |_, _| Ok::<_, DbError>(()))
+            .for_each(|_, _| Ok::<_, DbError>(()))
             .expect_err("refused"),
     );
     assert!(e.contains("not a locked position"), "{e}");

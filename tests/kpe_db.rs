@@ -174,7 +174,7 @@ fn a_missing_database_names_the_command_to_run() {
 fn region_entries(s: &Solution) -> Vec<(KpePosition, u8)> {
     let mut region = Vec::new();
     s.start_region()
-        .for_each(s.variant(), |pos, e| -> Result<(), DbError> {
+        .for_each(|pos, e| -> Result<(), DbError> {
             region.push((*pos, e));
             Ok(())
         })
@@ -332,7 +332,7 @@ fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
 }
 
 #[test]
-fn the_next_board_sizes_are_refused_by_their_estimate_or_their_key_width() {
+fn the_next_board_sizes_are_refused_by_their_estimate_or_their_layer_rank() {
     // kpe:4x8 (64 stones) ranks within 32 bits per layer and packs its
     // locked positions in 64 bits, but needs more memory than an 8 GiB
     // budget (about 12 GiB: 6.3 G unlocked positions): refused with the
@@ -351,22 +351,26 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_key_width() {
     assert!(message.contains("GiB of memory"), "{message}");
     assert!(message.contains(" unlocked positions, about "), "{message}");
     assert!(!db.exists(), "nothing written");
-    // kpe:5x4's locked positions need 6 bits for each of 10 pits plus 10
-    // mark bits: refused whatever the budget, with what it would take
-    // all the same (5,701,165,250 unlocked positions, counted exactly).
-    let out = solve_in(&db, &["solve", "kpe:5x4", "--db"], None);
+    // kpe:5x4's locked positions have keys (their packing pit by pit took
+    // 70 bits), but not the memory of a 24 GiB machine: refused with the
+    // estimate (5,701,165,250 unlocked positions, counted exactly).
+    let out = solve_in(
+        &db,
+        &["solve", "kpe:5x4", "--db"],
+        Some(("SOW_MEMORY_MIB", "24576")),
+    );
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("needs 70-bit keys"), "{stderr}");
-    assert!(stderr.contains("; estimate: memory about "), "{stderr}");
     assert!(
-        stderr.contains(", for 5701165250 unlocked positions and about "),
+        stderr.contains("GiB of memory (5701165250 unlocked positions, about "),
         "{stderr}"
     );
-    // kpe:8x8's layers do not rank in 32 bits.
+    // kpe:8x8's layers do not rank in 32 bits: refused whatever the
+    // budget, with what it would take all the same.
     let out = solve_in(&db, &["solve", "kpe:8x8", "--db"], None);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("in 32 bits"), "{stderr}");
+    assert!(stderr.contains("; estimate: memory about "), "{stderr}");
     assert!(!db.exists(), "nothing written");
 }

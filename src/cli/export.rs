@@ -222,10 +222,9 @@ fn export_layer(solution: &Solution, n: usize, rows: &mut RowWriter) -> Result<(
 
 /// The locked positions of the start's region, by stone count.
 fn export_region(solution: &Solution, rows: &mut RowWriter) -> Result<(), CliError> {
-    let variant = solution.variant();
     solution
         .start_region()
-        .for_each(variant, |pos, e| region_row(rows, pos, entry_value(e)))
+        .for_each(|pos, e| region_row(rows, pos, entry_value(e)))
 }
 
 /// One locked position (mover as South).

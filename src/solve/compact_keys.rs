@@ -2,42 +2,78 @@
 //! same in memory (the region while it is solved) and on disk (the key
 //! file, `region_keys.rs`).
 //!
-//! A position of `n` stones is *ranked*: `u = rank(board) · 4^W + mover
-//! marks · 2^W + opponent marks`, below `U = C(n+2W-1, 2W-1) · 4^W`. The
+//! A position of `n` stones is *ranked*: `u = rank(board) · 4^W +
+//! opponent's marks · 2^W + mover's marks`, below `U = C(n+2W-1, 2W-1) · 4^W`. The
 //! keys, sorted by `u`, are split into buckets by `u >> S` and each key
 //! keeps only its `S` low bits, bit-packed; a directory of `u32` gives each
 //! bucket's first key. With `S` five bits above `⌊log₂(U/N)⌋` a bucket
 //! holds 16 to 32 keys on average, so a key costs about `log₂(U/N) + 6.5`
 //! bits (the idea of Elias–Fano's split into high and low bits, with a
 //! plain directory instead of a unary one): about 2 bytes on the standard
-//! game, against 8 for a 64-bit key. A lookup reads one directory pair and
+//! game, against 8 for a 64-bit key ([`RegionKey`]). A lookup reads one directory pair and
 //! binary-searches some 16 fixed-width fields. A key's index in the set is
 //! its position in `u` order, which is also the order of the values.
 
 use rayon::prelude::*;
 
 use super::index::BoardIndex;
-use super::opening::RegionKey;
-use crate::games::kpe::KpeVariant;
+use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::Side;
 
 /// Bits per key above `log₂(U/N)`: buckets of 16 to 32 keys.
 const EXTRA_BITS: u32 = 5;
 
-/// Ranking of packed keys (see the module documentation).
+/// A locked position relative to its mover: its stone count in the top
+/// byte, its ranked key `u` (module documentation) in the bits below.
+/// Ranked rather than packed pit by pit, so that it fits in 64 bits on
+/// every board: `u` is below `2^32 · 4^W ≤ 2^48` (a layer is ranked in 32
+/// bits, `check_solvable`), where 6 bits a pit and the marks took 70 bits
+/// on kpe:5x4 and 96 on kpe:8x1.
+pub type RegionKey = u64;
+
+/// Where a [`RegionKey`]'s stone count starts.
+const STONES_AT: u32 = 56;
+
+/// The stone count of a key.
+#[inline]
+pub fn stones_of(key: RegionKey) -> usize {
+    (key >> STONES_AT) as usize
+}
+
+/// The key of ranked key `u` of `stones` stones.
+#[inline]
+pub fn key_of(stones: usize, u: u64) -> RegionKey {
+    debug_assert!(u >> STONES_AT == 0);
+    (stones as u64) << STONES_AT | u
+}
+
+/// The ranked key `u` of a key (below [`Ranker::universe`] of its stone count).
+#[inline]
+pub fn rank(key: RegionKey) -> u64 {
+    key & ((1u64 << STONES_AT) - 1)
+}
+
+/// A board relative to its mover, with the mover's and the opponent's
+/// marks: what a [`RegionKey`] stands for.
+pub struct KeyParts {
+    pub board: [u8; 16],
+    pub mover: u8,
+    pub opponent: u8,
+}
+
+/// Ranking of positions into keys and back (module documentation).
 #[derive(Clone, Debug)]
 pub struct Ranker {
+    variant: KpeVariant,
     index: BoardIndex,
-    pits: usize,
-    pit_bits: usize,
     marks_bits: usize,
 }
 
 impl Ranker {
     pub fn new(variant: KpeVariant) -> Self {
         Ranker {
+            variant,
             index: BoardIndex::new(variant.pits(), variant.total() as usize),
-            pits: variant.pits(),
-            pit_bits: 32 - variant.total().leading_zeros() as usize,
             marks_bits: 2 * variant.w(),
         }
     }
@@ -47,41 +83,111 @@ impl Ranker {
         self.index.layer_size(stones) << self.marks_bits
     }
 
+    /// The key of a relative board and both players' marks.
     #[inline]
-    pub fn rank(&self, key: RegionKey) -> u64 {
-        let mask = (1u64 << self.pit_bits) - 1;
-        let mut board = [0u8; 16];
-        for (i, c) in board[..self.pits].iter_mut().enumerate() {
-            *c = ((key >> (self.pit_bits * i)) & mask) as u8;
-        }
-        let marks = key >> (self.pit_bits * self.pits);
-        self.with_marks(self.rank_board(&board[..self.pits]), marks)
+    pub fn key(&self, board: &[u8], mover: u8, opponent: u8) -> RegionKey {
+        let stones = board.iter().map(|&c| c as usize).sum();
+        let marks = mover as u64 | (opponent as u64) << self.variant.w();
+        key_of(stones, self.with_marks(self.rank_board(board), marks))
     }
 
-    /// The part of [`Self::rank`] that the board decides.
+    /// The key of a position (any side to move), relative to its mover.
+    #[inline]
+    pub fn region_key(&self, pos: &KpePosition) -> RegionKey {
+        let rel = pos.relative();
+        self.key(rel.pits(), rel.marks(Side::South), rel.marks(Side::North))
+    }
+
+    /// The part of a ranked key that the board decides.
     #[inline]
     pub fn rank_board(&self, board: &[u8]) -> u64 {
         self.index.rank(board)
     }
 
-    /// [`Self::rank`] of the key of a board ranked `board_rank` by
-    /// [`Self::rank_board`] and of `marks` (the bits above the board in
-    /// the key).
+    /// The ranked key of a board ranked `board_rank` by
+    /// [`Self::rank_board`] and of `marks` (the mover's in the low `W`
+    /// bits, the opponent's above them).
     #[inline]
     pub fn with_marks(&self, board_rank: u64, marks: u64) -> u64 {
         board_rank << self.marks_bits | marks
     }
 
-    pub fn unrank(&self, stones: usize, u: u64) -> RegionKey {
-        let mut board = [0u8; 16];
-        self.index
-            .unrank(stones, u >> self.marks_bits, &mut board[..self.pits]);
-        let mut key = 0u64;
-        for (i, &c) in board[..self.pits].iter().enumerate() {
-            key |= (c as u64) << (self.pit_bits * i);
+    /// The board and marks of a key.
+    #[inline]
+    pub fn parts(&self, key: RegionKey) -> KeyParts {
+        self.cursor().parts(key)
+    }
+
+    /// The board and marks of a key whose board is known.
+    #[inline]
+    pub fn parts_with_board(&self, key: RegionKey, board: [u8; 16]) -> KeyParts {
+        let u = rank(key);
+        let marks = (1u64 << self.variant.w()) - 1;
+        KeyParts {
+            board,
+            mover: (u & marks) as u8,
+            opponent: (u >> self.variant.w() & marks) as u8,
         }
-        let marks = u & ((1u64 << self.marks_bits) - 1);
-        key | marks << (self.pit_bits * self.pits)
+    }
+
+    /// The position (mover as South) of a key.
+    pub fn position(&self, key: RegionKey) -> KpePosition {
+        self.cursor().position(key)
+    }
+
+    /// A decoder of keys that steps from the board it decoded last.
+    pub fn cursor(&self) -> KeyCursor<'_> {
+        KeyCursor {
+            ranker: self,
+            at: None,
+            board: [0; 16],
+        }
+    }
+}
+
+/// Decodes keys, stepping from the last board to the next when it is near
+/// ([`BoardIndex::seek`]) rather than unranking it: a group's keys in
+/// order run through the mark pairs of one board, then of the next.
+pub struct KeyCursor<'a> {
+    ranker: &'a Ranker,
+    /// Stone count and rank of `board`.
+    at: Option<(usize, u64)>,
+    board: [u8; 16],
+}
+
+impl KeyCursor<'_> {
+    /// The board and marks of a key.
+    #[inline]
+    pub fn parts(&mut self, key: RegionKey) -> KeyParts {
+        let r = self.ranker;
+        let (stones, u) = (stones_of(key), rank(key));
+        let board_rank = u >> r.marks_bits;
+        let from = self.at.filter(|&(n, _)| n == stones).map(|(_, at)| at);
+        let pits = r.variant.pits();
+        r.index
+            .seek(stones, from, board_rank, &mut self.board[..pits]);
+        self.at = Some((stones, board_rank));
+        r.parts_with_board(key, self.board)
+    }
+
+    /// The position (mover as South) of a key.
+    #[inline]
+    pub fn position(&mut self, key: RegionKey) -> KpePosition {
+        self.parts(key).position(self.ranker.variant)
+    }
+}
+
+impl KeyParts {
+    /// The position (mover as South) of these parts.
+    #[inline]
+    pub fn position(&self, variant: KpeVariant) -> KpePosition {
+        KpePosition::from_parts(
+            variant,
+            &self.board[..variant.pits()],
+            Side::South,
+            [self.mover, self.opponent],
+            [0, 0],
+        )
     }
 }
 
@@ -218,14 +324,14 @@ impl CompactKeys {
         self.map_ranked_in(range, |u| u)
     }
 
-    /// Every key (packed position), in index order.
-    pub fn keys(&self, ranker: &Ranker) -> Vec<RegionKey> {
-        self.keys_in(ranker, 0..self.len)
+    /// Every key ([`RegionKey`]), in index order.
+    pub fn keys(&self) -> Vec<RegionKey> {
+        self.keys_in(0..self.len)
     }
 
-    /// The keys (packed positions) of indices `range`, in index order.
-    pub fn keys_in(&self, ranker: &Ranker, range: std::ops::Range<usize>) -> Vec<RegionKey> {
-        self.map_ranked_in(range, |u| ranker.unrank(self.stones, u))
+    /// The keys ([`RegionKey`]) of indices `range`, in index order.
+    pub fn keys_in(&self, range: std::ops::Range<usize>) -> Vec<RegionKey> {
+        self.map_ranked_in(range, |u| key_of(self.stones, u))
     }
 
     /// `f` of the ranked key of each index of `range`, in index order,
@@ -332,7 +438,10 @@ mod tests {
             }
             for (i, &u) in ranked.iter().enumerate() {
                 assert_eq!(set.find(u), Some(i as u64), "key {u}");
-                assert_eq!(ranker.rank(ranker.unrank(stones, u)), u);
+                let key = key_of(stones, u);
+                let parts = ranker.parts(key);
+                let board = &parts.board[..v.pits()];
+                assert_eq!(ranker.key(board, parts.mover, parts.opponent), key);
             }
             for u in 0..universe {
                 if ranked.binary_search(&u).is_err() {
@@ -383,11 +492,8 @@ mod tests {
         let cut = PACKED_RUN;
         for (a, b) in [(1, n - 1), (cut - 1, 2 * cut + 1), (cut, cut), (n - 3, n)] {
             assert_eq!(set.ranked_in(a..b), ranked[a..b], "slice {a}..{b}");
-            let keys: Vec<u64> = ranked[a..b]
-                .iter()
-                .map(|&u| ranker.unrank(stones, u))
-                .collect();
-            assert_eq!(set.keys_in(&ranker, a..b), keys, "keys {a}..{b}");
+            let keys: Vec<u64> = ranked[a..b].iter().map(|&u| key_of(stones, u)).collect();
+            assert_eq!(set.keys_in(a..b), keys, "keys {a}..{b}");
         }
     }
 }

@@ -220,7 +220,7 @@ pub fn region(
         }
     }
     let start = KpePosition::start(variant);
-    if keys.find(super::opening::region_key(&start))?.is_none() {
+    if keys.find_position(&start)?.is_none() {
         return Err(corrupt(
             keys,
             "the key index does not hold the start position".into(),

@@ -12,7 +12,7 @@ use hashbrown::HashSet;
 use rayon::prelude::*;
 
 use super::bits::Bits;
-use super::compact_keys::{CompactKeys, Ranker};
+use super::compact_keys::{rank, CompactKeys, KeyParts, Ranker};
 use super::db::{entry, entry_can_end, entry_value};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
@@ -22,72 +22,7 @@ use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
 use crate::{Game, Side};
 
-/// A position relative to its mover, packed: `b` bits per pit (enough for
-/// the game's total), then the mover's and the opponent's marks. Fits in 64
-/// bits for every variant `check_solvable` accepts.
-pub type RegionKey = u64;
-
-fn pit_bits(v: KpeVariant) -> usize {
-    32 - v.total().leading_zeros() as usize
-}
-
-/// Packs a relative board and marks.
-fn pack(v: KpeVariant, board: &[u8], mover: u8, opponent: u8) -> RegionKey {
-    let bits = pit_bits(v);
-    let mut key: u64 = 0;
-    for (i, &c) in board.iter().enumerate() {
-        key |= (c as u64) << (bits * i);
-    }
-    let marks_at = bits * v.pits();
-    key | (mover as u64) << marks_at | (opponent as u64) << (marks_at + v.w())
-}
-
-/// Packs a position (any side to move) relative to its mover.
-pub fn region_key(pos: &KpePosition) -> RegionKey {
-    let rel = pos.relative();
-    pack(
-        rel.variant(),
-        rel.pits(),
-        rel.marks(Side::South),
-        rel.marks(Side::North),
-    )
-}
-
-/// The board (relative to the mover), the mover's marks and the
-/// opponent's of a key.
-fn unpack_parts(v: KpeVariant, key: RegionKey) -> ([u8; 16], u8, u8) {
-    let bits = pit_bits(v);
-    let mask = (1u64 << bits) - 1;
-    let mut board = [0u8; 16];
-    for (i, c) in board[..v.pits()].iter_mut().enumerate() {
-        *c = ((key >> (bits * i)) & mask) as u8;
-    }
-    let marks_at = bits * v.pits();
-    let marks = (1u64 << v.w()) - 1;
-    let mover = ((key >> marks_at) & marks) as u8;
-    let opponent = ((key >> (marks_at + v.w())) & marks) as u8;
-    (board, mover, opponent)
-}
-
-/// The position (mover as South) of a key.
-pub fn unpack(v: KpeVariant, key: RegionKey) -> KpePosition {
-    let (board, mover, opponent) = unpack_parts(v, key);
-    KpePosition::from_parts(
-        v,
-        &board[..v.pits()],
-        Side::South,
-        [mover, opponent],
-        [0, 0],
-    )
-}
-
-pub fn stones_of(v: KpeVariant, key: RegionKey) -> usize {
-    let bits = pit_bits(v);
-    let mask = (1u64 << bits) - 1;
-    (0..v.pits())
-        .map(|i| ((key >> (bits * i)) & mask) as usize)
-        .sum()
-}
+pub use super::compact_keys::{stones_of, RegionKey};
 
 const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 const fn inverse(m: u64) -> u64 {
@@ -163,17 +98,43 @@ struct ShardedSet {
     shards: Vec<Mutex<KeySet>>,
 }
 
+/// A mixed key waiting for its set, with what its finder knows of it.
+trait Pending: Copy {
+    fn mixed(&self) -> u64;
+}
+
+impl Pending for u64 {
+    fn mixed(&self) -> u64 {
+        *self
+    }
+}
+
+/// A key found by a move inside its stone count, with its board: expanding
+/// it then needs no unranking (a third of the exploration's time when
+/// every key of the frontier was unranked).
+#[derive(Clone, Copy)]
+struct Found {
+    mixed: u64,
+    board: [u8; 16],
+}
+
+impl Pending for Found {
+    fn mixed(&self) -> u64 {
+        self.mixed
+    }
+}
+
 /// Keys waiting to be inserted, by shard, so that a shard is locked once
 /// per batch rather than once per key.
-struct Batch(Vec<Vec<u64>>);
+struct Batch<T>(Vec<Vec<T>>);
 
-impl Batch {
+impl<T: Pending> Batch<T> {
     fn new() -> Self {
-        Batch(vec![Vec::new(); SHARDS])
+        Batch((0..SHARDS).map(|_| Vec::new()).collect())
     }
 
-    fn push(&mut self, mixed: u64) {
-        self.0[shard_of(mixed)].push(mixed);
+    fn push(&mut self, item: T) {
+        self.0[shard_of(item.mixed())].push(item);
     }
 }
 
@@ -185,14 +146,14 @@ impl ShardedSet {
     }
 
     /// Inserts (and empties) a batch; calls `new` with each key not seen before.
-    fn insert_batch(&self, batch: &mut Batch, mut new: impl FnMut(u64)) {
+    fn insert_batch<T: Pending>(&self, batch: &mut Batch<T>, mut new: impl FnMut(T)) {
         for (shard, keys) in self.shards.iter().zip(&mut batch.0) {
             if keys.is_empty() {
                 continue;
             }
             let mut set = shard.lock().expect("no panics while locked");
             for &k in keys.iter() {
-                if set.insert(k) {
+                if set.insert(k.mixed()) {
                     new(k);
                 }
             }
@@ -321,9 +282,13 @@ impl LockedRegion {
     /// non-capturing move that leads to the position of key `child` and
     /// keeps a player locked, if such a parent is a locked position (it
     /// may be outside the region). Ranked from the board, without a key.
-    fn for_each_candidate_parent(&self, child: RegionKey, mut f: impl FnMut(u64)) {
+    fn for_each_candidate_parent(&self, child: KeyParts, mut f: impl FnMut(u64)) {
         let v = self.variant;
-        let (board, x_marks, y_marks) = unpack_parts(v, child);
+        let KeyParts {
+            board,
+            mover: x_marks,
+            opponent: y_marks,
+        } = child;
         for_each_unmove(
             v,
             &board[..v.pits()],
@@ -357,8 +322,10 @@ impl LockedRegion {
     ) {
         let group = &self.groups[g];
         let mut candidates = Vec::with_capacity(4 * chunk.len());
+        // The children come in increasing order.
+        let mut cursor = self.ranker.cursor();
         for &child in chunk {
-            self.for_each_candidate_parent(keys[child as usize], |u| {
+            self.for_each_candidate_parent(cursor.parts(keys[child as usize]), |u| {
                 group.prefetch_bucket(u);
                 candidates.push((u, child));
             });
@@ -398,10 +365,12 @@ impl LockedRegion {
         entry_bytes(&self.values[g], &self.ends[g])
     }
 
-    /// Every (relative key, entry byte) of group `g`, in key order.
-    pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (RegionKey, u8)> + '_ {
-        let keys = self.groups[g].keys(&self.ranker);
-        keys.into_iter().zip(self.group_entry_bytes(g))
+    /// Every position (mover as South) of group `g` and its entry byte,
+    /// in key order.
+    pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (KpePosition, u8)> + '_ {
+        let keys = self.groups[g].keys();
+        let positions = keys.into_iter().map(|key| self.ranker.position(key));
+        positions.zip(self.group_entry_bytes(g))
     }
 
     /// Stones of group `g`.
@@ -421,14 +390,8 @@ impl LockedRegion {
 
     /// (group, index) of a key.
     pub(super) fn locate(&self, key: RegionKey) -> Option<(usize, usize)> {
-        let g = self
-            .by_stones
-            .get(stones_of(self.variant, key))
-            .copied()
-            .flatten()?;
-        self.groups[g]
-            .find(self.ranker.rank(key))
-            .map(|i| (g, i as usize))
+        let g = self.by_stones.get(stones_of(key)).copied().flatten()?;
+        self.groups[g].find(rank(key)).map(|i| (g, i as usize))
     }
 
     /// The value of a locked position of the region.
@@ -436,7 +399,8 @@ impl LockedRegion {
         if pos.variant() != self.variant {
             return None;
         }
-        self.locate(region_key(pos)).map(|(g, i)| self.values[g][i])
+        self.locate(self.ranker.region_key(pos))
+            .map(|(g, i)| self.values[g][i])
     }
 
     /// The entry byte (value, and whether perfect play can end) of a
@@ -445,7 +409,7 @@ impl LockedRegion {
         if pos.variant() != self.variant {
             return None;
         }
-        let (g, i) = self.locate(region_key(pos))?;
+        let (g, i) = self.locate(self.ranker.region_key(pos))?;
         Some(entry(self.values[g][i], self.ends[g].get(i as u64)))
     }
 
@@ -460,14 +424,22 @@ impl LockedRegion {
         bar.set_message("exploring");
         let root = root.relative();
         if is_locked(&root) {
-            let mut batch = Batch::new();
-            batch.push(mix(region_key(&root)));
+            let mut batch = Batch::<u64>::new();
+            batch.push(mix(ranker.region_key(&root)));
             sets[root.board_total() as usize].insert_batch(&mut batch, |_| {});
         }
         let mut groups = Vec::new();
         for n in (0..=total).rev() {
             let set = std::mem::replace(&mut sets[n], ShardedSet::new());
-            let mut frontier = set.keys();
+            // The keys that moves from larger counts found, unranked once.
+            let mut frontier: Vec<Found> = set
+                .keys()
+                .into_par_iter()
+                .map(|mixed| Found {
+                    mixed,
+                    board: ranker.parts(unmix(mixed)).board,
+                })
+                .collect();
             if frontier.is_empty() {
                 continue;
             }
@@ -478,14 +450,20 @@ impl LockedRegion {
                     .flat_map_iter(|chunk| {
                         let mut same = Batch::new();
                         let mut lower: Vec<(usize, u64)> = Vec::new();
-                        for &mixed in chunk {
-                            let pos = unpack(v, unmix(mixed));
+                        for &Found { mixed, board } in chunk {
+                            let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
                             let _ = pos.for_each_move(|mv| {
                                 let (child, gained) = pos.sow(mv.pit());
                                 if is_locked(&child) {
-                                    let m = mix(region_key(&child));
+                                    let rel = child.relative();
+                                    let (pits, marks) = (rel.pits(), |s| rel.marks(s));
+                                    let key =
+                                        ranker.key(pits, marks(Side::South), marks(Side::North));
+                                    let m = mix(key);
                                     if gained == 0 {
-                                        same.push(m);
+                                        let mut board = [0u8; 16];
+                                        board[..pits.len()].copy_from_slice(pits);
+                                        same.push(Found { mixed: m, board });
                                     } else {
                                         lower.push((n - gained as usize, m));
                                     }
@@ -498,7 +476,7 @@ impl LockedRegion {
                         lower.sort_unstable();
                         lower.dedup();
                         for run in lower.chunk_by(|a, b| a.0 == b.0) {
-                            let mut batch = Batch::new();
+                            let mut batch = Batch::<u64>::new();
                             run.iter().for_each(|&(_, m)| batch.push(m));
                             lower_sets[run[0].0].insert_batch(&mut batch, |_| {});
                         }
@@ -507,7 +485,7 @@ impl LockedRegion {
                     .collect();
                 bar.inc(frontier.len() as u64);
             }
-            let keys = set.into_mapped(|k| ranker.rank(unmix(k)));
+            let keys = set.into_mapped(|k| rank(unmix(k)));
             groups.push(CompactKeys::from_ranked(&ranker, n, keys));
         }
         bar.finish_and_clear();
@@ -538,7 +516,6 @@ impl LockedRegion {
         layers: &impl LayerValues,
         progress: Progress,
     ) -> UnlockedExits {
-        let v = self.variant;
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("exits");
         let mut exits = UnlockedExits {
@@ -552,28 +529,32 @@ impl LockedRegion {
             let ends = Bits::new(group.len as u64);
             let mut best = Vec::with_capacity(group.len);
             for start in (0..group.len).step_by(SLICE) {
-                let keys = group.keys_in(&self.ranker, start..group.len.min(start + SLICE));
-                let slice = keys.par_iter().enumerate().map(|(i, &key)| {
-                    let pos = unpack(v, key);
-                    let mut best = NO_EXIT;
-                    let mut ending = NO_EXIT;
-                    let _ = pos.for_each_move(|mv| {
-                        let (child, gained) = pos.sow(mv.pit());
-                        if !is_locked(&child) {
-                            let e = eg.probe_entry(layers, &child);
-                            let value = gained as i8 - entry_value(e);
-                            best = best.max(value);
-                            if entry_can_end(e) {
-                                ending = ending.max(value);
+                let keys = group.keys_in(start..group.len.min(start + SLICE));
+                let cursor = || self.ranker.cursor();
+                let slice = keys
+                    .par_iter()
+                    .enumerate()
+                    .map_init(cursor, |cursor, (i, &key)| {
+                        let pos = cursor.position(key);
+                        let mut best = NO_EXIT;
+                        let mut ending = NO_EXIT;
+                        let _ = pos.for_each_move(|mv| {
+                            let (child, gained) = pos.sow(mv.pit());
+                            if !is_locked(&child) {
+                                let e = eg.probe_entry(layers, &child);
+                                let value = gained as i8 - entry_value(e);
+                                best = best.max(value);
+                                if entry_can_end(e) {
+                                    ending = ending.max(value);
+                                }
                             }
+                            std::ops::ControlFlow::Continue(())
+                        });
+                        if best != NO_EXIT && ending == best {
+                            ends.insert((start + i) as u64);
                         }
-                        std::ops::ControlFlow::Continue(())
+                        best
                     });
-                    if best != NO_EXIT && ending == best {
-                        ends.insert((start + i) as u64);
-                    }
-                    best
-                });
                 best.par_extend(slice);
                 bar.inc(keys.len() as u64);
             }
@@ -587,56 +568,58 @@ impl LockedRegion {
     /// Solves the groups by ascending stone count, given what their moves
     /// into the unlocked database are worth ([`Self::unlocked_exits`]).
     pub(super) fn solve_groups_with(&mut self, mut exits: UnlockedExits, progress: Progress) {
-        let v = self.variant;
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
         self.ends.clear();
         for g in 0..self.groups.len() {
             let n = self.groups[g].stones;
-            let keys = self.groups[g].keys(&self.ranker);
+            let keys = self.groups[g].keys();
             let unlocked_best = std::mem::take(&mut exits.best[g]);
             let unlocked_ends = std::mem::replace(&mut exits.ends[g], Bits::new(0));
             let words = keys
                 .par_iter()
                 .zip(&unlocked_best)
                 .enumerate()
-                .map(|(i, (&key, &unlocked))| {
-                    let pos = unpack(v, key);
-                    if pos.is_over() {
-                        let sweep = -(n as i8); // RULES §1.5
-                        return pack_state(sweep, 0, sweep);
-                    }
-                    // The best move into the unlocked database stands for
-                    // them all: a position is a "can end" seed only when
-                    // its value is the best exit's, so a lesser exit that
-                    // can end never decides one.
-                    let mut exit = unlocked;
-                    let mut ending = match unlocked_ends.get(i as u64) {
-                        true => unlocked,
-                        false => NO_EXIT,
-                    };
-                    let mut inside = 0u8;
-                    let _ = pos.for_each_move(|mv| {
-                        let (child, gained) = pos.sow(mv.pit());
-                        if !is_locked(&child) {
-                            return std::ops::ControlFlow::Continue(());
+                .map_init(
+                    || self.ranker.cursor(),
+                    |cursor, (i, (&key, &unlocked))| {
+                        let pos = cursor.position(key);
+                        if pos.is_over() {
+                            let sweep = -(n as i8); // RULES §1.5
+                            return pack_state(sweep, 0, sweep);
                         }
-                        if gained == 0 {
-                            inside += 1;
-                            return std::ops::ControlFlow::Continue(());
-                        }
-                        let (cg, ci) = self
-                            .locate(region_key(&child))
-                            .expect("closure holds every child");
-                        let value = gained as i8 - self.values[cg][ci];
-                        exit = exit.max(value);
-                        if self.ends[cg].get(ci as u64) {
-                            ending = ending.max(value);
-                        }
-                        std::ops::ControlFlow::Continue(())
-                    });
-                    pack_state(exit, inside, ending)
-                })
+                        // The best move into the unlocked database stands for
+                        // them all: a position is a "can end" seed only when
+                        // its value is the best exit's, so a lesser exit that
+                        // can end never decides one.
+                        let mut exit = unlocked;
+                        let mut ending = match unlocked_ends.get(i as u64) {
+                            true => unlocked,
+                            false => NO_EXIT,
+                        };
+                        let mut inside = 0u8;
+                        let _ = pos.for_each_move(|mv| {
+                            let (child, gained) = pos.sow(mv.pit());
+                            if !is_locked(&child) {
+                                return std::ops::ControlFlow::Continue(());
+                            }
+                            if gained == 0 {
+                                inside += 1;
+                                return std::ops::ControlFlow::Continue(());
+                            }
+                            let (cg, ci) = self
+                                .locate(self.ranker.region_key(&child))
+                                .expect("closure holds every child");
+                            let value = gained as i8 - self.values[cg][ci];
+                            exit = exit.max(value);
+                            if self.ends[cg].get(ci as u64) {
+                                ending = ending.max(value);
+                            }
+                            std::ops::ControlFlow::Continue(())
+                        });
+                        pack_state(exit, inside, ending)
+                    },
+                )
                 .collect();
             drop((unlocked_best, unlocked_ends));
             let state = LayerState::from_words(words);
@@ -675,11 +658,33 @@ mod tests {
     }
 
     #[test]
-    fn keys_pack_and_unpack() {
-        let v = KpeVariant::STANDARD;
+    fn keys_rank_and_unrank() {
+        let ranker = Ranker::new(KpeVariant::STANDARD);
         let pos: KpePosition = "kpe 1,2,3,4,5,6,7,8 N x.x. xxxx 0 12".parse().unwrap();
-        let back = unpack(v, region_key(&pos));
+        let back = ranker.position(ranker.region_key(&pos));
         assert_eq!(back, pos.relative().repetition_key());
-        assert_eq!(stones_of(v, region_key(&pos)), 36);
+        assert_eq!(stones_of(ranker.region_key(&pos)), 36);
+    }
+
+    /// Boards whose pit-by-pit packing took more than 64 bits.
+    #[test]
+    fn keys_of_wide_boards_fit_in_64_bits() {
+        for (tag, text) in [
+            ("5x4", "kpe:5x4 40,0,0,0,0,0,0,0,0,0 S x.... ..... 0 0"),
+            (
+                "8x1",
+                "kpe:8x1 0,0,0,0,0,0,0,16,0,0,0,0,0,0,0,0 N x....... ........ 0 0",
+            ),
+        ] {
+            let pos: KpePosition = text.parse().unwrap_or_else(|e| panic!("{tag}: {e}"));
+            let ranker = Ranker::new(pos.variant());
+            let key = ranker.region_key(&pos);
+            assert_eq!(
+                ranker.position(key),
+                pos.relative().repetition_key(),
+                "{tag}"
+            );
+            assert_eq!(stones_of(key), pos.variant().total() as usize, "{tag}");
+        }
     }
 }

@@ -12,11 +12,11 @@
 //! unaligned 8-byte load. The values file `opening.sowdb` holds the entry
 //! bytes in the same order: by stone count, then `u`.
 
-use super::compact_keys::{self, Ranker};
+use super::compact_keys::{self, key_of, rank, stones_of, Ranker, RegionKey};
 use super::db::{DbError, MappedFile};
 use super::endgame::Endgame;
-use super::opening::{stones_of, LockedRegion, RegionKey};
-use crate::games::kpe::KpeVariant;
+use super::opening::LockedRegion;
+use crate::games::kpe::{KpePosition, KpeVariant};
 
 const RECORD: usize = 5 * 8;
 
@@ -173,14 +173,19 @@ impl RegionKeys {
         Ok(compact_keys::field_at(bytes, bit, g.shift))
     }
 
-    /// The index in the values file of a relative key, if present.
+    /// The index in the values file of a locked position, if present.
+    pub fn find_position(&self, pos: &KpePosition) -> Result<Option<u64>, DbError> {
+        self.find(self.ranker.region_key(pos))
+    }
+
+    /// The index in the values file of a key, if present.
     pub fn find(&self, key: RegionKey) -> Result<Option<u64>, DbError> {
-        let stones = stones_of(self.eg.variant, key);
+        let stones = stones_of(key);
         let Some(g) = self.by_stones.get(stones).copied().flatten() else {
             return Ok(None);
         };
         let g = &self.groups[g];
-        let u = self.ranker.rank(key);
+        let u = rank(key);
         let b = (u >> g.shift) as usize;
         if u >= self.universe(g) {
             return Ok(None);
@@ -192,11 +197,15 @@ impl RegionKeys {
         Ok(found.map(|j| g.first + j))
     }
 
-    /// Every relative key of group `g`, in file order.
+    /// The position (mover as South) of a key of [`Self::keys_of`].
+    pub fn position(&self, key: RegionKey) -> KpePosition {
+        self.ranker.position(key)
+    }
+
+    /// Every key of group `g`, in file order.
     pub fn keys_of(&self, g: usize) -> Result<Vec<RegionKey>, DbError> {
         super::db_check::group(self, g)?;
         let group = self.groups[g];
-        let ranker = &self.ranker;
         let mut keys = Vec::with_capacity(group.keys as usize);
         let buckets = (self.universe(&group) >> group.shift) as usize + 1;
         let mut j = 0u64;
@@ -204,7 +213,7 @@ impl RegionKeys {
             let end = self.dir(&group, b + 1)?;
             while j < end {
                 let u = (b as u64) << group.shift | self.field(&group, j)?;
-                keys.push(ranker.unrank(group.stones, u));
+                keys.push(key_of(group.stones, u));
                 j += 1;
             }
         }

@@ -12,7 +12,7 @@ use super::db::{
 };
 use super::endgame::{Endgame, LayerValues};
 use super::estimate::Estimate;
-use super::opening::{region_key, unpack, LockedRegion};
+use super::opening::LockedRegion;
 use super::region_keys::{self, RegionKeys};
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::progress::Progress;
@@ -45,10 +45,10 @@ pub fn largest_layer(variant: KpeVariant) -> u64 {
 }
 
 /// Checks that this tool can represent a variant's solve: its layers'
-/// ranks in 32 bits and its locked positions in 64-bit keys
-/// (`opening.rs`: a pit's count in enough bits for the game's stones, then
-/// both players' marks). Whether the solve fits this machine's memory and
-/// disk is checked by the estimate.
+/// ranks in 32 bits. The locked positions' keys then fit in 64 bits too
+/// (`compact_keys::RegionKey`: the stone count, and a board's rank times
+/// the `4^W ≤ 2^16` mark pairs). Whether the solve fits this machine's
+/// memory and disk is checked by the estimate.
 pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
     let refuse = |why: String| {
         Err(crate::InputError::unsupported(
@@ -61,15 +61,6 @@ pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
         return refuse(format!(
             "has a layer of {largest} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
             endgame_positions(variant)
-        ));
-    }
-    let key_bits =
-        (32 - variant.total().leading_zeros() as usize) * variant.pits() + 2 * variant.w();
-    if key_bits > 64 {
-        return refuse(format!(
-            "needs {key_bits}-bit keys for its locked positions ({} pits of up to {} stones, and the marks); this tool packs them in 64 bits",
-            variant.pits(),
-            variant.total()
         ));
     }
     Ok(())
@@ -234,7 +225,7 @@ impl Solution {
     ) -> Result<(Self, SolveStats), SolveError> {
         if let Err(e) = check_solvable(variant) {
             // What it would take all the same, for whoever plans a bigger
-            // machine or a wider key (docs/scaling.md).
+            // machine or a wider layer rank (docs/scaling.md).
             let estimate = Estimate::new(variant, db_dir);
             return Err(e
                 .with_note(format!("estimate: {}", estimate.summary()))
@@ -658,7 +649,7 @@ impl StartRegion {
     pub fn entry(&self, pos: &KpePosition) -> Result<Option<u8>, DbError> {
         match self {
             StartRegion::Memory(r) => Ok(r.entry(pos)),
-            StartRegion::Mapped { keys, values } => match keys.find(region_key(pos))? {
+            StartRegion::Mapped { keys, values } => match keys.find_position(pos)? {
                 Some(i) => values.entry(i).map(Some),
                 None => Ok(None),
             },
@@ -692,14 +683,13 @@ impl StartRegion {
     /// by ascending stone count.
     pub fn for_each<E: From<DbError>>(
         &self,
-        variant: KpeVariant,
         mut f: impl FnMut(&KpePosition, u8) -> Result<(), E>,
     ) -> Result<(), E> {
         match self {
             StartRegion::Memory(r) => {
                 for g in 0..r.group_count() {
-                    for (key, e) in r.group_entries(g) {
-                        f(&unpack(variant, key), e)?;
+                    for (pos, e) in r.group_entries(g) {
+                        f(&pos, e)?;
                     }
                 }
             }
@@ -708,7 +698,7 @@ impl StartRegion {
                 values.advise_sequential();
                 for (g, group) in keys.groups().iter().enumerate() {
                     for (j, key) in keys.keys_of(g)?.into_iter().enumerate() {
-                        f(&unpack(variant, key), values.entry(group.first + j as u64)?)?;
+                        f(&keys.position(key), values.entry(group.first + j as u64)?)?;
                     }
                 }
             }

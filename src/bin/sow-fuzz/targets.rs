@@ -657,7 +657,7 @@ fn db_region(
             }
         }
         region.groups()?;
-        region.for_each(v, |_, _| Ok::<_, DbError>(()))?;
+        region.for_each(|_, _| Ok::<_, DbError>(()))?;
         Ok(())
     })();
     match answer {
