@@ -8,7 +8,9 @@
 //! standard solve and kpe:4x7's); otherwise the region / unlocked ratio measured at
 //! the largest K of the same W, which overestimates for a larger K (the
 //! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19,
-//! 0.156 for K = 1..7). Bytes per position are calibrated on the peaks
+//! 0.156 for K = 1..7). It grows with W, about doubling per pit a row: a
+//! wider board than any solved takes the widest one's ratio at its K,
+//! tripled per pit more. Bytes per position are calibrated on the peaks
 //! measured once the layers leave memory before the region is solved
 //! (`/usr/bin/time -v sow solve`, results/BENCHMARKS.md, 2026-12-01 late):
 //! the standard game 1,347 MiB (764 M unlocked positions, 145 M locked
@@ -99,21 +101,40 @@ pub struct Estimate {
     pub disk_available: Option<u64>,
 }
 
+/// How much the region / unlocked ratio grows per pit a row beyond the
+/// widest board solved, at equal K. Measured from W = 2 to 5: ×2.1, ×2.3,
+/// ×1.9 at K = 1 (0.33, 0.68, 1.59, 3.02) and ×2.3, ×3.4, ×2.1 at K = 2;
+/// rounded up, since an estimate too low lets a solve start that cannot
+/// finish (kpe:8x1, estimated from 5x3's ratio, held 9.4 GiB after 20
+/// minutes of exploring against an estimate of 5.0 GiB).
+const RATIO_GROWTH_PER_PIT: f64 = 3.0;
+
 /// Locked positions reachable from the start of `variant`: measured if it
-/// was solved before, else estimated from the largest measured K of its W
-/// (or of the largest W).
+/// was solved before, else estimated from the ratio measured at the
+/// largest K of its W; on wider boards than any solved, from the widest
+/// one's ratio at this K (or at its largest K), grown by
+/// [`RATIO_GROWTH_PER_PIT`] for each pit more.
 fn region_positions(variant: KpeVariant, unlocked: u64) -> u64 {
     let (w, k) = (variant.w(), variant.k());
     if let Some(m) = MEASURED.iter().find(|m| (m.0, m.1) == (w, k)) {
         return m.2;
     }
-    let (_, _, region, measured_unlocked) = MEASURED
-        .iter()
-        .copied()
-        .filter(|m| m.0 == w)
-        .max_by_key(|m| m.1)
-        .unwrap_or_else(|| *MEASURED.iter().max_by_key(|m| m.0).expect("measured"));
-    (unlocked as f64 * region as f64 / measured_unlocked as f64).ceil() as u64
+    let ratio = |m: &(usize, usize, u64, u64)| m.2 as f64 / m.3 as f64;
+    let largest_k = |w: usize| MEASURED.iter().filter(|m| m.0 == w).max_by_key(|m| m.1);
+    let estimated = match largest_k(w) {
+        Some(m) => ratio(m),
+        None => {
+            let widest = MEASURED.iter().map(|m| m.0).max().expect("measured");
+            let base = MEASURED
+                .iter()
+                .find(|m| (m.0, m.1) == (widest, k))
+                .or_else(|| largest_k(widest))
+                .expect("measured");
+            let extra_pits = w.saturating_sub(widest) as i32;
+            ratio(base) * RATIO_GROWTH_PER_PIT.powi(extra_pits)
+        }
+    };
+    (unlocked as f64 * estimated).ceil() as u64
 }
 
 impl Estimate {
@@ -226,6 +247,7 @@ fn disk_available(db: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solve::solution::endgame_positions;
 
     #[test]
     fn the_standard_estimate_covers_its_measured_solve() {
@@ -254,6 +276,25 @@ mod tests {
             assert!(e.memory >= peak_mib << 20, "kpe:{w}x{k}: {e:?}");
             assert!(e.memory <= 2 * (peak_mib << 20), "kpe:{w}x{k}: {e:?}");
         }
+    }
+
+    #[test]
+    fn wider_boards_than_any_solved_grow_the_ratio_of_their_k() {
+        let unlocked = |w, k| endgame_positions(KpeVariant::new(w, k).unwrap());
+        // kpe:7x1 from 5x1's ratio, 370,148 / 122,464, times 3²; kpe:8x1
+        // (96-bit keys when packed pit by pit) beyond this machine.
+        let e = Estimate::new(KpeVariant::new(7, 1).unwrap(), Path::new("/"));
+        let expected = unlocked(7, 1) as f64 * 370_148.0 / 122_464.0 * 9.0;
+        assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
+        let e = Estimate::new(KpeVariant::new(8, 1).unwrap(), Path::new("/"));
+        assert!(e.memory > 24 << 30, "{e:?}");
+        // No measured 5x4: 6x4 takes 5x3's ratio.
+        let e = Estimate::new(KpeVariant::new(6, 4).unwrap(), Path::new("/"));
+        let expected = unlocked(6, 4) as f64 * 542_126_686.0 / 483_631_776.0 * 3.0;
+        assert!(
+            (e.region as f64 - expected).abs() / expected < 1e-9,
+            "{e:?}"
+        );
     }
 
     #[test]
