@@ -30,7 +30,10 @@
 //!
 //! kpe:4x7, solved with these changes (2026-12-02), peaked at 3,988 MiB
 //! against its estimate of 4,920 MiB (11,209 MiB before them, with 8-byte
-//! keys in memory and the layers beside the region).
+//! keys in memory and the layers beside the region). kpe:7x1 (2026-12-02,
+//! afternoon) peaked at 3,459 MiB for 206 M locked positions, 17.6 bytes
+//! each: most of its region has all 14 stones, so the largest count's
+//! peak is nearly the region's.
 
 use std::path::Path;
 
@@ -41,8 +44,9 @@ use crate::games::kpe::KpeVariant;
 
 /// (W, K, locked positions reachable from the start, unlocked positions)
 /// of every variant solved so far (`results/kpe/variants.json`; 4x6 from
-/// the standard solve, 4x7 from its solve in results/BENCHMARKS.md).
-const MEASURED: [(usize, usize, u64, u64); 22] = [
+/// the standard solve, 4x7, 6x1 and 7x1 from their solves in
+/// results/BENCHMARKS.md).
+const MEASURED: [(usize, usize, u64, u64); 24] = [
     (2, 1, 15, 46),
     (2, 2, 39, 295),
     (3, 1, 415, 610),
@@ -65,11 +69,16 @@ const MEASURED: [(usize, usize, u64, u64); 22] = [
     (5, 3, 542_126_686, 483_631_776),
     (4, 6, 145_335_442, 764_395_515),
     (4, 7, 367_189_364, 2_359_472_248),
+    (6, 1, 9_050_194, 1_794_196),
+    (7, 1, 206_385_452, 26_635_774),
 ];
 
 /// Bytes of memory per locked position while the region is explored or
-/// solved, no layer in memory (at most 8.6 measured, see above).
-const REGION_BYTES: u64 = 12;
+/// solved, no layer in memory: 8.6 measured on the standard game, whose
+/// region spreads over 25 stone counts, but 17.6 on kpe:7x1, where one
+/// count holds most of it (its keys decoded at once while solved, its
+/// hash set whole while explored).
+const REGION_BYTES: u64 = 18;
 /// Bytes per locked position beside the layers while the region's moves
 /// into them are valued (3.8 measured).
 const EXIT_BYTES: u64 = 5;
@@ -106,7 +115,8 @@ pub struct Estimate {
 /// ×1.9 at K = 1 (0.33, 0.68, 1.59, 3.02) and ×2.3, ×3.4, ×2.1 at K = 2;
 /// rounded up, since an estimate too low lets a solve start that cannot
 /// finish (kpe:8x1, estimated from 5x3's ratio, held 9.4 GiB after 20
-/// minutes of exploring against an estimate of 5.0 GiB).
+/// minutes of exploring against an estimate of 5.0 GiB). kpe:6x1 and
+/// 7x1, solved since, grew it ×1.67 and ×1.54.
 const RATIO_GROWTH_PER_PIT: f64 = 3.0;
 
 /// Locked positions reachable from the start of `variant`: measured if it
@@ -265,7 +275,9 @@ mod tests {
     fn estimates_cover_their_measured_peaks() {
         // (variant, measured peak in MiB with the compact region)
         let measured = [
-            (4, 7, 3_988u64),
+            (7, 1, 3_459u64),
+            (6, 1, 158),
+            (4, 7, 3_988),
             (4, 6, 1_347),
             (4, 5, 487),
             (4, 4, 190),
@@ -281,20 +293,23 @@ mod tests {
     #[test]
     fn wider_boards_than_any_solved_grow_the_ratio_of_their_k() {
         let unlocked = |w, k| endgame_positions(KpeVariant::new(w, k).unwrap());
-        // kpe:7x1 from 5x1's ratio, 370,148 / 122,464, times 3²; kpe:8x1
-        // (96-bit keys when packed pit by pit) beyond this machine.
-        let e = Estimate::new(KpeVariant::new(7, 1).unwrap(), Path::new("/"));
-        let expected = unlocked(7, 1) as f64 * 370_148.0 / 122_464.0 * 9.0;
-        assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
+        let ratio_7x1 = 206_385_452.0 / 26_635_774.0;
+        // kpe:8x1 from 7x1's ratio, tripled: beyond this machine.
         let e = Estimate::new(KpeVariant::new(8, 1).unwrap(), Path::new("/"));
+        let expected = unlocked(8, 1) as f64 * ratio_7x1 * 3.0;
+        assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
         assert!(e.memory > 24 << 30, "{e:?}");
-        // No measured 5x4: 6x4 takes 5x3's ratio.
-        let e = Estimate::new(KpeVariant::new(6, 4).unwrap(), Path::new("/"));
-        let expected = unlocked(6, 4) as f64 * 542_126_686.0 / 483_631_776.0 * 3.0;
+        // No measured 7x2: 8x2 takes 7x1's ratio (7's largest K), tripled.
+        let e = Estimate::new(KpeVariant::new(8, 2).unwrap(), Path::new("/"));
+        let expected = unlocked(8, 2) as f64 * ratio_7x1 * 3.0;
         assert!(
             (e.region as f64 - expected).abs() / expected < 1e-9,
             "{e:?}"
         );
+        // A measured W keeps its own largest K's ratio: 6x2 from 6x1's.
+        let e = Estimate::new(KpeVariant::new(6, 2).unwrap(), Path::new("/"));
+        let expected = unlocked(6, 2) as f64 * 9_050_194.0 / 1_794_196.0;
+        assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
     }
 
     #[test]

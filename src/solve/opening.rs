@@ -110,8 +110,8 @@ impl Pending for u64 {
 }
 
 /// A key found by a move inside its stone count, with its board: expanding
-/// it then needs no unranking (a third of the exploration's time when
-/// every key of the frontier was unranked).
+/// it then needs no unranking (kpe:4x4's exploration took 5.6 s with every
+/// key of the frontier unranked, 4.2-4.9 s with the boards carried).
 #[derive(Clone, Copy)]
 struct Found {
     mixed: u64,
@@ -455,14 +455,12 @@ impl LockedRegion {
                             let _ = pos.for_each_move(|mv| {
                                 let (child, gained) = pos.sow(mv.pit());
                                 if is_locked(&child) {
+                                    // Relative once: its board goes with the key.
                                     let rel = child.relative();
-                                    let (pits, marks) = (rel.pits(), |s| rel.marks(s));
-                                    let key =
-                                        ranker.key(pits, marks(Side::South), marks(Side::North));
-                                    let m = mix(key);
+                                    let m = mix(ranker.region_key(&rel));
                                     if gained == 0 {
                                         let mut board = [0u8; 16];
-                                        board[..pits.len()].copy_from_slice(pits);
+                                        board[..rel.pits().len()].copy_from_slice(rel.pits());
                                         same.push(Found { mixed: m, board });
                                     } else {
                                         lower.push((n - gained as usize, m));
