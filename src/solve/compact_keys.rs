@@ -3,14 +3,15 @@
 //! file, `region_keys.rs`).
 //!
 //! A position of `n` stones is *ranked*: `u = rank(board) · 4^W +
-//! opponent's marks · 2^W + mover's marks`, below `U = C(n+2W-1, 2W-1) · 4^W`. The
-//! keys, sorted by `u`, are split into buckets by `u >> S` and each key
-//! keeps only its `S` low bits, bit-packed; a directory of `u32` gives each
-//! bucket's first key. With `S` five bits above `⌊log₂(U/N)⌋` a bucket
-//! holds 16 to 32 keys on average, so a key costs about `log₂(U/N) + 6.5`
-//! bits (the idea of Elias–Fano's split into high and low bits, with a
-//! plain directory instead of a unary one): about 2 bytes on the standard
-//! game, against 8 for a 64-bit key ([`RegionKey`]). A lookup reads one directory pair and
+//! opponent's marks · 2^W + mover's marks`, below
+//! `U = C(n+2W-1, 2W-1) · 4^W`. The keys, sorted by `u`, are split into
+//! buckets by `u >> S` and each key keeps only its `S` low bits,
+//! bit-packed; a directory of `u32` gives each bucket's first key. With
+//! `S` five bits above `⌊log₂(U/N)⌋` a bucket holds 16 to 32 keys on
+//! average, so a key costs about `log₂(U/N) + 6.5` bits (the idea of
+//! Elias–Fano's split into high and low bits, with a plain directory
+//! instead of a unary one): about 2 bytes on the standard game, against 8
+//! for a 64-bit key ([`RegionKey`]). A lookup reads one directory pair and
 //! binary-searches some 16 fixed-width fields. A key's index in the set is
 //! its position in `u` order, which is also the order of the values.
 
