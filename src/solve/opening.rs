@@ -369,7 +369,8 @@ impl LockedRegion {
     /// in key order.
     pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (KpePosition, u8)> + '_ {
         let keys = self.groups[g].keys();
-        let positions = keys.into_iter().map(|key| self.ranker.position(key));
+        let mut cursor = self.ranker.cursor();
+        let positions = keys.into_iter().map(move |key| cursor.position(key));
         positions.zip(self.group_entry_bytes(g))
     }
 
@@ -528,11 +529,9 @@ impl LockedRegion {
             let mut best = Vec::with_capacity(group.len);
             for start in (0..group.len).step_by(SLICE) {
                 let keys = group.keys_in(start..group.len.min(start + SLICE));
-                let cursor = || self.ranker.cursor();
-                let slice = keys
-                    .par_iter()
-                    .enumerate()
-                    .map_init(cursor, |cursor, (i, &key)| {
+                let slice = keys.par_iter().enumerate().map_init(
+                    || self.ranker.cursor(),
+                    |cursor, (i, &key)| {
                         let pos = cursor.position(key);
                         let mut best = NO_EXIT;
                         let mut ending = NO_EXIT;
@@ -552,7 +551,8 @@ impl LockedRegion {
                             ends.insert((start + i) as u64);
                         }
                         best
-                    });
+                    },
+                );
                 best.par_extend(slice);
                 bar.inc(keys.len() as u64);
             }

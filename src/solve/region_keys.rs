@@ -12,7 +12,7 @@
 //! unaligned 8-byte load. The values file `opening.sowdb` holds the entry
 //! bytes in the same order: by stone count, then `u`.
 
-use super::compact_keys::{self, key_of, rank, stones_of, Ranker, RegionKey};
+use super::compact_keys::{self, key_of, rank, stones_of, KeyCursor, Ranker, RegionKey};
 use super::db::{DbError, MappedFile};
 use super::endgame::Endgame;
 use super::opening::LockedRegion;
@@ -197,9 +197,10 @@ impl RegionKeys {
         Ok(found.map(|j| g.first + j))
     }
 
-    /// The position (mover as South) of a key of [`Self::keys_of`].
-    pub fn position(&self, key: RegionKey) -> KpePosition {
-        self.ranker.position(key)
+    /// A decoder of the keys of [`Self::keys_of`] into positions, which
+    /// steps from one key to the next in file order.
+    pub fn cursor(&self) -> KeyCursor<'_> {
+        self.ranker.cursor()
     }
 
     /// Every key of group `g`, in file order.

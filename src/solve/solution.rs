@@ -697,8 +697,9 @@ impl StartRegion {
                 keys.file().advise_sequential();
                 values.advise_sequential();
                 for (g, group) in keys.groups().iter().enumerate() {
+                    let mut cursor = keys.cursor();
                     for (j, key) in keys.keys_of(g)?.into_iter().enumerate() {
-                        f(&keys.position(key), values.entry(group.first + j as u64)?)?;
+                        f(&cursor.position(key), values.entry(group.first + j as u64)?)?;
                     }
                 }
             }
