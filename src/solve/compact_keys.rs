@@ -88,8 +88,10 @@ impl Ranker {
     #[inline]
     pub fn key(&self, board: &[u8], mover: u8, opponent: u8) -> RegionKey {
         let stones = board.iter().map(|&c| c as usize).sum();
-        let marks = mover as u64 | (opponent as u64) << self.variant.w();
-        key_of(stones, self.with_marks(self.rank_board(board), marks))
+        key_of(
+            stones,
+            self.with_marks(self.rank_board(board), mover, opponent),
+        )
     }
 
     /// The key of a position (any side to move), relative to its mover.
@@ -106,10 +108,11 @@ impl Ranker {
     }
 
     /// The ranked key of a board ranked `board_rank` by
-    /// [`Self::rank_board`] and of `marks` (the mover's in the low `W`
-    /// bits, the opponent's above them).
+    /// [`Self::rank_board`] and of both players' marks (the mover's in the
+    /// low `W` bits, the opponent's above them).
     #[inline]
-    pub fn with_marks(&self, board_rank: u64, marks: u64) -> u64 {
+    pub fn with_marks(&self, board_rank: u64, mover: u8, opponent: u8) -> u64 {
+        let marks = mover as u64 | (opponent as u64) << self.variant.w();
         board_rank << self.marks_bits | marks
     }
 

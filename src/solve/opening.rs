@@ -278,10 +278,10 @@ impl LockedRegion {
             .map_or(&[], |g| &self.values[g])
     }
 
-    /// Calls `f` with the rank ([`Ranker::rank`]) of the parent of every
-    /// non-capturing move that leads to the position of key `child` and
-    /// keeps a player locked, if such a parent is a locked position (it
-    /// may be outside the region). Ranked from the board, without a key.
+    /// Calls `f` with the ranked key `u` ([`rank`]) of the parent of every
+    /// non-capturing move that leads to the position `child` and keeps a
+    /// player locked, if such a parent is a locked position (it may be
+    /// outside the region). Ranked from the board, without a key.
     fn for_each_candidate_parent(&self, child: KeyParts, mut f: impl FnMut(u64)) {
         let v = self.variant;
         let KeyParts {
@@ -300,9 +300,8 @@ impl LockedRegion {
                 }
                 let board_rank = self.ranker.rank_board(before);
                 for y_before in [y_marks, y_marks & !bit] {
-                    // The marks as `pack` lays them out: the mover's, then the opponent's.
-                    let marks = y_before as u64 | (x_marks as u64) << v.w();
-                    f(self.ranker.with_marks(board_rank, marks));
+                    // Y moved from the parent: Y is its mover.
+                    f(self.ranker.with_marks(board_rank, y_before, x_marks));
                 }
             },
         );
