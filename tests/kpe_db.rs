@@ -209,6 +209,15 @@ fn compressed_and_plain_files_hold_the_entries_of_a_fresh_solution() {
             Solution::build_with(variant, &db, Progress::Hidden, encoding).unwrap();
             let opened = Solution::open(variant, &db).unwrap();
             assert_eq!(all_entries(&opened), want, "kpe:{variant} {encoding:?}");
+            // The solver keeps the region by stone count and class of
+            // marks; the files, and the region listed from memory, by stone
+            // count and key: the same order and the same groups.
+            assert!(region_entries(&opened) == region_entries(&memory));
+            let groups = |s: &Solution| -> Vec<(usize, Vec<u8>)> {
+                let groups = s.start_region().groups().unwrap();
+                groups.into_iter().map(|g| (g.stones, g.entries)).collect()
+            };
+            assert_eq!(groups(&opened), groups(&memory), "kpe:{variant}");
             // Probes through the compact key index and the block cache.
             for (pos, e) in region_entries(&memory) {
                 assert_eq!(opened.start_region().entry(&pos).unwrap(), Some(e), "{pos}");

@@ -1,6 +1,7 @@
-//! A compact sorted set of locked-position keys of one stone count, the
-//! same in memory (the region while it is solved) and on disk (the key
-//! file, `region_keys.rs`).
+//! A compact sorted set of locked-position keys of one stone count, as the
+//! key file keeps them (`region_keys.rs`); the region, while it is solved,
+//! keeps each group of one count and one class of marks the same way, by
+//! the keys' local ranks below the group's own `U` (`mark_classes.rs`).
 //!
 //! A position of `n` stones is *ranked*: `u = rank(board) · 4^W +
 //! opponent's marks · 2^W + mover's marks`, below
@@ -18,6 +19,7 @@
 use rayon::prelude::*;
 
 use super::index::BoardIndex;
+use super::mark_classes::MarkClasses;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::Side;
 
@@ -68,6 +70,7 @@ pub struct Ranker {
     variant: KpeVariant,
     index: BoardIndex,
     marks_bits: usize,
+    classes: MarkClasses,
 }
 
 impl Ranker {
@@ -76,7 +79,18 @@ impl Ranker {
             variant,
             index: BoardIndex::new(variant.pits(), variant.total() as usize),
             marks_bits: 2 * variant.w(),
+            classes: MarkClasses::new(variant.w()),
         }
+    }
+
+    /// The classes of the positions' marks (`mark_classes.rs`).
+    pub fn classes(&self) -> &MarkClasses {
+        &self.classes
+    }
+
+    /// Number of possible local ranks of `stones` stones in `class`.
+    pub fn class_universe(&self, stones: usize, class: usize) -> u64 {
+        self.index.layer_size(stones) * self.classes.pairs(class)
     }
 
     /// Number of possible ranked keys of `stones` stones.
@@ -256,11 +270,11 @@ pub struct CompactKeys {
 }
 
 impl CompactKeys {
-    /// Builds the set from ranked keys (any order, no duplicates), reusing
-    /// their vector for the sort.
-    pub fn from_ranked(ranker: &Ranker, stones: usize, mut ranked: Vec<u64>) -> Self {
+    /// Builds the set from ranked keys below `universe` (any order, no
+    /// duplicates), reusing their vector for the sort.
+    pub fn from_ranked(universe: u64, stones: usize, mut ranked: Vec<u64>) -> Self {
         ranked.par_sort_unstable();
-        let (shift, buckets) = layout(ranker.universe(stones), ranked.len());
+        let (shift, buckets) = layout(universe, ranked.len());
         let dir = bucket_starts(&ranked, shift, buckets);
         let mut fields = vec![0u8; fields_len(ranked.len(), shift)];
         // Runs of 8 keys fill whole bytes, so each run of keys has bytes
@@ -338,9 +352,20 @@ impl CompactKeys {
         self.map_ranked_in(range, |u| key_of(self.stones, u))
     }
 
+    /// Every ranked key in index order, decoded one after the other.
+    pub fn iter_ranked(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut b = 0;
+        (0..self.len as u64).map(move |j| {
+            while self.dir[b + 1] as u64 <= j {
+                b += 1;
+            }
+            (b as u64) << self.shift | field(&self.fields, self.shift, j)
+        })
+    }
+
     /// `f` of the ranked key of each index of `range`, in index order,
     /// decoded a run of indices per task.
-    fn map_ranked_in(
+    pub fn map_ranked_in(
         &self,
         range: std::ops::Range<usize>,
         f: impl Fn(u64) -> u64 + Sync,
@@ -363,6 +388,65 @@ impl CompactKeys {
                 }
             });
         out
+    }
+}
+
+/// Builds a [`CompactKeys`] from its keys given one at a time in
+/// ascending order, without holding them: the same set as
+/// [`CompactKeys::from_ranked`] builds from a vector of them.
+pub struct CompactKeysBuilder {
+    keys: CompactKeys,
+    pushed: usize,
+    pending: u128,
+    bits: u32,
+    at: usize,
+}
+
+impl CompactKeysBuilder {
+    /// A builder of a set of `len` keys below `universe`.
+    pub fn new(universe: u64, stones: usize, len: usize) -> Self {
+        let (shift, buckets) = layout(universe, len);
+        CompactKeysBuilder {
+            keys: CompactKeys {
+                stones,
+                len,
+                shift,
+                dir: vec![0; buckets + 1],
+                fields: vec![0; fields_len(len, shift)],
+            },
+            pushed: 0,
+            pending: 0,
+            bits: 0,
+            at: 0,
+        }
+    }
+
+    /// Adds the next key (larger than every key before it).
+    #[inline]
+    pub fn push(&mut self, u: u64) {
+        let k = &mut self.keys;
+        k.dir[(u >> k.shift) as usize + 1] += 1;
+        self.pending |= ((u & ((1u64 << k.shift) - 1)) as u128) << self.bits;
+        self.bits += k.shift;
+        while self.bits >= 8 {
+            k.fields[self.at] = self.pending as u8;
+            self.pending >>= 8;
+            self.bits -= 8;
+            self.at += 1;
+        }
+        self.pushed += 1;
+    }
+
+    /// The set, once its `len` keys are pushed.
+    pub fn finish(mut self) -> CompactKeys {
+        assert_eq!(self.pushed, self.keys.len, "keys pushed");
+        if self.bits > 0 {
+            self.keys.fields[self.at] = self.pending as u8;
+        }
+        for b in 1..self.keys.dir.len() {
+            self.keys.dir[b] += self.keys.dir[b - 1];
+        }
+        self.keys
     }
 }
 
@@ -433,7 +517,7 @@ mod tests {
                 .collect();
             ranked.sort_unstable();
             ranked.dedup();
-            let set = CompactKeys::from_ranked(&ranker, stones, ranked.clone());
+            let set = CompactKeys::from_ranked(universe, stones, ranked.clone());
             assert_eq!(set.len, ranked.len());
             assert_eq!(set.ranked(), ranked);
             let n = ranked.len();
@@ -471,7 +555,7 @@ mod tests {
         ranked.extend(universe / 2..universe / 2 + 2 * PACKED_RUN as u64);
         ranked.sort_unstable();
         ranked.dedup();
-        let set = CompactKeys::from_ranked(&ranker, stones, ranked.clone());
+        let set = CompactKeys::from_ranked(universe, stones, ranked.clone());
         assert!(ranked.len() > 4 * PACKED_RUN && set.dir.len() > 4 * BUCKET_RUN);
         let shift = set.shift;
         let mut dir = vec![0u32; set.dir.len()];
@@ -492,6 +576,15 @@ mod tests {
         }
         assert!(set.fields == fields, "fields differ");
         assert_eq!(set.ranked(), ranked);
+        assert!(set.iter_ranked().eq(ranked.iter().copied()));
+        let mut builder = CompactKeysBuilder::new(universe, stones, ranked.len());
+        ranked.iter().for_each(|&u| builder.push(u));
+        let built = builder.finish();
+        assert_eq!((built.shift, built.len), (set.shift, set.len));
+        assert!(
+            built.dir == set.dir && built.fields == set.fields,
+            "builder differs"
+        );
         let n = ranked.len();
         let cut = PACKED_RUN;
         for (a, b) in [(1, n - 1), (cut - 1, 2 * cut + 1), (cut, cut), (n - 3, n)] {

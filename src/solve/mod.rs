@@ -13,6 +13,7 @@ pub mod index;
 pub mod kiothi_endgame;
 pub mod lock;
 pub mod malloc;
+pub mod mark_classes;
 pub mod opening;
 pub mod region_keys;
 pub mod retrograde;

@@ -1,18 +1,23 @@
 //! The locked phase of Kpé (RULES §1.2): positions in which at least one
 //! player still has an unset mark. They are enumerated forward from a root
 //! (the start, or any locked position a user asks about) and solved by the
-//! same threshold retrograde method as the endgame, stone count by stone
-//! count (captures only lower it), with moves into the unlocked database
-//! as exits and un-moves, checked for membership, as predecessors.
+//! same threshold retrograde method as the endgame, one *group* at a time:
+//! the positions of one stone count (captures only lower it) and one class
+//! of marks (`mark_classes.rs`: setting a mark only raises it), with moves
+//! out of the group as exits and un-moves, checked for membership, as
+//! predecessors. The groups are kept by local rank; the key file lays each
+//! stone count's groups out as one (`region_keys.rs`).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
 use super::bits::Bits;
-use super::compact_keys::{rank, CompactKeys, KeyParts, Ranker};
+use super::compact_keys::{key_of, rank, CompactKeys, CompactKeysBuilder, KeyParts, Ranker};
 use super::db::{entry, entry_can_end, entry_value};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
@@ -54,14 +59,18 @@ pub fn unmix(mixed: u64) -> RegionKey {
 pub struct LockedRegion {
     variant: KpeVariant,
     ranker: Ranker,
-    /// Keys by ascending stone count, compact (`compact_keys.rs`): the
-    /// values of a group are in the order of its keys.
+    /// Local ranks of the groups (module documentation), compact
+    /// (`compact_keys.rs`), by ascending stone count and then descending
+    /// class: the order they are solved in. The values of a group are in
+    /// the order of its keys.
     groups: Vec<CompactKeys>,
+    /// The class of each group.
+    classes: Vec<usize>,
     values: Vec<Vec<i8>>,
     /// Whether perfect play can end, per group (filled as groups are solved).
     ends: Vec<Bits>,
-    /// Group of each stone count.
-    by_stones: Vec<Option<usize>>,
+    /// Group of each stone count and class ([`slot`]).
+    by_slot: Vec<Option<usize>>,
 }
 
 /// Hashes a mixed key (already uniform) by a rotation: the table's bucket
@@ -206,17 +215,52 @@ impl ShardedSet {
     }
 }
 
-/// The entry bytes of positions of `values` whose "can end" bits are `ends`.
-fn entry_bytes(values: &[i8], ends: &Bits) -> Vec<u8> {
-    values
+/// Calls `visit(u, p, j)` for every key of the groups `parts` (class,
+/// local ranks) of one stone count in ascending order of their ranked keys
+/// `u`: key `j` of part `p`. Each group's local ranks are in `u` order
+/// (`mark_classes.rs`), so this merges them.
+fn merge_in_key_order(
+    ranker: &Ranker,
+    parts: &[(usize, &CompactKeys)],
+    mut visit: impl FnMut(u64, usize, usize),
+) {
+    let classes = ranker.classes();
+    let mut streams: Vec<_> = parts
         .iter()
+        .map(|&(class, keys)| {
+            keys.iter_ranked()
+                .map(move |local| classes.global(class, local))
+        })
+        .collect();
+    // The next key of each part not yet exhausted, smallest first: a
+    // stone count of a wide board has hundreds of groups.
+    let mut heads: BinaryHeap<Reverse<(u64, usize, usize)>> = streams
+        .iter_mut()
         .enumerate()
-        .map(|(i, &v)| entry(v, ends.get(i as u64)))
-        .collect()
+        .filter_map(|(p, s)| s.next().map(|u| Reverse((u, p, 0))))
+        .collect();
+    while let Some(Reverse((u, p, j))) = heads.pop() {
+        visit(u, p, j);
+        if let Some(next) = streams[p].next() {
+            heads.push(Reverse((next, p, j + 1)));
+        }
+    }
 }
 
 fn is_locked(pos: &KpePosition) -> bool {
     !(pos.is_unlocked(Side::South) && pos.is_unlocked(Side::North))
+}
+
+/// The class of a position's marks (`mark_classes.rs`).
+fn class_of(ranker: &Ranker, pos: &KpePosition) -> usize {
+    ranker
+        .classes()
+        .of_marks(pos.marks(Side::South), pos.marks(Side::North))
+}
+
+/// The index of (stones, class) among the groups a variant can have.
+fn slot(ranker: &Ranker, stones: usize, class: usize) -> usize {
+    stones * ranker.classes().count() + class
 }
 
 impl LockedRegion {
@@ -233,18 +277,22 @@ impl LockedRegion {
         region
     }
 
-    fn assemble(variant: KpeVariant, groups: Vec<CompactKeys>, values: Vec<Vec<i8>>) -> Self {
-        let mut by_stones = vec![None; variant.total() as usize + 1];
-        for (i, g) in groups.iter().enumerate() {
-            by_stones[g.stones] = Some(i);
+    /// The region of `groups` (class and local ranks), in solving order.
+    fn assemble(variant: KpeVariant, groups: Vec<(usize, CompactKeys)>) -> Self {
+        let ranker = Ranker::new(variant);
+        let mut by_slot = vec![None; slot(&ranker, variant.total() as usize + 1, 0)];
+        for (i, (class, keys)) in groups.iter().enumerate() {
+            by_slot[slot(&ranker, keys.stones, *class)] = Some(i);
         }
+        let (classes, groups): (Vec<usize>, Vec<CompactKeys>) = groups.into_iter().unzip();
         LockedRegion {
             variant,
-            ranker: Ranker::new(variant),
+            ranker,
+            values: groups.iter().map(|g| vec![0i8; g.len]).collect(),
             groups,
-            values,
+            classes,
             ends: Vec::new(),
-            by_stones,
+            by_slot,
         }
     }
 
@@ -252,36 +300,27 @@ impl LockedRegion {
         self.groups.iter().map(|g| g.len).sum()
     }
 
-    /// Bytes of the groups' directories and fields.
-    pub(super) fn groups_bytes(&self) -> usize {
-        self.groups
-            .iter()
-            .map(|g| 4 * g.dir.len() + g.fields.len())
-            .sum()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Positions per stone count.
-    pub fn counts(&self) -> Vec<(usize, usize)> {
-        self.groups.iter().map(|g| (g.stones, g.len)).collect()
+    /// The keys of indices `range` of group `g`, in index order.
+    fn group_keys_in(&self, g: usize, range: std::ops::Range<usize>) -> Vec<RegionKey> {
+        let (stones, class) = (self.groups[g].stones, self.classes[g]);
+        let classes = self.ranker.classes();
+        self.groups[g].map_ranked_in(range, |local| key_of(stones, classes.global(class, local)))
     }
 
-    /// Values of the positions of one stone count.
-    pub fn values_of(&self, stones: usize) -> &[i8] {
-        self.by_stones
-            .get(stones)
-            .copied()
-            .flatten()
-            .map_or(&[], |g| &self.values[g])
+    /// Every key of group `g`, in index order.
+    fn group_keys(&self, g: usize) -> Vec<RegionKey> {
+        self.group_keys_in(g, 0..self.groups[g].len)
     }
 
-    /// Calls `f` with the ranked key `u` ([`rank`]) of the parent of every
-    /// non-capturing move that leads to the position `child` and keeps a
-    /// player locked, if such a parent is a locked position (it may be
-    /// outside the region). Ranked from the board, without a key.
+    /// Calls `f` with the local rank (`mark_classes.rs`) of the parent of
+    /// every non-capturing move that leads to the position `child` without
+    /// setting a mark, if such a parent is a locked position (it may be
+    /// outside the region): the moves inside the child's group. Ranked from
+    /// the board, without a key.
     fn for_each_candidate_parent(&self, child: KeyParts, mut f: impl FnMut(u64)) {
         let v = self.variant;
         let KeyParts {
@@ -294,22 +333,22 @@ impl LockedRegion {
             &board[..v.pits()],
             y_marks == v.all_marks(),
             |before, q| {
-                let bit = 1u8 << q;
-                if y_marks & bit == 0 {
+                if y_marks & 1 << q == 0 {
                     return; // Y's move from q would have set this mark
                 }
-                let board_rank = self.ranker.rank_board(before);
-                for y_before in [y_marks, y_marks & !bit] {
-                    // Y moved from the parent: Y is its mover.
-                    f(self.ranker.with_marks(board_rank, y_before, x_marks));
-                }
+                // Y moved from the parent (Y is its mover) and had the mark
+                // of q already: a parent without it is of a lower class.
+                let u = self
+                    .ranker
+                    .with_marks(self.ranker.rank_board(before), y_marks, x_marks);
+                f(self.ranker.classes().local(u));
             },
         );
     }
 
-    /// `(parent, child)` for every non-capturing move that keeps a player
-    /// locked into each child of `chunk` (indices in group `g`, whose keys
-    /// are `keys`), looked up in three passes (candidate keys ranked, their
+    /// `(parent, child)` for every move inside group `g` (non-capturing,
+    /// setting no mark) into each child of `chunk` (indices in the group,
+    /// whose keys are `keys`), looked up in three passes (candidate keys ranked, their
     /// directory ranges, the searches) with prefetching, so that the cache
     /// misses of the lookups overlap.
     pub(super) fn predecessors_of(
@@ -347,40 +386,88 @@ impl LockedRegion {
         }
     }
 
-    /// Consumes the solved region, group by group (ascending stone count):
-    /// its keys and the entry bytes of its positions in the same order, so
-    /// that a caller can free each group as soon as it has used it
-    /// (`region_keys::encode`).
-    pub(super) fn into_groups(self) -> impl Iterator<Item = (CompactKeys, Vec<u8>)> {
-        self.groups
-            .into_iter()
-            .zip(self.values)
-            .zip(self.ends)
-            .map(|((keys, values), ends)| (keys, entry_bytes(&values, &ends)))
+    /// Consumes the solved region, stone count by stone count (ascending):
+    /// each count's keys in the key file's layout (the ranked keys `u` of
+    /// the whole count, `region_keys.rs`) and the entry bytes of its
+    /// positions in the same order. Each count's groups are merged, then
+    /// freed, before the next.
+    pub(super) fn into_stone_counts(self) -> impl Iterator<Item = (CompactKeys, Vec<u8>)> {
+        let ranker = self.ranker;
+        let mut groups = (self.groups.into_iter().zip(self.classes))
+            .zip(self.values.into_iter().zip(self.ends))
+            .peekable();
+        std::iter::from_fn(move || {
+            let first = groups.next()?;
+            let stones = first.0 .0.stones;
+            let mut same = vec![first];
+            while let Some(next) = groups.next_if(|((keys, _), _)| keys.stones == stones) {
+                same.push(next);
+            }
+            let parts: Vec<(usize, &CompactKeys)> =
+                same.iter().map(|((k, c), _)| (*c, k)).collect();
+            let len = parts.iter().map(|(_, k)| k.len).sum();
+            let mut keys = CompactKeysBuilder::new(ranker.universe(stones), stones, len);
+            let mut entries = Vec::with_capacity(len);
+            merge_in_key_order(&ranker, &parts, |u, p, j| {
+                let (values, ends) = &same[p].1;
+                keys.push(u);
+                entries.push(entry(values[j], ends.get(j as u64)));
+            });
+            Some((keys.finish(), entries))
+        })
     }
 
-    /// The entry bytes (value and "can end") of group `g`, in key order.
-    pub(super) fn group_entry_bytes(&self, g: usize) -> Vec<u8> {
-        entry_bytes(&self.values[g], &self.ends[g])
+    /// The stone counts of the region, ascending, each with its groups.
+    fn stone_counts(&self) -> Vec<(usize, Vec<usize>)> {
+        let mut counts: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (g, keys) in self.groups.iter().enumerate() {
+            match counts.last_mut() {
+                Some((n, groups)) if *n == keys.stones => groups.push(g),
+                _ => counts.push((keys.stones, vec![g])),
+            }
+        }
+        counts
     }
 
-    /// Every position (mover as South) of group `g` and its entry byte,
-    /// in key order.
-    pub(super) fn group_entries(&self, g: usize) -> impl Iterator<Item = (KpePosition, u8)> + '_ {
-        let keys = self.groups[g].keys();
+    /// Number of stone counts of the region (of the key file's groups).
+    pub(super) fn stone_count_number(&self) -> usize {
+        self.stone_counts().len()
+    }
+
+    /// Calls `f(n, u, g, j)` for every position of the region, by
+    /// ascending stone count `n` and then ranked key `u` (the key file's
+    /// order): `j` is its index in group `g`.
+    fn for_each_in_key_order(&self, mut f: impl FnMut(usize, u64, usize, usize)) {
+        for (n, groups) in self.stone_counts() {
+            let parts: Vec<(usize, &CompactKeys)> = groups
+                .iter()
+                .map(|&g| (self.classes[g], &self.groups[g]))
+                .collect();
+            merge_in_key_order(&self.ranker, &parts, |u, p, j| f(n, u, groups[p], j));
+        }
+    }
+
+    /// The entry bytes of every position, by stone count, in the key file's order.
+    pub(super) fn stone_count_entries(&self) -> Vec<(usize, Vec<u8>)> {
+        let mut counts: Vec<(usize, Vec<u8>)> = Vec::new();
+        self.for_each_in_key_order(|n, _, g, j| {
+            let e = entry(self.values[g][j], self.ends[g].get(j as u64));
+            match counts.last_mut() {
+                Some((m, entries)) if *m == n => entries.push(e),
+                _ => counts.push((n, vec![e])),
+            }
+        });
+        counts
+    }
+
+    /// Calls `f` with every position (mover as South) and its entry byte,
+    /// in the key file's order.
+    pub(super) fn for_each_entry(&self, mut f: impl FnMut(&KpePosition, u8)) {
         let mut cursor = self.ranker.cursor();
-        let positions = keys.into_iter().map(move |key| cursor.position(key));
-        positions.zip(self.group_entry_bytes(g))
-    }
-
-    /// Stones of group `g`.
-    pub(super) fn group_stones(&self, g: usize) -> usize {
-        self.groups[g].stones
-    }
-
-    /// Groups (stone counts) of the region.
-    pub(super) fn group_count(&self) -> usize {
-        self.groups.len()
+        self.for_each_in_key_order(|n, u, g, j| {
+            let e = entry(self.values[g][j], self.ends[g].get(j as u64));
+            f(&cursor.position(key_of(n, u)), e)
+        });
     }
 
     /// Values of group `g`, in key order.
@@ -390,8 +477,20 @@ impl LockedRegion {
 
     /// (group, index) of a key.
     pub(super) fn locate(&self, key: RegionKey) -> Option<(usize, usize)> {
-        let g = self.by_stones.get(stones_of(key)).copied().flatten()?;
-        self.groups[g].find(rank(key)).map(|i| (g, i as usize))
+        let u = rank(key);
+        let classes = self.ranker.classes();
+        let class = classes.of(u);
+        if class >= classes.count() {
+            return None; // every mark set: not a locked position
+        }
+        let g = self
+            .by_slot
+            .get(slot(&self.ranker, stones_of(key), class))
+            .copied()
+            .flatten()?;
+        self.groups[g]
+            .find(classes.local(u))
+            .map(|i| (g, i as usize))
     }
 
     /// The value of a locked position of the region.
@@ -413,87 +512,111 @@ impl LockedRegion {
         Some(entry(self.values[g][i], self.ends[g].get(i as u64)))
     }
 
-    /// Breadth-first closure of the root, one stone count at a time from
-    /// the most stones down, both threads expanding each level.
+    /// Breadth-first closure of the root, one group at a time: stone
+    /// counts from the most stones down, classes from the fewest marks up
+    /// (a move leads to the same group, a higher class or fewer stones),
+    /// both threads expanding each level. Each group's keys are compact as
+    /// soon as it is closed: only the open group's set is whole in memory.
     pub(super) fn explore(root: &KpePosition, progress: Progress) -> Self {
         let v = root.variant();
         let ranker = Ranker::new(v);
+        let classes = ranker.classes();
         let total = v.total() as usize;
-        let mut sets: Vec<ShardedSet> = (0..=total).map(|_| ShardedSet::new()).collect();
+        // Made when a first key of the group is found: most (stones, class)
+        // slots of a wide board stay empty.
+        let mut sets: Vec<OnceLock<ShardedSet>> = (0..slot(&ranker, total + 1, 0))
+            .map(|_| OnceLock::new())
+            .collect();
         let bar = progress.bar(0, "locked");
         bar.set_message("exploring");
         let root = root.relative();
         if is_locked(&root) {
             let mut batch = Batch::<u64>::new();
             batch.push(mix(ranker.region_key(&root)));
-            sets[root.board_total() as usize].insert_batch(&mut batch, |_| {});
+            let at = slot(
+                &ranker,
+                root.board_total() as usize,
+                class_of(&ranker, &root),
+            );
+            sets[at]
+                .get_or_init(ShardedSet::new)
+                .insert_batch(&mut batch, |_| {});
         }
         let mut groups = Vec::new();
         for n in (0..=total).rev() {
-            let set = std::mem::replace(&mut sets[n], ShardedSet::new());
-            // The keys that moves from larger counts found, unranked once.
-            let mut frontier: Vec<Found> = set
-                .keys()
-                .into_par_iter()
-                .map(|mixed| Found {
-                    mixed,
-                    board: ranker.parts(unmix(mixed)).board,
-                })
-                .collect();
-            if frontier.is_empty() {
-                continue;
-            }
-            let lower_sets = &sets[..n];
-            while !frontier.is_empty() {
-                frontier = frontier
-                    .par_chunks(4096)
-                    .flat_map_iter(|chunk| {
-                        let mut same = Batch::new();
-                        let mut lower: Vec<(usize, u64)> = Vec::new();
-                        for &Found { mixed, board } in chunk {
-                            let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
-                            let _ = pos.for_each_move(|mv| {
-                                let (child, gained) = pos.sow(mv.pit());
-                                if is_locked(&child) {
-                                    // Relative once: its board goes with the key.
-                                    let rel = child.relative();
-                                    let m = mix(ranker.region_key(&rel));
-                                    if gained == 0 {
-                                        let mut board = [0u8; 16];
-                                        board[..rel.pits().len()].copy_from_slice(rel.pits());
-                                        same.push(Found { mixed: m, board });
-                                    } else {
-                                        lower.push((n - gained as usize, m));
-                                    }
-                                }
-                                std::ops::ControlFlow::Continue(())
-                            });
-                        }
-                        let mut next = Vec::new();
-                        set.insert_batch(&mut same, |k| next.push(k));
-                        lower.sort_unstable();
-                        lower.dedup();
-                        for run in lower.chunk_by(|a, b| a.0 == b.0) {
-                            let mut batch = Batch::<u64>::new();
-                            run.iter().for_each(|&(_, m)| batch.push(m));
-                            lower_sets[run[0].0].insert_batch(&mut batch, |_| {});
-                        }
-                        next
+            for class in 0..classes.count() {
+                let Some(set) = std::mem::take(&mut sets[slot(&ranker, n, class)]).into_inner()
+                else {
+                    continue;
+                };
+                // The keys that moves from other groups found, unranked once.
+                let mut frontier: Vec<Found> = set
+                    .keys()
+                    .into_par_iter()
+                    .map(|mixed| Found {
+                        mixed,
+                        board: ranker.parts(unmix(mixed)).board,
                     })
                     .collect();
-                bar.inc(frontier.len() as u64);
+                if frontier.is_empty() {
+                    continue;
+                }
+                let others = &sets;
+                while !frontier.is_empty() {
+                    frontier = frontier
+                        .par_chunks(4096)
+                        .flat_map_iter(|chunk| {
+                            let mut same = Batch::new();
+                            let mut elsewhere: Vec<(usize, u64)> = Vec::new();
+                            for &Found { mixed, board } in chunk {
+                                let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
+                                let _ = pos.for_each_move(|mv| {
+                                    let (child, gained) = pos.sow(mv.pit());
+                                    if is_locked(&child) {
+                                        // Relative once: its board goes with the key.
+                                        let rel = child.relative();
+                                        let m = mix(ranker.region_key(&rel));
+                                        let child_class = class_of(&ranker, &rel);
+                                        if gained == 0 && child_class == class {
+                                            let mut board = [0u8; 16];
+                                            board[..rel.pits().len()].copy_from_slice(rel.pits());
+                                            same.push(Found { mixed: m, board });
+                                        } else {
+                                            let stones = n - gained as usize;
+                                            elsewhere.push((slot(&ranker, stones, child_class), m));
+                                        }
+                                    }
+                                    std::ops::ControlFlow::Continue(())
+                                });
+                            }
+                            let mut next = Vec::new();
+                            set.insert_batch(&mut same, |k| next.push(k));
+                            elsewhere.sort_unstable();
+                            elsewhere.dedup();
+                            for run in elsewhere.chunk_by(|a, b| a.0 == b.0) {
+                                let mut batch = Batch::<u64>::new();
+                                run.iter().for_each(|&(_, m)| batch.push(m));
+                                others[run[0].0]
+                                    .get_or_init(ShardedSet::new)
+                                    .insert_batch(&mut batch, |_| {});
+                            }
+                            next
+                        })
+                        .collect();
+                    bar.inc(frontier.len() as u64);
+                }
+                let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
+                let universe = ranker.class_universe(n, class);
+                groups.push((class, CompactKeys::from_ranked(universe, n, locals)));
             }
-            let keys = set.into_mapped(|k| rank(unmix(k)));
-            groups.push(CompactKeys::from_ranked(&ranker, n, keys));
         }
         bar.finish_and_clear();
         groups.reverse();
-        let values = groups.iter().map(|g| vec![0i8; g.len]).collect();
-        Self::assemble(v, groups, values)
+        Self::assemble(v, groups)
     }
 
-    /// Solves the groups by ascending stone count: captures always lead
-    /// to a smaller, already solved count.
+    /// Solves the groups in order: a move leaving a group leads to one
+    /// already solved.
     pub(super) fn solve_groups(
         &mut self,
         eg: &Endgame,
@@ -523,11 +646,11 @@ impl LockedRegion {
         // A slice of a group's keys at a time: the largest group's keys,
         // decoded at once, made this pass's peak.
         const SLICE: usize = 1 << 22;
-        for group in &self.groups {
+        for (g, group) in self.groups.iter().enumerate() {
             let ends = Bits::new(group.len as u64);
             let mut best = Vec::with_capacity(group.len);
             for start in (0..group.len).step_by(SLICE) {
-                let keys = group.keys_in(start..group.len.min(start + SLICE));
+                let keys = self.group_keys_in(g, start..group.len.min(start + SLICE));
                 let slice = keys.par_iter().enumerate().map_init(
                     || self.ranker.cursor(),
                     |cursor, (i, &key)| {
@@ -562,15 +685,18 @@ impl LockedRegion {
         exits
     }
 
-    /// Solves the groups by ascending stone count, given what their moves
-    /// into the unlocked database are worth ([`Self::unlocked_exits`]).
+    /// Solves the groups in order (ascending stone count, descending
+    /// class), given what their moves into the unlocked database are worth
+    /// ([`Self::unlocked_exits`]). A move that captures or sets a mark
+    /// leaves the group for one already solved: an exit.
     pub(super) fn solve_groups_with(&mut self, mut exits: UnlockedExits, progress: Progress) {
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
         self.ends.clear();
         for g in 0..self.groups.len() {
             let n = self.groups[g].stones;
-            let keys = self.groups[g].keys();
+            let class = self.classes[g];
+            let keys = self.group_keys(g);
             let unlocked_best = std::mem::take(&mut exits.best[g]);
             let unlocked_ends = std::mem::replace(&mut exits.ends[g], Bits::new(0));
             let words = keys
@@ -600,7 +726,7 @@ impl LockedRegion {
                             if !is_locked(&child) {
                                 return std::ops::ControlFlow::Continue(());
                             }
-                            if gained == 0 {
+                            if gained == 0 && class_of(&self.ranker, &child) == class {
                                 inside += 1;
                                 return std::ops::ControlFlow::Continue(());
                             }

@@ -2,8 +2,10 @@
 //! (`opening-keys.sowdb`, a plain database file of kind 3).
 //!
 //! The keys are kept as `compact_keys.rs` describes (ranked, bucketed,
-//! low bits packed: about 2 bytes a key on the standard game), the same in
-//! memory while the region is solved as here.
+//! low bits packed: about 2 bytes a key on the standard game), one set per
+//! stone count. While the region is solved, the same sets are kept per
+//! group of one stone count and one class of marks, by local rank
+//! (`mark_classes.rs`); [`encode`] merges each count's groups.
 //!
 //! Payload (little-endian): `G` (u64); `G` records of five u64 (stones,
 //! keys, S, byte offset of the directory, byte offset of the fields); then
@@ -21,17 +23,16 @@ use crate::games::kpe::{KpePosition, KpeVariant};
 const RECORD: usize = 5 * 8;
 
 /// The key-file payload of a solved region, and the entry bytes of its
-/// positions in the same order. The region already holds its keys in the
-/// file's layout: this only lays the groups out one after the other,
-/// freeing each as it goes.
+/// positions in the same order: each stone count's groups merged into the
+/// file's layout (`LockedRegion::into_stone_counts`), laid out one after
+/// the other and freed as it goes.
 pub fn encode(region: LockedRegion) -> (Vec<u8>, Vec<u8>) {
-    let groups = region.group_count();
-    let size = 8 + RECORD * groups + region.groups_bytes();
-    let mut payload = Vec::with_capacity(size);
-    payload.extend_from_slice(&(groups as u64).to_le_bytes());
-    payload.resize(8 + RECORD * groups, 0);
+    let counts = region.stone_count_number();
+    let mut payload = Vec::new();
+    payload.extend_from_slice(&(counts as u64).to_le_bytes());
+    payload.resize(8 + RECORD * counts, 0);
     let mut entries = Vec::with_capacity(region.len());
-    for (g, (keys, group_entries)) in region.into_groups().enumerate() {
+    for (g, (keys, group_entries)) in region.into_stone_counts().enumerate() {
         let dir_at = payload.len();
         payload.extend(keys.dir.iter().flat_map(|d| d.to_le_bytes()));
         let bits_at = payload.len();
@@ -49,7 +50,6 @@ pub fn encode(region: LockedRegion) -> (Vec<u8>, Vec<u8>) {
         }
         entries.extend(group_entries);
     }
-    debug_assert_eq!(payload.len(), size);
     (payload, entries)
 }
 

@@ -659,11 +659,10 @@ impl StartRegion {
     /// Every position's entry, by group (ascending stone count).
     pub fn groups(&self) -> Result<Vec<RegionGroup>, DbError> {
         match self {
-            StartRegion::Memory(r) => Ok((0..r.group_count())
-                .map(|g| RegionGroup {
-                    stones: r.group_stones(g),
-                    entries: r.group_entry_bytes(g),
-                })
+            StartRegion::Memory(r) => Ok(r
+                .stone_count_entries()
+                .into_iter()
+                .map(|(stones, entries)| RegionGroup { stones, entries })
                 .collect()),
             StartRegion::Mapped { keys, values } => {
                 let all = values.all_entries()?;
@@ -687,11 +686,13 @@ impl StartRegion {
     ) -> Result<(), E> {
         match self {
             StartRegion::Memory(r) => {
-                for g in 0..r.group_count() {
-                    for (pos, e) in r.group_entries(g) {
-                        f(&pos, e)?;
+                let mut result = Ok(());
+                r.for_each_entry(|pos, e| {
+                    if result.is_ok() {
+                        result = f(pos, e);
                     }
-                }
+                });
+                result?;
             }
             StartRegion::Mapped { keys, values } => {
                 keys.file().advise_sequential();
