@@ -383,3 +383,58 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_layer_rank() {
     assert!(stderr.contains("; estimate: memory about "), "{stderr}");
     assert!(!db.exists(), "nothing written");
 }
+
+#[test]
+fn an_endgame_only_build_writes_the_layers_that_a_full_solve_then_reuses() {
+    let db = temp_db("endgame-only");
+    let out = solve_in(
+        &db,
+        &["--json", "solve", "kpe:3x2", "--endgame-only", "--db"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["unlocked_positions"], 11088, "{v}");
+    assert_eq!(
+        v["layers_computed"],
+        serde_json::json!([0, 2, 4, 6, 8, 10, 12])
+    );
+    assert_eq!(v["estimate"]["region"], 0, "{v}");
+    for n in (0..=12).step_by(2) {
+        assert!(layer_path(&db, variant(), n).exists(), "layer {n}");
+    }
+    assert!(!region_path(&db, variant()).exists(), "no region");
+    let (solved, stats) = Solution::build(variant(), &db, Progress::Hidden).unwrap();
+    assert!(
+        stats.layers_computed.is_empty(),
+        "{:?}",
+        stats.layers_computed
+    );
+    assert_eq!(stats.layers_reused.len(), 7);
+    assert_same_values(&solved, &Solution::in_memory(variant(), Progress::Hidden));
+    // Its estimate is the layers': kpe:5x4's fit a 24 GiB budget (about
+    // 14.9 GiB), where its whole solve is refused (the test above).
+    let db5 = temp_db("endgame-only-5x4");
+    let out = solve_in(
+        &db5,
+        &["solve", "kpe:5x4", "--endgame-only", "--db"],
+        Some(("SOW_MEMORY_MIB", "12288")),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "needs about 14.9 GiB of memory (5701165250 unlocked positions: an estimate)"
+        ),
+        "{stderr}"
+    );
+    assert!(!db5.exists(), "nothing written");
+    // Kiothi's tables have a command of their own.
+    let out = solve_in(&db5, &["solve", "kiothi", "--endgame-only", "--db"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("--endgame-only"));
+    fs::remove_dir_all(&db).unwrap();
+}

@@ -37,11 +37,22 @@ pub struct SolveArgs {
     /// those in --db (default: all there are).
     #[arg(long, value_name = "N", value_parser = super::args::endgame_stones)]
     pub stones: Option<usize>,
+    /// Kpé: build only the endgame database (every layer of positions in
+    /// which both players are unlocked), not the opening region: for a
+    /// variant whose whole solve does not fit; a later full solve reuses it.
+    #[arg(long)]
+    pub endgame_only: bool,
 }
 
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         let db = kpe_db::db_dir(self.db.as_deref());
+        if self.endgame_only && self.game.trim_start().starts_with("kiothi") {
+            return Err(CliError::usage(
+                "endgame-only",
+                "--endgame-only is for Kpé (its unlocked layers); Kiothi's endgame tables are `sow solve kiothi --stones N`",
+            ));
+        }
         if self.game.trim() == "kiothi" {
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
             return super::kiothi_tables::run(stones, &db, out);
@@ -69,8 +80,71 @@ impl SolveArgs {
                 ));
             }
         }
-        run(parse_kpe_game(&self.game)?, self.db.as_deref(), out)
+        let variant = parse_kpe_game(&self.game)?;
+        match self.endgame_only {
+            true => run_endgame(variant, self.db.as_deref(), out),
+            false => run(variant, self.db.as_deref(), out),
+        }
     }
+}
+
+/// `sow solve kpe:WxK --endgame-only`: the endgame layers alone.
+fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
+    let dir = kpe_db::db_dir(db);
+    let stats = Solution::build_endgame(variant, &dir, Progress::auto(out.quiet || out.json))?;
+    /// `sow solve --endgame-only --json`: what was built, and the run's figures.
+    #[derive(serde::Serialize)]
+    struct EndgameOutput<'a> {
+        variant: String,
+        db: String,
+        unlocked_positions: u64,
+        estimate: &'a Option<crate::solve::estimate::Estimate>,
+        layers_computed: &'a [usize],
+        layers_reused: &'a [usize],
+        /// Reused layers taken from another K of the same W: (stones, variant).
+        layers_shared: Vec<(usize, String)>,
+        peak_rss_mib: Option<f64>,
+        seconds: f64,
+    }
+    if out.json {
+        return out.model_sorted(&EndgameOutput {
+            variant: variant.tag(),
+            db: dir.display().to_string(),
+            unlocked_positions: stats.unlocked_positions,
+            estimate: &stats.estimate,
+            layers_computed: &stats.layers_computed,
+            layers_reused: &stats.layers_reused,
+            layers_shared: shared_pairs(&stats.layers_shared),
+            peak_rss_mib: peak_rss_mib(),
+            seconds: stats.seconds,
+        });
+    }
+    out.line(format!(
+        "{} endgame database built in {} (no opening region: `sow solve {}` adds it)",
+        variant.tag(),
+        dir.display(),
+        variant.tag()
+    ))?;
+    out.line(format!("positions: {} unlocked", stats.unlocked_positions))?;
+    out.line(format!(
+        "layers computed {}, reused {}{}",
+        stats.layers_computed.len(),
+        stats.layers_reused.len(),
+        shared_note(&stats.layers_shared)
+    ))?;
+    if let Some(e) = &stats.estimate {
+        out.line(format!("estimate before building: {}", e.summary()))?;
+    }
+    out.line(format!(
+        "time {:.1} s, peak memory {} MiB",
+        stats.seconds,
+        peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
+    ))
+}
+
+/// Layers taken from other variants, as (stones, variant tag).
+fn shared_pairs(shared: &[(usize, KpeVariant)]) -> Vec<(usize, String)> {
+    shared.iter().map(|(n, v)| (*n, v.tag())).collect()
 }
 
 pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
@@ -106,11 +180,7 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
             estimate: &stats.estimate,
             layers_computed: &stats.layers_computed,
             layers_reused: &stats.layers_reused,
-            layers_shared: stats
-                .layers_shared
-                .iter()
-                .map(|(n, v)| (*n, v.tag()))
-                .collect(),
+            layers_shared: shared_pairs(&stats.layers_shared),
             peak_rss_mib: peak_rss_mib(),
             phase_seconds: PhaseSeconds {
                 layers: stats.layers_seconds,

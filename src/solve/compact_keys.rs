@@ -83,6 +83,11 @@ impl Ranker {
         }
     }
 
+    /// The variant whose positions this ranks.
+    pub fn variant(&self) -> KpeVariant {
+        self.variant
+    }
+
     /// The classes of the positions' marks (`mark_classes.rs`).
     pub fn classes(&self) -> &MarkClasses {
         &self.classes

@@ -23,16 +23,16 @@ use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
 use super::retrograde::{for_each_move_into, prefetch};
 
-/// "Can end" for every position of group `g` (keys `keys`) of a locked region whose
-/// values are solved up to `g`, from `seeds`: the positions whose value a
+/// "Can end" for every position of group `g` (keys `keys`, values
+/// `values`) of a locked region, from `seeds`: the positions whose value a
 /// move leaving the group keeps on a line that can end.
 pub(super) fn locked_group(
     region: &LockedRegion,
     g: usize,
     keys: &[RegionKey],
+    values: &[i8],
     seeds: Bits,
 ) -> Bits {
-    let values = region.group_values(g);
     spread(values, seeds, |chunk, out| {
         region.predecessors_of(g, keys, chunk, out)
     })

@@ -147,9 +147,22 @@ fn region_positions(variant: KpeVariant, unlocked: u64) -> u64 {
     (unlocked as f64 * estimated).ceil() as u64
 }
 
+/// What a solve builds: the whole database, or its endgame layers alone
+/// (`sow solve --endgame-only`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Whole,
+    Endgame,
+}
+
 impl Estimate {
     /// What solving `variant` into `db` needs.
     pub fn new(variant: KpeVariant, db: &Path) -> Self {
+        Self::of(variant, db, Scope::Whole)
+    }
+
+    /// What building `scope` of `variant`'s database into `db` needs.
+    pub fn of(variant: KpeVariant, db: &Path, scope: Scope) -> Self {
         let eg = Endgame::new(variant);
         let mut done = 0u64;
         let mut layers_peak = 0u64;
@@ -159,7 +172,10 @@ impl Estimate {
             done += size;
         }
         let unlocked = done;
-        let region = region_positions(variant, unlocked);
+        let region = match scope {
+            Scope::Whole => region_positions(variant, unlocked),
+            Scope::Endgame => 0,
+        };
         let memory = FIXED_BYTES
             + layers_peak
                 .max(unlocked + EXIT_BYTES * region)
@@ -182,14 +198,25 @@ impl Estimate {
             b.map_or(String::new(), |b| format!(" ({} {what})", gib(b)))
         };
         format!(
-            "memory about {}{}, disk about {}{}, for {} unlocked positions and about {} locked ones",
+            "memory about {}{}, disk about {}{}, for {}",
             gib(self.memory),
             offered(self.memory_available, "available"),
             gib(self.disk),
             offered(self.disk_available, "free"),
-            self.unlocked,
-            self.region
+            self.positions(" and ")
         )
+    }
+
+    /// The positions the estimate is for: the unlocked ones, and the
+    /// locked ones when the region is part of it (joined by `and`).
+    fn positions(&self, and: &str) -> String {
+        match self.region {
+            0 => format!("{} unlocked positions", self.unlocked),
+            region => format!(
+                "{} unlocked positions{and}about {region} locked ones",
+                self.unlocked
+            ),
+        }
     }
 
     /// Why the solve cannot fit, if it cannot.
@@ -197,10 +224,9 @@ impl Estimate {
         let short = |need: u64, have: Option<u64>, what: &str, var: &str| {
             have.filter(|&h| need > h).map(|h| {
                 format!(
-                    "needs about {} of {what} ({} unlocked positions, about {} locked ones: an estimate), {} available (${var} sets the budget in MiB)",
+                    "needs about {} of {what} ({}: an estimate), {} available (${var} sets the budget in MiB)",
                     gib(need),
-                    self.unlocked,
-                    self.region,
+                    self.positions(", "),
                     gib(h)
                 )
             })
@@ -310,6 +336,25 @@ mod tests {
         let e = Estimate::new(KpeVariant::new(6, 2).unwrap(), Path::new("/"));
         let expected = unlocked(6, 2) as f64 * 9_050_194.0 / 1_794_196.0;
         assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
+    }
+
+    /// kpe:5x4's layers fit this machine's 23 GiB; its whole solve does not.
+    #[test]
+    fn the_endgame_alone_needs_only_the_layers() {
+        let v = KpeVariant::new(5, 4).unwrap();
+        let whole = Estimate::new(v, Path::new("/"));
+        let endgame = Estimate::of(v, Path::new("/"), Scope::Endgame);
+        assert_eq!(endgame.unlocked, 5_701_165_250);
+        assert_eq!(endgame.region, 0);
+        // The largest layer's words beside every smaller layer.
+        let largest = 2_054_455_634u64;
+        let below = 5_701_165_250 - largest;
+        assert_eq!(
+            endgame.memory,
+            FIXED_BYTES + below + WORKING_BYTES * largest
+        );
+        assert!(endgame.memory < 20 << 30 && whole.memory > 24 << 30);
+        assert!(endgame.disk < whole.disk);
     }
 
     #[test]

@@ -86,6 +86,22 @@ impl MarkClasses {
         self.class[a as usize | (b as usize) << (self.bits / 2)] as usize
     }
 
+    /// How many marks both players have set in `class`.
+    #[inline]
+    pub fn marks_set(&self, class: usize) -> u32 {
+        self.pairs[class][0].count_ones()
+    }
+
+    /// The classes of locked positions whose players have set `marks`
+    /// marks in all (below `2W`): consecutive, since classes are numbered
+    /// by their number of set marks.
+    pub fn with_marks_set(&self, marks: u32) -> std::ops::Range<usize> {
+        let locked = &self.pairs[..self.count()];
+        let first = locked.partition_point(|p| p[0].count_ones() < marks);
+        let end = locked.partition_point(|p| p[0].count_ones() <= marks);
+        first..end
+    }
+
     /// Ordered mark pairs of `class`: 1 or 2.
     #[inline]
     pub fn pairs(&self, class: usize) -> u64 {
@@ -137,6 +153,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn classes_with_as_many_marks_set_are_consecutive() {
+        let classes = MarkClasses::new(4);
+        let mut next = 0;
+        for marks in 0..8 {
+            let range = classes.with_marks_set(marks);
+            assert_eq!(range.start, next);
+            assert!(range.clone().all(|c| classes.marks_set(c) == marks));
+            next = range.end;
+        }
+        assert_eq!(next, classes.count());
     }
 
     /// What the solver's order rests on: a move that sets no mark stays in

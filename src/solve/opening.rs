@@ -263,6 +263,77 @@ fn slot(ranker: &Ranker, stones: usize, class: usize) -> usize {
     stones * ranker.classes().count() + class
 }
 
+/// Closes group (`n` stones, `class`) of an exploration: expands every
+/// key of `set` (found by moves from other groups) breadth first, adding
+/// the keys its moves find in the group to `set` and those found in other
+/// groups to theirs in `sets`, and returns the group's keys, compact by
+/// local rank.
+fn close_group(
+    ranker: &Ranker,
+    n: usize,
+    class: usize,
+    set: ShardedSet,
+    sets: &[OnceLock<ShardedSet>],
+    bar: &indicatif::ProgressBar,
+) -> CompactKeys {
+    let v = ranker.variant();
+    let classes = ranker.classes();
+    // The keys that moves from other groups found, unranked once.
+    let mut frontier: Vec<Found> = set
+        .keys()
+        .into_par_iter()
+        .map(|mixed| Found {
+            mixed,
+            board: ranker.parts(unmix(mixed)).board,
+        })
+        .collect();
+    while !frontier.is_empty() {
+        frontier = frontier
+            .par_chunks(4096)
+            .flat_map_iter(|chunk| {
+                let mut same = Batch::new();
+                let mut elsewhere: Vec<(usize, u64)> = Vec::new();
+                for &Found { mixed, board } in chunk {
+                    let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
+                    let _ = pos.for_each_move(|mv| {
+                        let (child, gained) = pos.sow(mv.pit());
+                        if is_locked(&child) {
+                            // Relative once: its board goes with the key.
+                            let rel = child.relative();
+                            let m = mix(ranker.region_key(&rel));
+                            let child_class = class_of(ranker, &rel);
+                            if gained == 0 && child_class == class {
+                                let mut board = [0u8; 16];
+                                board[..rel.pits().len()].copy_from_slice(rel.pits());
+                                same.push(Found { mixed: m, board });
+                            } else {
+                                let stones = n - gained as usize;
+                                elsewhere.push((slot(ranker, stones, child_class), m));
+                            }
+                        }
+                        std::ops::ControlFlow::Continue(())
+                    });
+                }
+                let mut next = Vec::new();
+                set.insert_batch(&mut same, |k| next.push(k));
+                elsewhere.sort_unstable();
+                elsewhere.dedup();
+                for run in elsewhere.chunk_by(|a, b| a.0 == b.0) {
+                    let mut batch = Batch::<u64>::new();
+                    run.iter().for_each(|&(_, m)| batch.push(m));
+                    sets[run[0].0]
+                        .get_or_init(ShardedSet::new)
+                        .insert_batch(&mut batch, |_| {});
+                }
+                next
+            })
+            .collect();
+        bar.inc(frontier.len() as u64);
+    }
+    let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
+    CompactKeys::from_ranked(ranker.class_universe(n, class), n, locals)
+}
+
 impl LockedRegion {
     /// Enumerates and solves the locked positions reachable from `root`.
     /// `layers` must hold the whole unlocked database of the variant.
@@ -470,11 +541,6 @@ impl LockedRegion {
         });
     }
 
-    /// Values of group `g`, in key order.
-    pub(super) fn group_values(&self, g: usize) -> &[i8] {
-        &self.values[g]
-    }
-
     /// (group, index) of a key.
     pub(super) fn locate(&self, key: RegionKey) -> Option<(usize, usize)> {
         let u = rank(key);
@@ -544,70 +610,23 @@ impl LockedRegion {
         }
         let mut groups = Vec::new();
         for n in (0..=total).rev() {
-            for class in 0..classes.count() {
-                let Some(set) = std::mem::take(&mut sets[slot(&ranker, n, class)]).into_inner()
-                else {
-                    continue;
-                };
-                // The keys that moves from other groups found, unranked once.
-                let mut frontier: Vec<Found> = set
-                    .keys()
-                    .into_par_iter()
-                    .map(|mixed| Found {
-                        mixed,
-                        board: ranker.parts(unmix(mixed)).board,
+            for marks in 0..2 * v.w() as u32 {
+                // The open groups of one stone count and one number of set
+                // marks: no move joins two of them, so they are closed side
+                // by side (a wide board's stone count has hundreds).
+                let open: Vec<(usize, ShardedSet)> = classes
+                    .with_marks_set(marks)
+                    .filter_map(|class| {
+                        let set = std::mem::take(&mut sets[slot(&ranker, n, class)]);
+                        set.into_inner().map(|set| (class, set))
                     })
                     .collect();
-                if frontier.is_empty() {
-                    continue;
-                }
-                let others = &sets;
-                while !frontier.is_empty() {
-                    frontier = frontier
-                        .par_chunks(4096)
-                        .flat_map_iter(|chunk| {
-                            let mut same = Batch::new();
-                            let mut elsewhere: Vec<(usize, u64)> = Vec::new();
-                            for &Found { mixed, board } in chunk {
-                                let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
-                                let _ = pos.for_each_move(|mv| {
-                                    let (child, gained) = pos.sow(mv.pit());
-                                    if is_locked(&child) {
-                                        // Relative once: its board goes with the key.
-                                        let rel = child.relative();
-                                        let m = mix(ranker.region_key(&rel));
-                                        let child_class = class_of(&ranker, &rel);
-                                        if gained == 0 && child_class == class {
-                                            let mut board = [0u8; 16];
-                                            board[..rel.pits().len()].copy_from_slice(rel.pits());
-                                            same.push(Found { mixed: m, board });
-                                        } else {
-                                            let stones = n - gained as usize;
-                                            elsewhere.push((slot(&ranker, stones, child_class), m));
-                                        }
-                                    }
-                                    std::ops::ControlFlow::Continue(())
-                                });
-                            }
-                            let mut next = Vec::new();
-                            set.insert_batch(&mut same, |k| next.push(k));
-                            elsewhere.sort_unstable();
-                            elsewhere.dedup();
-                            for run in elsewhere.chunk_by(|a, b| a.0 == b.0) {
-                                let mut batch = Batch::<u64>::new();
-                                run.iter().for_each(|&(_, m)| batch.push(m));
-                                others[run[0].0]
-                                    .get_or_init(ShardedSet::new)
-                                    .insert_batch(&mut batch, |_| {});
-                            }
-                            next
-                        })
-                        .collect();
-                    bar.inc(frontier.len() as u64);
-                }
-                let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
-                let universe = ranker.class_universe(n, class);
-                groups.push((class, CompactKeys::from_ranked(universe, n, locals)));
+                let sets = &sets;
+                let closed: Vec<(usize, CompactKeys)> = open
+                    .into_par_iter()
+                    .map(|(class, set)| (class, close_group(&ranker, n, class, set, sets, &bar)))
+                    .collect();
+                groups.extend(closed);
             }
         }
         bar.finish_and_clear();
@@ -693,71 +712,115 @@ impl LockedRegion {
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
         self.ends.clear();
-        for g in 0..self.groups.len() {
-            let n = self.groups[g].stones;
-            let class = self.classes[g];
-            let keys = self.group_keys(g);
-            let unlocked_best = std::mem::take(&mut exits.best[g]);
-            let unlocked_ends = std::mem::replace(&mut exits.ends[g], Bits::new(0));
-            let words = keys
-                .par_iter()
-                .zip(&unlocked_best)
-                .enumerate()
-                .map_init(
-                    || self.ranker.cursor(),
-                    |cursor, (i, (&key, &unlocked))| {
-                        let pos = cursor.position(key);
-                        if pos.is_over() {
-                            let sweep = -(n as i8); // RULES §1.5
-                            return pack_state(sweep, 0, sweep);
-                        }
-                        // The best move into the unlocked database stands for
-                        // them all: a position is a "can end" seed only when
-                        // its value is the best exit's, so a lesser exit that
-                        // can end never decides one.
-                        let mut exit = unlocked;
-                        let mut ending = match unlocked_ends.get(i as u64) {
-                            true => unlocked,
-                            false => NO_EXIT,
-                        };
-                        let mut inside = 0u8;
-                        let _ = pos.for_each_move(|mv| {
-                            let (child, gained) = pos.sow(mv.pit());
-                            if !is_locked(&child) {
-                                return std::ops::ControlFlow::Continue(());
-                            }
-                            if gained == 0 && class_of(&self.ranker, &child) == class {
-                                inside += 1;
-                                return std::ops::ControlFlow::Continue(());
-                            }
-                            let (cg, ci) = self
-                                .locate(self.ranker.region_key(&child))
-                                .expect("closure holds every child");
-                            let value = gained as i8 - self.values[cg][ci];
-                            exit = exit.max(value);
-                            if self.ends[cg].get(ci as u64) {
-                                ending = ending.max(value);
-                            }
-                            std::ops::ControlFlow::Continue(())
-                        });
-                        pack_state(exit, inside, ending)
-                    },
-                )
+        for run in self.independent_runs() {
+            // No move joins two groups of a run: they are solved side by
+            // side, which keeps both threads busy on wide boards, whose
+            // stone counts have hundreds of small groups.
+            let run_exits: Vec<(usize, Vec<i8>, Bits)> = run
+                .clone()
+                .map(|g| {
+                    let best = std::mem::take(&mut exits.best[g]);
+                    (g, best, std::mem::replace(&mut exits.ends[g], Bits::new(0)))
+                })
                 .collect();
-            drop((unlocked_best, unlocked_ends));
-            let state = LayerState::from_words(words);
-            state.solve(
-                n as i8,
-                |chunk, out| self.predecessors_of(g, &keys, chunk, out),
-                |_, _| {},
-            );
-            bar.inc(keys.len() as u64);
-            let (values, seeds) = state.into_values();
-            self.values[g] = values;
-            let ends = endless::locked_group(self, g, &keys, seeds);
-            self.ends.push(ends);
+            let solved: Vec<(Vec<i8>, Bits)> = run_exits
+                .into_par_iter()
+                .map(|(g, best, ends)| {
+                    let solved = self.solve_group(g, best, ends);
+                    bar.inc(self.groups[g].len as u64);
+                    solved
+                })
+                .collect();
+            for (g, (values, ends)) in run.zip(solved) {
+                self.values[g] = values;
+                self.ends.push(ends);
+            }
         }
         bar.finish_and_clear();
+    }
+
+    /// Runs of consecutive groups that no move joins: one stone count, one
+    /// number of set marks.
+    fn independent_runs(&self) -> Vec<std::ops::Range<usize>> {
+        let classes = self.ranker.classes();
+        let level = |g: usize| (self.groups[g].stones, classes.marks_set(self.classes[g]));
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+        for g in 0..self.groups.len() {
+            match runs.last_mut() {
+                Some(run) if level(run.start) == level(g) => run.end = g + 1,
+                _ => runs.push(g..g + 1),
+            }
+        }
+        runs
+    }
+
+    /// The values of group `g` and its "can end" bits, every group after it
+    /// in a lower run being solved, from what its moves into the unlocked
+    /// database are worth (`unlocked_best`, `unlocked_ends`).
+    fn solve_group(
+        &self,
+        g: usize,
+        unlocked_best: Vec<i8>,
+        unlocked_ends: Bits,
+    ) -> (Vec<i8>, Bits) {
+        let n = self.groups[g].stones;
+        let class = self.classes[g];
+        let keys = self.group_keys(g);
+        let words = keys
+            .par_iter()
+            .zip(&unlocked_best)
+            .enumerate()
+            .map_init(
+                || self.ranker.cursor(),
+                |cursor, (i, (&key, &unlocked))| {
+                    let pos = cursor.position(key);
+                    if pos.is_over() {
+                        let sweep = -(n as i8); // RULES §1.5
+                        return pack_state(sweep, 0, sweep);
+                    }
+                    // The best move into the unlocked database stands for
+                    // them all: a position is a "can end" seed only when
+                    // its value is the best exit's, so a lesser exit that
+                    // can end never decides one.
+                    let mut exit = unlocked;
+                    let mut ending = match unlocked_ends.get(i as u64) {
+                        true => unlocked,
+                        false => NO_EXIT,
+                    };
+                    let mut inside = 0u8;
+                    let _ = pos.for_each_move(|mv| {
+                        let (child, gained) = pos.sow(mv.pit());
+                        if !is_locked(&child) {
+                            return std::ops::ControlFlow::Continue(());
+                        }
+                        if gained == 0 && class_of(&self.ranker, &child) == class {
+                            inside += 1;
+                            return std::ops::ControlFlow::Continue(());
+                        }
+                        let (cg, ci) = self
+                            .locate(self.ranker.region_key(&child))
+                            .expect("closure holds every child");
+                        let value = gained as i8 - self.values[cg][ci];
+                        exit = exit.max(value);
+                        if self.ends[cg].get(ci as u64) {
+                            ending = ending.max(value);
+                        }
+                        std::ops::ControlFlow::Continue(())
+                    });
+                    pack_state(exit, inside, ending)
+                },
+            )
+            .collect();
+        drop((unlocked_best, unlocked_ends));
+        let state = LayerState::from_words(words);
+        state.solve(
+            n as i8,
+            |chunk, out| self.predecessors_of(g, &keys, chunk, out),
+            |_, _| {},
+        );
+        let (values, seeds) = state.into_values();
+        let ends = endless::locked_group(self, g, &keys, &values, seeds);
+        (values, ends)
     }
 }
 

@@ -11,7 +11,7 @@ use super::db::{
     self, entry_can_end, entry_value, DbError, Encoding, FileId, FileKind, MappedFile,
 };
 use super::endgame::{Endgame, LayerValues};
-use super::estimate::Estimate;
+use super::estimate::{Estimate, Scope};
 use super::opening::LockedRegion;
 use super::region_keys::{self, RegionKeys};
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
@@ -223,65 +223,10 @@ impl Solution {
         progress: Progress,
         encoding: Encoding,
     ) -> Result<(Self, SolveStats), SolveError> {
-        if let Err(e) = check_solvable(variant) {
-            // What it would take all the same, for whoever plans a bigger
-            // machine or a wider layer rank (docs/scaling.md).
-            let estimate = Estimate::new(variant, db_dir);
-            return Err(e
-                .with_note(format!("estimate: {}", estimate.summary()))
-                .into());
-        }
-        super::malloc::return_large_blocks_when_freed();
+        let (mut stats, _writer) = Self::prepare(variant, db_dir, Scope::Whole)?;
         let start = Instant::now();
         let eg = Endgame::new(variant);
-        let mut stats = SolveStats::default();
-        let complete = eg
-            .layers()
-            .map(|n| db::layer_path(db_dir, variant, n))
-            .chain([
-                db::region_path(db_dir, variant),
-                db::region_keys_path(db_dir, variant),
-            ])
-            .all(|p| p.exists());
-        if !complete {
-            let estimate = Estimate::new(variant, db_dir);
-            if let Some(why) = estimate.refusal() {
-                return Err(crate::InputError::unsupported(
-                    "variant",
-                    format!("{} {why}", variant.tag()),
-                )
-                .into());
-            }
-            stats.estimate = Some(estimate);
-        }
-        // One writer per directory (`lock.rs`); a second one waits here.
-        // After the estimate, so that a refused variant writes nothing.
-        let dir = db::variant_dir(db_dir, variant);
-        let _writer = super::lock::DbLock::acquire(&dir, |h| {
-            eprintln!("{}: waiting for {h}, which is building it", dir.display())
-        })?;
-        let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
-        for n in eg.layers() {
-            let path = db::layer_path(db_dir, variant, n);
-            let size = eg.index.layer_size(n);
-            if let Some(file) = reuse(&path, layer_id(variant, n), Some(size))? {
-                layers[n] = file.all_entries()?.into_owned();
-                stats.layers_reused.push(n);
-                continue;
-            }
-            if let Some((entries, from)) = shared_layer(db_dir, variant, n, size) {
-                db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
-                layers[n] = entries;
-                stats.layers_reused.push(n);
-                stats.layers_shared.push((n, from));
-                continue;
-            }
-            let entries = eg.solve_layer(n, &layers, progress);
-            db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
-            layers[n] = entries;
-            stats.layers_computed.push(n);
-        }
-        stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
+        let mut layers = Self::build_layers(&eg, db_dir, progress, encoding, &mut stats)?;
         stats.layers_seconds = start.elapsed().as_secs_f64();
         let keys_path = db::region_keys_path(db_dir, variant);
         let path = db::region_path(db_dir, variant);
@@ -338,6 +283,108 @@ impl Solution {
             },
             stats,
         ))
+    }
+
+    /// Builds (or completes) only the endgame database of a variant under
+    /// `db`: every layer, not the locked region (`sow solve
+    /// --endgame-only`), for a variant whose region does not fit. The
+    /// estimate is the layers' alone.
+    pub fn build_endgame(
+        variant: KpeVariant,
+        db_dir: &Path,
+        progress: Progress,
+    ) -> Result<SolveStats, SolveError> {
+        let (mut stats, _writer) = Self::prepare(variant, db_dir, Scope::Endgame)?;
+        let start = Instant::now();
+        let eg = Endgame::new(variant);
+        Self::build_layers(&eg, db_dir, progress, Encoding::Zstd, &mut stats)?;
+        stats.layers_seconds = start.elapsed().as_secs_f64();
+        stats.seconds = stats.layers_seconds;
+        Ok(stats)
+    }
+
+    /// What every build does first: refuses a variant this tool cannot
+    /// represent, or (when files are missing) one that its estimate says
+    /// cannot fit, before anything is written; then takes the directory's
+    /// writer lock.
+    fn prepare(
+        variant: KpeVariant,
+        db_dir: &Path,
+        scope: Scope,
+    ) -> Result<(SolveStats, super::lock::DbLock), SolveError> {
+        if let Err(e) = check_solvable(variant) {
+            // What it would take all the same, for whoever plans a bigger
+            // machine or a wider layer rank (docs/scaling.md).
+            let estimate = Estimate::of(variant, db_dir, scope);
+            return Err(e
+                .with_note(format!("estimate: {}", estimate.summary()))
+                .into());
+        }
+        super::malloc::return_large_blocks_when_freed();
+        let eg = Endgame::new(variant);
+        let mut stats = SolveStats::default();
+        let mut wanted: Vec<PathBuf> = eg
+            .layers()
+            .map(|n| db::layer_path(db_dir, variant, n))
+            .collect();
+        if scope == Scope::Whole {
+            wanted.push(db::region_path(db_dir, variant));
+            wanted.push(db::region_keys_path(db_dir, variant));
+        }
+        if !wanted.iter().all(|p| p.exists()) {
+            let estimate = Estimate::of(variant, db_dir, scope);
+            if let Some(why) = estimate.refusal() {
+                return Err(crate::InputError::unsupported(
+                    "variant",
+                    format!("{} {why}", variant.tag()),
+                )
+                .into());
+            }
+            stats.estimate = Some(estimate);
+        }
+        // One writer per directory (`lock.rs`); a second one waits here.
+        // After the estimate, so that a refused variant writes nothing.
+        let dir = db::variant_dir(db_dir, variant);
+        let writer = super::lock::DbLock::acquire(&dir, |h| {
+            eprintln!("{}: waiting for {h}, which is building it", dir.display())
+        })?;
+        Ok((stats, writer))
+    }
+
+    /// Every endgame layer, smallest first: read from its file if it is
+    /// there and checks out, taken from another K of the same W if one has
+    /// it, else solved and written. All are returned decoded.
+    fn build_layers(
+        eg: &Endgame,
+        db_dir: &Path,
+        progress: Progress,
+        encoding: Encoding,
+        stats: &mut SolveStats,
+    ) -> Result<Vec<Vec<u8>>, SolveError> {
+        let variant = eg.variant;
+        let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
+        for n in eg.layers() {
+            let path = db::layer_path(db_dir, variant, n);
+            let size = eg.index.layer_size(n);
+            if let Some(file) = reuse(&path, layer_id(variant, n), Some(size))? {
+                layers[n] = file.all_entries()?.into_owned();
+                stats.layers_reused.push(n);
+                continue;
+            }
+            if let Some((entries, from)) = shared_layer(db_dir, variant, n, size) {
+                db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
+                layers[n] = entries;
+                stats.layers_reused.push(n);
+                stats.layers_shared.push((n, from));
+                continue;
+            }
+            let entries = eg.solve_layer(n, &layers, progress);
+            db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
+            layers[n] = entries;
+            stats.layers_computed.push(n);
+        }
+        stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
+        Ok(layers)
     }
 
     /// Opens a database for queries. Blocks are checked as they are read.
