@@ -344,7 +344,7 @@ fn a_variant_that_cannot_fit_the_memory_budget_is_refused_with_its_estimate() {
 fn the_next_board_sizes_are_refused_by_their_estimate_or_their_layer_rank() {
     // kpe:4x8 (64 stones) ranks within 32 bits per layer and keys its
     // locked positions in 64 bits, but needs more memory than an 8 GiB
-    // budget (about 16.6 GiB: 6.3 G unlocked positions): refused with the
+    // budget (about 12.1 GiB: 6.3 G unlocked positions): refused with the
     // estimate, before any file.
     let db = temp_db("next-sizes");
     let out = solve_in(

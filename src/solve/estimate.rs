@@ -32,8 +32,12 @@
 //! against its estimate of 4,920 MiB (11,209 MiB before them, with 8-byte
 //! keys in memory and the layers beside the region). kpe:7x1 (2026-12-02,
 //! afternoon) peaked at 3,459 MiB for 206 M locked positions, 17.6 bytes
-//! each: most of its region has all 14 stones, so the largest count's
-//! peak is nearly the region's.
+//! each: most of its region has all 14 stones, and that count's set of
+//! keys was whole in memory. Since the region is explored and solved one
+//! class of marks at a time (`mark_classes.rs`, 2026-12-02, evening), it
+//! peaks at 1,689 MiB (8.6 bytes a locked position), kpe:6x1 at 99 MiB,
+//! kpe:4x4 at 123 MiB (was 190), the standard game's region at 1,166 MiB
+//! (8.4 bytes; its layers' 1,346 MiB are the solve's peak).
 
 use std::path::Path;
 
@@ -74,11 +78,10 @@ const MEASURED: [(usize, usize, u64, u64); 24] = [
 ];
 
 /// Bytes of memory per locked position while the region is explored or
-/// solved, no layer in memory: 8.6 measured on the standard game, whose
-/// region spreads over 25 stone counts, but 17.6 on kpe:7x1, where one
-/// count holds most of it (its keys decoded at once while solved, its
-/// hash set whole while explored).
-const REGION_BYTES: u64 = 18;
+/// solved, no layer in memory: 8.4 measured on the standard game and 8.6
+/// on kpe:7x1, one class of marks at a time (17.6 on kpe:7x1 when its
+/// largest stone count was one group).
+const REGION_BYTES: u64 = 10;
 /// Bytes per locked position beside the layers while the region's moves
 /// into them are valued (3.8 measured).
 const EXIT_BYTES: u64 = 5;
@@ -301,12 +304,12 @@ mod tests {
     fn estimates_cover_their_measured_peaks() {
         // (variant, measured peak in MiB with the compact region)
         let measured = [
-            (7, 1, 3_459u64),
-            (6, 1, 158),
+            (7, 1, 1_689u64),
+            (6, 1, 99),
             (4, 7, 3_988),
             (4, 6, 1_347),
             (4, 5, 487),
-            (4, 4, 190),
+            (4, 4, 123),
             (4, 3, 52),
         ];
         for (w, k, peak_mib) in measured {

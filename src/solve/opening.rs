@@ -522,7 +522,7 @@ impl LockedRegion {
     pub(super) fn stone_count_entries(&self) -> Vec<(usize, Vec<u8>)> {
         let mut counts: Vec<(usize, Vec<u8>)> = Vec::new();
         self.for_each_in_key_order(|n, _, g, j| {
-            let e = entry(self.values[g][j], self.ends[g].get(j as u64));
+            let e = self.entry_at(g, j);
             match counts.last_mut() {
                 Some((m, entries)) if *m == n => entries.push(e),
                 _ => counts.push((n, vec![e])),
@@ -536,7 +536,7 @@ impl LockedRegion {
     pub(super) fn for_each_entry(&self, mut f: impl FnMut(&KpePosition, u8)) {
         let mut cursor = self.ranker.cursor();
         self.for_each_in_key_order(|n, u, g, j| {
-            let e = entry(self.values[g][j], self.ends[g].get(j as u64));
+            let e = self.entry_at(g, j);
             f(&cursor.position(key_of(n, u)), e)
         });
     }
@@ -575,7 +575,12 @@ impl LockedRegion {
             return None;
         }
         let (g, i) = self.locate(self.ranker.region_key(pos))?;
-        Some(entry(self.values[g][i], self.ends[g].get(i as u64)))
+        Some(self.entry_at(g, i))
+    }
+
+    /// The entry byte of position `i` of solved group `g`.
+    fn entry_at(&self, g: usize, i: usize) -> u8 {
+        entry(self.values[g][i], self.ends[g].get(i as u64))
     }
 
     /// Breadth-first closure of the root, one group at a time: stone
