@@ -9,7 +9,7 @@ use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
-use crate::solve::solution::Solution;
+use crate::solve::solution::{Solution, SolveStats};
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -96,27 +96,15 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
     #[derive(serde::Serialize)]
     struct EndgameOutput<'a> {
         variant: String,
-        db: String,
         unlocked_positions: u64,
-        estimate: &'a Option<crate::solve::estimate::Estimate>,
-        layers_computed: &'a [usize],
-        layers_reused: &'a [usize],
-        /// Reused layers taken from another K of the same W: (stones, variant).
-        layers_shared: Vec<(usize, String)>,
-        peak_rss_mib: Option<f64>,
-        seconds: f64,
+        #[serde(flatten)]
+        build: BuildFigures<'a>,
     }
     if out.json {
         return out.model_sorted(&EndgameOutput {
             variant: variant.tag(),
-            db: dir.display().to_string(),
             unlocked_positions: stats.unlocked_positions,
-            estimate: &stats.estimate,
-            layers_computed: &stats.layers_computed,
-            layers_reused: &stats.layers_reused,
-            layers_shared: shared_pairs(&stats.layers_shared),
-            peak_rss_mib: peak_rss_mib(),
-            seconds: stats.seconds,
+            build: BuildFigures::of(&stats, &dir, stats.seconds),
         });
     }
     out.line(format!(
@@ -126,12 +114,7 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
         variant.tag()
     ))?;
     out.line(format!("positions: {} unlocked", stats.unlocked_positions))?;
-    out.line(format!(
-        "layers computed {}, reused {}{}",
-        stats.layers_computed.len(),
-        stats.layers_reused.len(),
-        shared_note(&stats.layers_shared)
-    ))?;
+    out.line(layers_line(&stats))?;
     if let Some(e) = &stats.estimate {
         out.line(format!("estimate before building: {}", e.summary()))?;
     }
@@ -142,9 +125,45 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
     ))
 }
 
-/// Layers taken from other variants, as (stones, variant tag).
-fn shared_pairs(shared: &[(usize, KpeVariant)]) -> Vec<(usize, String)> {
-    shared.iter().map(|(n, v)| (*n, v.tag())).collect()
+/// What `solve --json` tells of a build, with or without the region.
+#[derive(serde::Serialize)]
+struct BuildFigures<'a> {
+    db: String,
+    estimate: &'a Option<crate::solve::estimate::Estimate>,
+    layers_computed: &'a [usize],
+    layers_reused: &'a [usize],
+    /// Reused layers taken from another K of the same W: (stones, variant).
+    layers_shared: Vec<(usize, String)>,
+    peak_rss_mib: Option<f64>,
+    seconds: f64,
+}
+
+impl<'a> BuildFigures<'a> {
+    fn of(stats: &'a SolveStats, dir: &Path, seconds: f64) -> Self {
+        BuildFigures {
+            db: dir.display().to_string(),
+            estimate: &stats.estimate,
+            layers_computed: &stats.layers_computed,
+            layers_reused: &stats.layers_reused,
+            layers_shared: stats
+                .layers_shared
+                .iter()
+                .map(|(n, v)| (*n, v.tag()))
+                .collect(),
+            peak_rss_mib: peak_rss_mib(),
+            seconds,
+        }
+    }
+}
+
+/// "layers computed N, reused M" and where shared ones came from.
+fn layers_line(stats: &SolveStats) -> String {
+    format!(
+        "layers computed {}, reused {}{}",
+        stats.layers_computed.len(),
+        stats.layers_reused.len(),
+        shared_note(&stats.layers_shared)
+    )
 }
 
 pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
@@ -158,15 +177,9 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         struct SolveOutput<'a> {
             #[serde(flatten)]
             start: &'a kpe_db::StartSummary,
-            db: String,
-            estimate: &'a Option<crate::solve::estimate::Estimate>,
-            layers_computed: &'a [usize],
-            layers_reused: &'a [usize],
-            /// Reused layers taken from another K of the same W: (stones, variant).
-            layers_shared: Vec<(usize, String)>,
-            peak_rss_mib: Option<f64>,
+            #[serde(flatten)]
+            build: BuildFigures<'a>,
             phase_seconds: PhaseSeconds,
-            seconds: f64,
         }
         #[derive(serde::Serialize)]
         struct PhaseSeconds {
@@ -176,18 +189,12 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         }
         return out.model_sorted(&SolveOutput {
             start: &r,
-            db: dir.display().to_string(),
-            estimate: &stats.estimate,
-            layers_computed: &stats.layers_computed,
-            layers_reused: &stats.layers_reused,
-            layers_shared: shared_pairs(&stats.layers_shared),
-            peak_rss_mib: peak_rss_mib(),
+            build: BuildFigures::of(&stats, &dir, t0.elapsed().as_secs_f64()),
             phase_seconds: PhaseSeconds {
                 layers: stats.layers_seconds,
                 opening_explore: stats.explore_seconds,
                 opening_solve: stats.region_seconds,
             },
-            seconds: t0.elapsed().as_secs_f64(),
         });
     }
     out.line(format!(
@@ -223,12 +230,7 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         "positions: {} unlocked (endgame database), {} in the opening phase",
         r.positions.unlocked, r.positions.opening_phase
     ))?;
-    out.line(format!(
-        "layers computed {}, reused {}{}",
-        stats.layers_computed.len(),
-        stats.layers_reused.len(),
-        shared_note(&stats.layers_shared)
-    ))?;
+    out.line(layers_line(&stats))?;
     out.line(format!(
         "time {:.1} s (endgame layers {:.1} s, opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
         t0.elapsed().as_secs_f64(),

@@ -269,7 +269,18 @@ fn env_mib(name: &str) -> Option<u64> {
 /// Free space for an unprivileged writer on the file system that holds
 /// `db` (or its nearest existing ancestor).
 fn disk_available(db: &Path) -> Option<u64> {
-    let dir = db.ancestors().find(|p| p.exists())?;
+    // A relative path's last ancestor is "", which names the current
+    // directory but does not `exist`.
+    let dir = db
+        .ancestors()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+        .find(|p| p.exists())?;
     let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
     // SAFETY: `c` is a NUL-terminated path; statvfs fills `stat` on success.
@@ -358,6 +369,12 @@ mod tests {
         );
         assert!(endgame.memory < 20 << 30 && whole.memory > 24 << 30);
         assert!(endgame.disk < whole.disk);
+    }
+
+    #[test]
+    fn a_relative_directory_has_the_free_space_of_its_file_system() {
+        assert!(disk_available(Path::new("not-made-yet/db")).is_some());
+        assert!(disk_available(Path::new("/")).is_some());
     }
 
     #[test]
