@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::progress::Progress;
 use sow::solve::db::{layer_path, region_path, DbError, Encoding};
-use sow::solve::solution::{Solution, SolveError};
+use sow::solve::estimate::OutOfCore;
+use sow::solve::solution::{BuildOptions, Solution, SolveError};
 use sow::Game;
 
 fn temp_db(name: &str) -> PathBuf {
@@ -197,6 +198,45 @@ fn all_entries(s: &Solution) -> (Vec<Vec<u8>>, Vec<(String, u8)>) {
     (layers, region)
 }
 
+/// The database files of a variant directory, by name (the lock aside).
+fn files_of(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "lock")
+        .map(|name| (name.clone(), fs::read(dir.join(&name)).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_region_built_out_of_core_writes_the_files_of_one_built_in_memory() {
+    for (w, k) in [(3, 2), (4, 2), (5, 1)] {
+        let variant = KpeVariant::new(w, k).unwrap();
+        let build = |out_of_core| {
+            let db = temp_db(&format!("out-of-core-{variant}-{out_of_core:?}"));
+            let options = BuildOptions {
+                out_of_core,
+                ..Default::default()
+            };
+            let (_, stats) = Solution::build_with(variant, &db, Progress::Hidden, options).unwrap();
+            assert_eq!(stats.out_of_core, out_of_core == OutOfCore::Always);
+            let files = files_of(&db.join(format!("kpe-{variant}")));
+            fs::remove_dir_all(&db).unwrap();
+            files
+        };
+        let in_memory = build(OutOfCore::Never);
+        let out_of_core = build(OutOfCore::Always);
+        let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        // The same files (no scratch file left behind), byte for byte.
+        assert_eq!(names(&out_of_core), names(&in_memory), "kpe:{variant}");
+        assert!(names(&in_memory).contains(&"opening-keys.sowdb".to_string()));
+        assert!(out_of_core == in_memory, "kpe:{variant}: files differ");
+    }
+}
+
 #[test]
 fn compressed_and_plain_files_hold_the_entries_of_a_fresh_solution() {
     for (w, k) in [(3, 2), (2, 4), (4, 1)] {
@@ -206,7 +246,16 @@ fn compressed_and_plain_files_hold_the_entries_of_a_fresh_solution() {
         assert!(!want.1.is_empty());
         for encoding in [Encoding::Zstd, Encoding::Plain] {
             let db = temp_db(&format!("encoding-{variant}-{encoding:?}"));
-            Solution::build_with(variant, &db, Progress::Hidden, encoding).unwrap();
+            Solution::build_with(
+                variant,
+                &db,
+                Progress::Hidden,
+                BuildOptions {
+                    encoding,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let opened = Solution::open(variant, &db).unwrap();
             assert_eq!(all_entries(&opened), want, "kpe:{variant} {encoding:?}");
             // The solver keeps the region by stone count and class of
@@ -361,19 +410,20 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_layer_rank() {
     assert!(message.contains(" unlocked positions, about "), "{message}");
     assert!(!db.exists(), "nothing written");
     // kpe:5x4's locked positions have keys (their packing pit by pit took
-    // 70 bits), but not the memory of a 24 GiB machine: refused with the
-    // estimate (5,701,165,250 unlocked positions, counted exactly).
-    let out = solve_in(
-        &db,
-        &["solve", "kpe:5x4", "--db"],
-        Some(("SOW_MEMORY_MIB", "24576")),
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr.contains("GiB of memory (5701165250 unlocked positions, about "),
-        "{stderr}"
-    );
+    // 70 bits), but not the memory of a 24 GiB machine, in memory or out
+    // of core: refused with the estimate (5,701,165,250 unlocked
+    // positions, counted exactly), out of core the last resort tried.
+    for (flag, how) in [("auto", ", its region out of core"), ("never", "")] {
+        let out = solve_in(
+            &db,
+            &["solve", "kpe:5x4", "--out-of-core", flag, "--db"],
+            Some(("SOW_MEMORY_MIB", "24576")),
+        );
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let says = format!("GiB of memory{how} (5701165250 unlocked positions, about ");
+        assert!(stderr.contains(&says), "{flag}: {stderr}");
+    }
     // kpe:8x8's layers do not rank in 32 bits: refused whatever the
     // budget, with what it would take all the same.
     let out = solve_in(&db, &["solve", "kpe:8x8", "--db"], None);

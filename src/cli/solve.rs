@@ -9,7 +9,8 @@ use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
-use crate::solve::solution::{Solution, SolveStats};
+use crate::solve::estimate::OutOfCore;
+use crate::solve::solution::{BuildOptions, Solution, SolveStats};
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -42,6 +43,13 @@ pub struct SolveArgs {
     /// variant whose whole solve does not fit; a later full solve reuses it.
     #[arg(long)]
     pub endgame_only: bool,
+    /// Kpé: where the opening region's keys and values go while it is
+    /// built: in memory, or out of core in scratch files mapped from the
+    /// database directory (slower, bounded by disk rather than memory);
+    /// `auto` goes out of core only when the estimate says memory does
+    /// not suffice.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = OutOfCore::Auto)]
+    pub out_of_core: OutOfCore,
 }
 
 impl SolveArgs {
@@ -83,7 +91,7 @@ impl SolveArgs {
         let variant = parse_kpe_game(&self.game)?;
         match self.endgame_only {
             true => run_endgame(variant, self.db.as_deref(), out),
-            false => run(variant, self.db.as_deref(), out),
+            false => run(variant, self.db.as_deref(), self.out_of_core, out),
         }
     }
 }
@@ -134,6 +142,8 @@ struct BuildFigures<'a> {
     layers_reused: &'a [usize],
     /// Reused layers taken from another K of the same W: (stones, variant).
     layers_shared: Vec<(usize, String)>,
+    /// Whether the region was built out of core (`--out-of-core`).
+    out_of_core: bool,
     peak_rss_mib: Option<f64>,
     seconds: f64,
 }
@@ -150,6 +160,7 @@ impl<'a> BuildFigures<'a> {
                 .iter()
                 .map(|(n, v)| (*n, v.tag()))
                 .collect(),
+            out_of_core: stats.out_of_core,
             peak_rss_mib: peak_rss_mib(),
             seconds,
         }
@@ -166,10 +177,20 @@ fn layers_line(stats: &SolveStats) -> String {
     )
 }
 
-pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
+pub fn run(
+    variant: KpeVariant,
+    db: Option<&Path>,
+    out_of_core: OutOfCore,
+    out: &mut Out,
+) -> Result<(), CliError> {
     let dir = kpe_db::db_dir(db);
     let t0 = Instant::now();
-    let (solution, stats) = Solution::build(variant, &dir, Progress::auto(out.quiet || out.json))?;
+    let options = BuildOptions {
+        out_of_core,
+        ..Default::default()
+    };
+    let progress = Progress::auto(out.quiet || out.json);
+    let (solution, stats) = Solution::build_with(variant, &dir, progress, options)?;
     let r = kpe_db::start_json(&solution, variant)?;
     if out.json {
         /// `sow solve --json`: the start summary and the run's figures.
@@ -218,9 +239,16 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
     if let Some(e) = &stats.estimate {
         let mib = |b: u64| b >> 20;
         let avail = |b: Option<u64>| b.map_or("?".to_string(), |b| format!("{}", mib(b)));
+        let (memory, scratch) = match stats.out_of_core {
+            false => (e.memory, String::new()),
+            true => (
+                e.memory_out_of_core,
+                format!(" and {} MiB of scratch", mib(e.scratch_disk)),
+            ),
+        };
         out.line(format!(
-            "estimate before solving: memory {} MiB ({} available), disk {} MiB ({} free)",
-            mib(e.memory),
+            "estimate before solving: memory {} MiB ({} available), disk {} MiB{scratch} ({} free)",
+            mib(memory),
             avail(e.memory_available),
             mib(e.disk),
             avail(e.disk_available)
@@ -231,6 +259,11 @@ pub fn run(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), 
         r.positions.unlocked, r.positions.opening_phase
     ))?;
     out.line(layers_line(&stats))?;
+    if stats.out_of_core {
+        out.line(
+            "opening region built out of core (scratch files mapped from the database directory)",
+        )?;
+    }
     out.line(format!(
         "time {:.1} s (endgame layers {:.1} s, opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
         t0.elapsed().as_secs_f64(),

@@ -18,8 +18,10 @@
 
 use rayon::prelude::*;
 
+use super::db::DbError;
 use super::index::BoardIndex;
 use super::mark_classes::MarkClasses;
+use super::scratch::{Scratch, ScratchVec};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::Side;
 
@@ -264,37 +266,45 @@ pub fn search<E>(
 }
 
 /// The keys of one stone count, compact (module documentation).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct CompactKeys {
     pub stones: usize,
     pub len: usize,
     pub shift: u32,
-    /// Cumulative key counts: bucket `b` holds keys `dir[b]..dir[b + 1]`.
+    /// Cumulative key counts: bucket `b` holds keys `dir[b]..dir[b + 1]`
+    /// (about half a bit a key: kept in memory).
     pub dir: Vec<u32>,
-    pub fields: Vec<u8>,
+    /// The keys' low bits, in `scratch` (`scratch.rs`): the bulk.
+    pub fields: ScratchVec<u8>,
 }
 
 impl CompactKeys {
     /// Builds the set from ranked keys below `universe` (any order, no
-    /// duplicates), reusing their vector for the sort.
-    pub fn from_ranked(universe: u64, stones: usize, mut ranked: Vec<u64>) -> Self {
+    /// duplicates), reusing their vector for the sort; its fields in
+    /// `scratch`.
+    pub fn from_ranked(
+        scratch: &Scratch,
+        universe: u64,
+        stones: usize,
+        mut ranked: Vec<u64>,
+    ) -> Result<Self, DbError> {
         ranked.par_sort_unstable();
         let (shift, buckets) = layout(universe, ranked.len());
         let dir = bucket_starts(&ranked, shift, buckets);
-        let mut fields = vec![0u8; fields_len(ranked.len(), shift)];
+        let mut fields = scratch.zeroed(fields_len(ranked.len(), shift))?;
         // Runs of 8 keys fill whole bytes, so each run of keys has bytes
         // of its own and is packed on any thread.
         fields
             .par_chunks_mut(PACKED_RUN / 8 * shift as usize)
             .zip(ranked.par_chunks(PACKED_RUN))
             .for_each(|(bytes, keys)| pack_fields(keys, shift, bytes));
-        CompactKeys {
+        Ok(CompactKeys {
             stones,
             len: ranked.len(),
             shift,
             dir,
             fields,
-        }
+        })
     }
 
     /// The bucket of a ranked key, and the range of indices it holds.
@@ -408,22 +418,28 @@ pub struct CompactKeysBuilder {
 }
 
 impl CompactKeysBuilder {
-    /// A builder of a set of `len` keys below `universe`.
-    pub fn new(universe: u64, stones: usize, len: usize) -> Self {
+    /// A builder of a set of `len` keys below `universe`, its fields in
+    /// `scratch`.
+    pub fn new(
+        scratch: &Scratch,
+        universe: u64,
+        stones: usize,
+        len: usize,
+    ) -> Result<Self, DbError> {
         let (shift, buckets) = layout(universe, len);
-        CompactKeysBuilder {
+        Ok(CompactKeysBuilder {
             keys: CompactKeys {
                 stones,
                 len,
                 shift,
                 dir: vec![0; buckets + 1],
-                fields: vec![0; fields_len(len, shift)],
+                fields: scratch.zeroed(fields_len(len, shift))?,
             },
             pushed: 0,
             pending: 0,
             bits: 0,
             at: 0,
-        }
+        })
     }
 
     /// Adds the next key (larger than every key before it).
@@ -522,7 +538,8 @@ mod tests {
                 .collect();
             ranked.sort_unstable();
             ranked.dedup();
-            let set = CompactKeys::from_ranked(universe, stones, ranked.clone());
+            let set = CompactKeys::from_ranked(&Scratch::Memory, universe, stones, ranked.clone())
+                .unwrap();
             assert_eq!(set.len, ranked.len());
             assert_eq!(set.ranked(), ranked);
             let n = ranked.len();
@@ -560,7 +577,8 @@ mod tests {
         ranked.extend(universe / 2..universe / 2 + 2 * PACKED_RUN as u64);
         ranked.sort_unstable();
         ranked.dedup();
-        let set = CompactKeys::from_ranked(universe, stones, ranked.clone());
+        let set =
+            CompactKeys::from_ranked(&Scratch::Memory, universe, stones, ranked.clone()).unwrap();
         assert!(ranked.len() > 4 * PACKED_RUN && set.dir.len() > 4 * BUCKET_RUN);
         let shift = set.shift;
         let mut dir = vec![0u32; set.dir.len()];
@@ -579,15 +597,16 @@ mod tests {
             let old = u64::from_le_bytes(fields[at..at + 8].try_into().unwrap());
             fields[at..at + 8].copy_from_slice(&(old | word).to_le_bytes());
         }
-        assert!(set.fields == fields, "fields differ");
+        assert!(set.fields[..] == fields[..], "fields differ");
         assert_eq!(set.ranked(), ranked);
         assert!(set.iter_ranked().eq(ranked.iter().copied()));
-        let mut builder = CompactKeysBuilder::new(universe, stones, ranked.len());
+        let mut builder =
+            CompactKeysBuilder::new(&Scratch::Memory, universe, stones, ranked.len()).unwrap();
         ranked.iter().for_each(|&u| builder.push(u));
         let built = builder.finish();
         assert_eq!((built.shift, built.len), (set.shift, set.len));
         assert!(
-            built.dir == set.dir && built.fields == set.fields,
+            built.dir == set.dir && built.fields[..] == set.fields[..],
             "builder differs"
         );
         let n = ranked.len();

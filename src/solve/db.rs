@@ -70,11 +70,13 @@ pub enum FileKind {
 }
 
 /// How a file's payload is stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Encoding {
     Plain = 0,
     /// Each block of `block size` decoded bytes compressed on its own by
-    /// zstd (stored as is when that would not make it smaller).
+    /// zstd (stored as is when that would not make it smaller): what
+    /// every build writes.
+    #[default]
     Zstd = 1,
 }
 

@@ -95,6 +95,22 @@ const WORKING_BYTES: u64 = 6;
 /// on kpe:4x5, with margin) and region keys plus values (about 2.6).
 const DISK_LAYER_BYTES: f64 = 0.5;
 const DISK_REGION_BYTES: f64 = 4.0;
+/// Out of core (`scratch.rs`): bytes of memory per locked position, the
+/// compact keys, exit values and values being in mapped scratch files.
+/// What stays in memory is the exploration's sets of keys (of the groups
+/// being closed and of those found ahead of their turn), then the group
+/// being solved (its decoded keys and words) and each group's directory
+/// and bits. Measured on kpe:7x1 (`--out-of-core always`, 2026-12-02,
+/// results/BENCHMARKS.md): anonymous memory peaked at 1,057 MiB while
+/// exploring (5.4 bytes a locked position) and at 790 MiB while solving
+/// (4.0), against 1,388 and 1,648 MiB in memory.
+const OUT_OF_CORE_REGION_BYTES: u64 = 6;
+/// Out of core: bytes of scratch disk per locked position beside the
+/// database, counted: compact keys (2.1 on kpe:7x1's key file), exit
+/// values then values (1 each, freed group by group as the other fills),
+/// then while a stone count is written its groups and the key file's
+/// layout of it (2.1) and its entries (1): at most 6.2.
+const SCRATCH_DISK_BYTES: f64 = 6.0;
 
 /// The resources a solve needs and those this machine offers.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -107,6 +123,10 @@ pub struct Estimate {
     pub memory: u64,
     /// Database size on disk, bytes (estimated).
     pub disk: u64,
+    /// Peak memory with the region out of core (`scratch.rs`), bytes.
+    pub memory_out_of_core: u64,
+    /// Scratch disk the region takes out of core, beside the database.
+    pub scratch_disk: u64,
     /// Memory available (MemAvailable, or `$SOW_MEMORY_MIB`), bytes.
     pub memory_available: Option<u64>,
     /// Free space where the database goes (or `$SOW_DISK_MIB`), bytes.
@@ -150,6 +170,20 @@ fn region_positions(variant: KpeVariant, unlocked: u64) -> u64 {
     (unlocked as f64 * estimated).ceil() as u64
 }
 
+/// Whether a solve keeps the locked region in memory or puts its large
+/// arrays in scratch files mapped from the database directory
+/// (`scratch.rs`): slower where the page cache cannot hold them, but
+/// bounded by disk rather than memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutOfCore {
+    /// Out of core only when the estimate says memory does not suffice.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
 /// What a solve builds: the whole database, or its endgame layers alone
 /// (`sow solve --endgame-only`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,12 +217,18 @@ impl Estimate {
             + layers_peak
                 .max(unlocked + EXIT_BYTES * region)
                 .max(REGION_BYTES * region);
+        let memory_out_of_core = FIXED_BYTES
+            + layers_peak
+                .max(unlocked + OUT_OF_CORE_REGION_BYTES * region)
+                .max(OUT_OF_CORE_REGION_BYTES * region);
         let disk = (unlocked as f64 * DISK_LAYER_BYTES + region as f64 * DISK_REGION_BYTES) as u64;
         Estimate {
             unlocked,
             region,
             memory,
             disk,
+            memory_out_of_core,
+            scratch_disk: (region as f64 * SCRATCH_DISK_BYTES) as u64,
             memory_available: memory_budget(),
             disk_available: disk_budget(db),
         }
@@ -222,25 +262,50 @@ impl Estimate {
         }
     }
 
-    /// Why the solve cannot fit, if it cannot.
-    pub fn refusal(&self) -> Option<String> {
+    /// Why the solve cannot fit, if it cannot, with its region in
+    /// memory (`out_of_core` false) or out of core.
+    pub fn refusal(&self, out_of_core: bool) -> Option<String> {
+        let (memory, disk, how) = match out_of_core {
+            false => (self.memory, self.disk, ""),
+            true => (
+                self.memory_out_of_core,
+                self.disk + self.scratch_disk,
+                ", its region out of core",
+            ),
+        };
         let short = |need: u64, have: Option<u64>, what: &str, var: &str| {
             have.filter(|&h| need > h).map(|h| {
                 format!(
-                    "needs about {} of {what} ({}: an estimate), {} available (${var} sets the budget in MiB)",
+                    "needs about {} of {what}{how} ({}: an estimate), {} available (${var} sets the budget in MiB)",
                     gib(need),
                     self.positions(", "),
                     gib(h)
                 )
             })
         };
-        short(
-            self.memory,
-            self.memory_available,
-            "memory",
-            "SOW_MEMORY_MIB",
-        )
-        .or_else(|| short(self.disk, self.disk_available, "disk", "SOW_DISK_MIB"))
+        short(memory, self.memory_available, "memory", "SOW_MEMORY_MIB")
+            .or_else(|| short(disk, self.disk_available, "disk", "SOW_DISK_MIB"))
+    }
+
+    /// Whether the region goes out of core under `mode`, or why the solve
+    /// cannot fit either way: `Auto` keeps it in memory when that fits.
+    pub fn out_of_core(&self, mode: OutOfCore) -> Result<bool, String> {
+        let fits = |out_of_core| match self.refusal(out_of_core) {
+            Some(why) => Err(why),
+            None => Ok(out_of_core),
+        };
+        match mode {
+            OutOfCore::Never => fits(false),
+            OutOfCore::Always => fits(true),
+            OutOfCore::Auto => fits(false).or_else(|in_memory| {
+                // Either refusal says what is short; the one out of core
+                // is the last resort, so it is the one to give.
+                fits(true).map_err(|out| match self.region {
+                    0 => in_memory,
+                    _ => out,
+                })
+            }),
+        }
     }
 }
 
@@ -369,6 +434,37 @@ mod tests {
         );
         assert!(endgame.memory < 20 << 30 && whole.memory > 24 << 30);
         assert!(endgame.disk < whole.disk);
+    }
+
+    #[test]
+    fn the_region_goes_out_of_core_when_only_that_fits() {
+        let mut e = Estimate::new(KpeVariant::new(4, 4).unwrap(), Path::new("/"));
+        assert!(e.memory_out_of_core < e.memory, "{e:?}");
+        assert!(e.scratch_disk > 0, "{e:?}");
+        let (in_memory, out_of_core) = (e.memory, e.memory_out_of_core);
+        let with_memory = |e: &mut Estimate, bytes: u64| {
+            e.memory_available = Some(bytes);
+            e.disk_available = Some(u64::MAX);
+        };
+        with_memory(&mut e, in_memory);
+        assert_eq!(e.out_of_core(OutOfCore::Auto), Ok(false));
+        assert_eq!(e.out_of_core(OutOfCore::Always), Ok(true));
+        with_memory(&mut e, in_memory - 1);
+        assert_eq!(e.out_of_core(OutOfCore::Auto), Ok(true));
+        let never = e.out_of_core(OutOfCore::Never).unwrap_err();
+        assert!(!never.contains("out of core"), "{never}");
+        with_memory(&mut e, out_of_core - 1);
+        let auto = e.out_of_core(OutOfCore::Auto).unwrap_err();
+        assert!(auto.contains("of memory, its region out of core"), "{auto}");
+        // Out of core needs the scratch beside the database.
+        e.memory_available = Some(u64::MAX);
+        e.disk_available = Some(e.disk + e.scratch_disk - 1);
+        assert_eq!(e.out_of_core(OutOfCore::Auto), Ok(false));
+        let always = e.out_of_core(OutOfCore::Always).unwrap_err();
+        assert!(
+            always.contains("of disk, its region out of core"),
+            "{always}"
+        );
     }
 
     #[test]

@@ -17,5 +17,6 @@ pub mod mark_classes;
 pub mod opening;
 pub mod region_keys;
 pub mod retrograde;
+pub mod scratch;
 pub mod solution;
 pub mod unmove;

@@ -18,10 +18,11 @@ use rayon::prelude::*;
 
 use super::bits::Bits;
 use super::compact_keys::{key_of, rank, CompactKeys, CompactKeysBuilder, KeyParts, Ranker};
-use super::db::{entry, entry_can_end, entry_value};
+use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
+use super::scratch::{Scratch, ScratchVec};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
@@ -66,11 +67,14 @@ pub struct LockedRegion {
     groups: Vec<CompactKeys>,
     /// The class of each group.
     classes: Vec<usize>,
-    values: Vec<Vec<i8>>,
+    /// The values of each group, once solved (empty before).
+    values: Vec<ScratchVec<i8>>,
     /// Whether perfect play can end, per group (filled as groups are solved).
     ends: Vec<Bits>,
     /// Group of each stone count and class ([`slot`]).
     by_slot: Vec<Option<usize>>,
+    /// Where the groups' keys and values live (`scratch.rs`).
+    scratch: Scratch,
 }
 
 /// Hashes a mixed key (already uniform) by a rotation: the table's bucket
@@ -270,12 +274,12 @@ fn slot(ranker: &Ranker, stones: usize, class: usize) -> usize {
 /// local rank.
 fn close_group(
     ranker: &Ranker,
-    n: usize,
-    class: usize,
+    (n, class): (usize, usize),
     set: ShardedSet,
     sets: &[OnceLock<ShardedSet>],
+    scratch: &Scratch,
     bar: &indicatif::ProgressBar,
-) -> CompactKeys {
+) -> Result<CompactKeys, DbError> {
     let v = ranker.variant();
     let classes = ranker.classes();
     // The keys that moves from other groups found, unranked once.
@@ -331,25 +335,30 @@ fn close_group(
         bar.inc(frontier.len() as u64);
     }
     let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
-    CompactKeys::from_ranked(ranker.class_universe(n, class), n, locals)
+    CompactKeys::from_ranked(scratch, ranker.class_universe(n, class), n, locals)
 }
 
 impl LockedRegion {
-    /// Enumerates and solves the locked positions reachable from `root`.
-    /// `layers` must hold the whole unlocked database of the variant.
+    /// Enumerates and solves the locked positions reachable from `root`,
+    /// in memory. `layers` must hold the whole unlocked database of the
+    /// variant.
     pub fn solve(
         root: &KpePosition,
         eg: &Endgame,
         layers: &impl LayerValues,
         progress: Progress,
     ) -> Self {
-        let mut region = Self::explore(root, progress);
-        region.solve_groups(eg, layers, progress);
-        region
+        let in_memory = || -> Result<Self, DbError> {
+            let mut region = Self::explore(root, Scratch::Memory, progress)?;
+            let exits = region.unlocked_exits(eg, layers, progress)?;
+            region.solve_groups_with(exits, progress)?;
+            Ok(region)
+        };
+        in_memory().expect("a region in memory does no I/O")
     }
 
     /// The region of `groups` (class and local ranks), in solving order.
-    fn assemble(variant: KpeVariant, groups: Vec<(usize, CompactKeys)>) -> Self {
+    fn assemble(variant: KpeVariant, groups: Vec<(usize, CompactKeys)>, scratch: Scratch) -> Self {
         let ranker = Ranker::new(variant);
         let mut by_slot = vec![None; slot(&ranker, variant.total() as usize + 1, 0)];
         for (i, (class, keys)) in groups.iter().enumerate() {
@@ -359,11 +368,12 @@ impl LockedRegion {
         LockedRegion {
             variant,
             ranker,
-            values: groups.iter().map(|g| vec![0i8; g.len]).collect(),
+            values: groups.iter().map(|_| ScratchVec::default()).collect(),
             groups,
             classes,
             ends: Vec::new(),
             by_slot,
+            scratch,
         }
     }
 
@@ -458,17 +468,23 @@ impl LockedRegion {
     }
 
     /// Consumes the solved region, stone count by stone count (ascending):
-    /// each count's keys in the key file's layout (the ranked keys `u` of
-    /// the whole count, `region_keys.rs`) and the entry bytes of its
-    /// positions in the same order. Each count's groups are merged, then
-    /// freed, before the next.
-    pub(super) fn into_stone_counts(self) -> impl Iterator<Item = (CompactKeys, Vec<u8>)> {
+    /// calls `f` with each count's keys in the key file's layout (the
+    /// ranked keys `u` of the whole count, `region_keys.rs`, in `scratch`)
+    /// and writes the entry bytes of all positions, in the same order, to
+    /// `entries` (as long as the region). Each count's groups are merged,
+    /// then freed, before the next.
+    pub(super) fn for_each_stone_count(
+        self,
+        scratch: &Scratch,
+        entries: &mut [u8],
+        mut f: impl FnMut(CompactKeys),
+    ) -> Result<(), DbError> {
         let ranker = self.ranker;
         let mut groups = (self.groups.into_iter().zip(self.classes))
             .zip(self.values.into_iter().zip(self.ends))
             .peekable();
-        std::iter::from_fn(move || {
-            let first = groups.next()?;
+        let mut entries = entries.iter_mut();
+        while let Some(first) = groups.next() {
             let stones = first.0 .0.stones;
             let mut same = vec![first];
             while let Some(next) = groups.next_if(|((keys, _), _)| keys.stones == stones) {
@@ -477,15 +493,16 @@ impl LockedRegion {
             let parts: Vec<(usize, &CompactKeys)> =
                 same.iter().map(|((k, c), _)| (*c, k)).collect();
             let len = parts.iter().map(|(_, k)| k.len).sum();
-            let mut keys = CompactKeysBuilder::new(ranker.universe(stones), stones, len);
-            let mut entries = Vec::with_capacity(len);
+            let mut keys = CompactKeysBuilder::new(scratch, ranker.universe(stones), stones, len)?;
             merge_in_key_order(&ranker, &parts, |u, p, j| {
                 let (values, ends) = &same[p].1;
                 keys.push(u);
-                entries.push(entry(values[j], ends.get(j as u64)));
+                *entries.next().expect("entries as many as positions") =
+                    entry(values[j], ends.get(j as u64));
             });
-            Some((keys.finish(), entries))
-        })
+            f(keys.finish());
+        }
+        Ok(())
     }
 
     /// The stone counts of the region, ascending, each with its groups.
@@ -588,7 +605,11 @@ impl LockedRegion {
     /// (a move leads to the same group, a higher class or fewer stones),
     /// both threads expanding each level. Each group's keys are compact as
     /// soon as it is closed: only the open group's set is whole in memory.
-    pub(super) fn explore(root: &KpePosition, progress: Progress) -> Self {
+    pub(super) fn explore(
+        root: &KpePosition,
+        scratch: Scratch,
+        progress: Progress,
+    ) -> Result<Self, DbError> {
         let v = root.variant();
         let ranker = Ranker::new(v);
         let classes = ranker.classes();
@@ -629,26 +650,17 @@ impl LockedRegion {
                 let sets = &sets;
                 let closed: Vec<(usize, CompactKeys)> = open
                     .into_par_iter()
-                    .map(|(class, set)| (class, close_group(&ranker, n, class, set, sets, &bar)))
-                    .collect();
+                    .map(|(class, set)| {
+                        close_group(&ranker, (n, class), set, sets, &scratch, &bar)
+                            .map(|keys| (class, keys))
+                    })
+                    .collect::<Result<_, _>>()?;
                 groups.extend(closed);
             }
         }
         bar.finish_and_clear();
         groups.reverse();
-        Self::assemble(v, groups)
-    }
-
-    /// Solves the groups in order: a move leaving a group leads to one
-    /// already solved.
-    pub(super) fn solve_groups(
-        &mut self,
-        eg: &Endgame,
-        layers: &impl LayerValues,
-        progress: Progress,
-    ) {
-        let exits = self.unlocked_exits(eg, layers, progress);
-        self.solve_groups_with(exits, progress);
+        Ok(Self::assemble(v, groups, scratch))
     }
 
     /// What the moves of every position into the unlocked database are
@@ -660,7 +672,7 @@ impl LockedRegion {
         eg: &Endgame,
         layers: &impl LayerValues,
         progress: Progress,
-    ) -> UnlockedExits {
+    ) -> Result<UnlockedExits, DbError> {
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("exits");
         let mut exits = UnlockedExits {
@@ -672,48 +684,55 @@ impl LockedRegion {
         const SLICE: usize = 1 << 22;
         for (g, group) in self.groups.iter().enumerate() {
             let ends = Bits::new(group.len as u64);
-            let mut best = Vec::with_capacity(group.len);
+            let mut best = self.scratch.zeroed(group.len)?;
             for start in (0..group.len).step_by(SLICE) {
-                let keys = self.group_keys_in(g, start..group.len.min(start + SLICE));
-                let slice = keys.par_iter().enumerate().map_init(
-                    || self.ranker.cursor(),
-                    |cursor, (i, &key)| {
-                        let pos = cursor.position(key);
-                        let mut best = NO_EXIT;
-                        let mut ending = NO_EXIT;
-                        let _ = pos.for_each_move(|mv| {
-                            let (child, gained) = pos.sow(mv.pit());
-                            if !is_locked(&child) {
-                                let e = eg.probe_entry(layers, &child);
-                                let value = gained as i8 - entry_value(e);
-                                best = best.max(value);
-                                if entry_can_end(e) {
-                                    ending = ending.max(value);
+                let end = group.len.min(start + SLICE);
+                let keys = self.group_keys_in(g, start..end);
+                keys.par_iter()
+                    .zip(&mut best[start..end])
+                    .enumerate()
+                    .for_each_init(
+                        || self.ranker.cursor(),
+                        |cursor, (i, (&key, slot))| {
+                            let pos = cursor.position(key);
+                            let mut best = NO_EXIT;
+                            let mut ending = NO_EXIT;
+                            let _ = pos.for_each_move(|mv| {
+                                let (child, gained) = pos.sow(mv.pit());
+                                if !is_locked(&child) {
+                                    let e = eg.probe_entry(layers, &child);
+                                    let value = gained as i8 - entry_value(e);
+                                    best = best.max(value);
+                                    if entry_can_end(e) {
+                                        ending = ending.max(value);
+                                    }
                                 }
+                                std::ops::ControlFlow::Continue(())
+                            });
+                            if best != NO_EXIT && ending == best {
+                                ends.insert((start + i) as u64);
                             }
-                            std::ops::ControlFlow::Continue(())
-                        });
-                        if best != NO_EXIT && ending == best {
-                            ends.insert((start + i) as u64);
-                        }
-                        best
-                    },
-                );
-                best.par_extend(slice);
+                            *slot = best;
+                        },
+                    );
                 bar.inc(keys.len() as u64);
             }
             exits.best.push(best);
             exits.ends.push(ends);
         }
         bar.finish_and_clear();
-        exits
+        Ok(exits)
     }
 
     /// Solves the groups in order (ascending stone count, descending
     /// class), given what their moves into the unlocked database are worth
     /// ([`Self::unlocked_exits`]). A move that captures or sets a mark
     /// leaves the group for one already solved: an exit.
-    pub(super) fn solve_groups_with(&mut self, mut exits: UnlockedExits, progress: Progress) {
+    pub(super) fn solve_groups_with(
+        &mut self,
+        mut exits: UnlockedExits,
+        progress: Progress,
+    ) -> Result<(), DbError> {
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
         self.ends.clear();
@@ -721,27 +740,28 @@ impl LockedRegion {
             // No move joins two groups of a run: they are solved side by
             // side, which keeps both threads busy on wide boards, whose
             // stone counts have hundreds of small groups.
-            let run_exits: Vec<(usize, Vec<i8>, Bits)> = run
+            let run_exits: Vec<(usize, ScratchVec<i8>, Bits)> = run
                 .clone()
                 .map(|g| {
                     let best = std::mem::take(&mut exits.best[g]);
                     (g, best, std::mem::replace(&mut exits.ends[g], Bits::new(0)))
                 })
                 .collect();
-            let solved: Vec<(Vec<i8>, Bits)> = run_exits
+            let solved: Vec<(ScratchVec<i8>, Bits)> = run_exits
                 .into_par_iter()
                 .map(|(g, best, ends)| {
                     let solved = self.solve_group(g, best, ends);
                     bar.inc(self.groups[g].len as u64);
                     solved
                 })
-                .collect();
+                .collect::<Result<_, _>>()?;
             for (g, (values, ends)) in run.zip(solved) {
                 self.values[g] = values;
                 self.ends.push(ends);
             }
         }
         bar.finish_and_clear();
+        Ok(())
     }
 
     /// Runs of consecutive groups that no move joins: one stone count, one
@@ -765,15 +785,15 @@ impl LockedRegion {
     fn solve_group(
         &self,
         g: usize,
-        unlocked_best: Vec<i8>,
+        unlocked_best: ScratchVec<i8>,
         unlocked_ends: Bits,
-    ) -> (Vec<i8>, Bits) {
+    ) -> Result<(ScratchVec<i8>, Bits), DbError> {
         let n = self.groups[g].stones;
         let class = self.classes[g];
         let keys = self.group_keys(g);
         let words = keys
             .par_iter()
-            .zip(&unlocked_best)
+            .zip(&unlocked_best[..])
             .enumerate()
             .map_init(
                 || self.ranker.cursor(),
@@ -825,7 +845,7 @@ impl LockedRegion {
         );
         let (values, seeds) = state.into_values();
         let ends = endless::locked_group(self, g, &keys, &values, seeds);
-        (values, ends)
+        Ok((self.scratch.copy_of(&values)?, ends))
     }
 }
 
@@ -833,7 +853,7 @@ impl LockedRegion {
 /// worth, per group: the best value such a move gives ([`NO_EXIT`] if
 /// none), and whether perfect play after that best move can end.
 pub(super) struct UnlockedExits {
-    best: Vec<Vec<i8>>,
+    best: Vec<ScratchVec<i8>>,
     ends: Vec<Bits>,
 }
 

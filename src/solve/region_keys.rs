@@ -18,25 +18,52 @@ use super::compact_keys::{self, key_of, rank, stones_of, KeyCursor, Ranker, Regi
 use super::db::{DbError, MappedFile};
 use super::endgame::Endgame;
 use super::opening::LockedRegion;
+use super::scratch::{Scratch, ScratchVec};
 use crate::games::kpe::{KpePosition, KpeVariant};
 
 const RECORD: usize = 5 * 8;
 
-/// The key-file payload of a solved region, and the entry bytes of its
-/// positions in the same order: each stone count's groups merged into the
-/// file's layout (`LockedRegion::into_stone_counts`), laid out one after
-/// the other and freed as it goes.
-pub fn encode(region: LockedRegion) -> (Vec<u8>, Vec<u8>) {
-    let counts = region.stone_count_number();
-    let mut payload = Vec::new();
-    payload.extend_from_slice(&(counts as u64).to_le_bytes());
-    payload.resize(8 + RECORD * counts, 0);
-    let mut entries = Vec::with_capacity(region.len());
-    for (g, (keys, group_entries)) in region.into_stone_counts().enumerate() {
-        let dir_at = payload.len();
-        payload.extend(keys.dir.iter().flat_map(|d| d.to_le_bytes()));
-        let bits_at = payload.len();
-        payload.extend_from_slice(&keys.fields);
+/// A solved region in its files' layout: the key file's payload, in
+/// parts (a head of records, then each stone count's directory and
+/// fields), and the entry bytes of its positions in the same order.
+pub struct EncodedRegion {
+    head: Vec<u8>,
+    counts: Vec<(Vec<u8>, ScratchVec<u8>)>,
+    pub entries: ScratchVec<u8>,
+}
+
+impl EncodedRegion {
+    /// The key file's payload, part after part.
+    pub fn key_parts(&self) -> Vec<&[u8]> {
+        let mut parts = vec![&self.head[..]];
+        for (dir, fields) in &self.counts {
+            parts.push(dir);
+            parts.push(fields);
+        }
+        parts
+    }
+
+    /// Bytes of the key file's payload.
+    pub fn keys_len(&self) -> usize {
+        self.key_parts().iter().map(|p| p.len()).sum()
+    }
+}
+
+/// Encodes a solved region: each stone count's groups merged into the
+/// file's layout (`LockedRegion::for_each_stone_count`), freed as it goes;
+/// the fields and entries in `scratch` (on disk for a region that does not
+/// fit in memory).
+pub fn encode(region: LockedRegion, scratch: &Scratch) -> Result<EncodedRegion, DbError> {
+    let count_number = region.stone_count_number();
+    let mut head = Vec::with_capacity(8 + RECORD * count_number);
+    head.extend_from_slice(&(count_number as u64).to_le_bytes());
+    let mut entries = scratch.zeroed(region.len())?;
+    let mut counts = Vec::with_capacity(count_number);
+    let mut at = 8 + RECORD * count_number;
+    region.for_each_stone_count(scratch, &mut entries, |keys| {
+        let dir: Vec<u8> = keys.dir.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let (dir_at, bits_at) = (at, at + dir.len());
+        at = bits_at + keys.fields.len();
         let record = [
             keys.stones as u64,
             keys.len as u64,
@@ -44,13 +71,14 @@ pub fn encode(region: LockedRegion) -> (Vec<u8>, Vec<u8>) {
             dir_at as u64,
             bits_at as u64,
         ];
-        let at = 8 + RECORD * g;
-        for (i, x) in record.iter().enumerate() {
-            payload[at + 8 * i..at + 8 * i + 8].copy_from_slice(&x.to_le_bytes());
-        }
-        entries.extend(group_entries);
-    }
-    (payload, entries)
+        head.extend(record.iter().flat_map(|x| x.to_le_bytes()));
+        counts.push((dir, keys.fields));
+    })?;
+    Ok(EncodedRegion {
+        head,
+        counts,
+        entries,
+    })
 }
 
 /// One stone count of the key file.

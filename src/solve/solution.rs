@@ -11,9 +11,10 @@ use super::db::{
     self, entry_can_end, entry_value, DbError, Encoding, FileId, FileKind, MappedFile,
 };
 use super::endgame::{Endgame, LayerValues};
-use super::estimate::{Estimate, Scope};
+use super::estimate::{Estimate, OutOfCore, Scope};
 use super::opening::LockedRegion;
 use super::region_keys::{self, RegionKeys};
+use super::scratch::Scratch;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::progress::Progress;
 use crate::Game;
@@ -163,6 +164,16 @@ pub struct SolveStats {
     pub region_seconds: f64,
     /// Memory and disk the solve was estimated to need.
     pub estimate: Option<Estimate>,
+    /// Whether the region was solved out of core (`scratch.rs`).
+    pub out_of_core: bool,
+}
+
+/// How a build stores what it makes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildOptions {
+    pub encoding: Encoding,
+    /// Where the region goes while it is built (`estimate::OutOfCore`).
+    pub out_of_core: OutOfCore,
 }
 
 fn layer_id(variant: KpeVariant, n: usize) -> FileId {
@@ -211,19 +222,24 @@ impl Solution {
         db_dir: &Path,
         progress: Progress,
     ) -> Result<(Self, SolveStats), SolveError> {
-        Self::build_with(variant, db_dir, progress, Encoding::Zstd)
+        Self::build_with(variant, db_dir, progress, BuildOptions::default())
     }
 
-    /// [`Self::build`] writing value files in `encoding`. Solved layers are
-    /// kept in memory (decoded) while later layers and the region read
-    /// them at random.
+    /// [`Self::build`] with `options`. Solved layers are kept in memory
+    /// (decoded) while later layers and the region read them at random.
     pub fn build_with(
         variant: KpeVariant,
         db_dir: &Path,
         progress: Progress,
-        encoding: Encoding,
+        options: BuildOptions,
     ) -> Result<(Self, SolveStats), SolveError> {
-        let (mut stats, _writer) = Self::prepare(variant, db_dir, Scope::Whole)?;
+        let encoding = options.encoding;
+        let (mut stats, _writer) =
+            Self::prepare(variant, db_dir, Scope::Whole, options.out_of_core)?;
+        let scratch = match stats.out_of_core {
+            true => Scratch::Disk(db::variant_dir(db_dir, variant)),
+            false => Scratch::Memory,
+        };
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut layers = Self::build_layers(&eg, db_dir, progress, encoding, &mut stats)?;
@@ -245,23 +261,23 @@ impl Solution {
                 // them) and come back from their files, checked, after it.
                 drop(std::mem::take(&mut layers));
                 let t = Instant::now();
-                let mut region = LockedRegion::explore(&KpePosition::start(variant), progress);
+                let mut region =
+                    LockedRegion::explore(&KpePosition::start(variant), scratch.clone(), progress)?;
                 stats.explore_seconds = t.elapsed().as_secs_f64();
                 let t = Instant::now();
                 // The layers come back only for the moves leaving the
                 // region, and leave for good before it is solved (beside
                 // it, they made the solve's peak).
-                let exits = region.unlocked_exits(&eg, &read_layers(&eg, db_dir)?, progress);
-                region.solve_groups_with(exits, progress);
-                let (keys, entries) = region_keys::encode(region);
-                db::write_file(
+                let exits = region.unlocked_exits(&eg, &read_layers(&eg, db_dir)?, progress)?;
+                region.solve_groups_with(exits, progress)?;
+                let encoded = region_keys::encode(region, &scratch)?;
+                db::write_file_parts(
                     &keys_path,
                     region_keys_id(variant),
-                    keys.len() as u64,
-                    &keys,
+                    encoded.keys_len() as u64,
+                    &encoded.key_parts(),
                 )?;
-                drop(keys);
-                db::write_values(&path, region_id(variant), &entries, encoding)?;
+                db::write_values(&path, region_id(variant), &encoded.entries, encoding)?;
                 stats.region_seconds = t.elapsed().as_secs_f64();
                 let keys = MappedFile::open(&keys_path, region_keys_id(variant), None)?;
                 let values = MappedFile::open(&path, region_id(variant), None)?;
@@ -294,7 +310,8 @@ impl Solution {
         db_dir: &Path,
         progress: Progress,
     ) -> Result<SolveStats, SolveError> {
-        let (mut stats, _writer) = Self::prepare(variant, db_dir, Scope::Endgame)?;
+        let (mut stats, _writer) =
+            Self::prepare(variant, db_dir, Scope::Endgame, OutOfCore::Never)?;
         let start = Instant::now();
         let eg = Endgame::new(variant);
         Self::build_layers(&eg, db_dir, progress, Encoding::Zstd, &mut stats)?;
@@ -305,12 +322,13 @@ impl Solution {
 
     /// What every build does first: refuses a variant this tool cannot
     /// represent, or (when files are missing) one that its estimate says
-    /// cannot fit, before anything is written; then takes the directory's
-    /// writer lock.
+    /// cannot fit, in memory or out of core as `out_of_core` allows, before
+    /// anything is written; then takes the directory's writer lock.
     fn prepare(
         variant: KpeVariant,
         db_dir: &Path,
         scope: Scope,
+        out_of_core: OutOfCore,
     ) -> Result<(SolveStats, super::lock::DbLock), SolveError> {
         if let Err(e) = check_solvable(variant) {
             // What it would take all the same, for whoever plans a bigger
@@ -333,14 +351,12 @@ impl Solution {
         }
         if !wanted.iter().all(|p| p.exists()) {
             let estimate = Estimate::of(variant, db_dir, scope);
-            if let Some(why) = estimate.refusal() {
-                return Err(crate::InputError::unsupported(
-                    "variant",
-                    format!("{} {why}", variant.tag()),
-                )
-                .into());
-            }
+            stats.out_of_core = estimate.out_of_core(out_of_core).map_err(|why| {
+                crate::InputError::unsupported("variant", format!("{} {why}", variant.tag()))
+            })?;
             stats.estimate = Some(estimate);
+        } else {
+            stats.out_of_core = out_of_core == OutOfCore::Always;
         }
         // One writer per directory (`lock.rs`); a second one waits here.
         // After the estimate, so that a refused variant writes nothing.
