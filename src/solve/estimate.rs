@@ -105,6 +105,11 @@ const DISK_REGION_BYTES: f64 = 4.0;
 /// exploring (5.4 bytes a locked position) and at 790 MiB while solving
 /// (4.0), against 1,388 and 1,648 MiB in memory.
 const OUT_OF_CORE_REGION_BYTES: u64 = 6;
+/// Out of core: bytes per locked position beside the layers while the
+/// region's moves into them are valued: each group's directory (about
+/// 0.13) and two bit arrays (0.25) stay in memory, its keys and exit
+/// values are mapped.
+const OUT_OF_CORE_EXIT_BYTES: u64 = 1;
 /// Out of core: bytes of scratch disk per locked position beside the
 /// database, counted: compact keys (2.1 on kpe:7x1's key file), exit
 /// values then values (1 each, freed group by group as the other fills),
@@ -219,7 +224,7 @@ impl Estimate {
                 .max(REGION_BYTES * region);
         let memory_out_of_core = FIXED_BYTES
             + layers_peak
-                .max(unlocked + OUT_OF_CORE_REGION_BYTES * region)
+                .max(unlocked + OUT_OF_CORE_EXIT_BYTES * region)
                 .max(OUT_OF_CORE_REGION_BYTES * region);
         let disk = (unlocked as f64 * DISK_LAYER_BYTES + region as f64 * DISK_REGION_BYTES) as u64;
         Estimate {

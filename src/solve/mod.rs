@@ -18,5 +18,6 @@ pub mod opening;
 pub mod region_keys;
 pub mod retrograde;
 pub mod scratch;
+pub mod seeds;
 pub mod solution;
 pub mod unmove;

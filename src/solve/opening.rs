@@ -11,7 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use hashbrown::HashSet;
 use rayon::prelude::*;
@@ -23,6 +23,7 @@ use super::endgame::{Endgame, LayerValues};
 use super::endless;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::scratch::{Scratch, ScratchVec};
+use super::seeds::Seeds;
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::progress::Progress;
@@ -105,7 +106,7 @@ fn shard_of(mixed: u64) -> usize {
     (mixed >> 58) as usize
 }
 
-/// Visited positions of one stone count during exploration, sharded so
+/// Visited positions of one group during exploration, sharded so
 /// that both threads insert with little contention.
 struct ShardedSet {
     shards: Vec<Mutex<KeySet>>,
@@ -172,19 +173,6 @@ impl ShardedSet {
             }
             keys.clear();
         }
-    }
-
-    fn keys(&self) -> Vec<u64> {
-        self.shards
-            .iter()
-            .flat_map(|s| {
-                s.lock()
-                    .expect("no panics while locked")
-                    .iter()
-                    .copied()
-                    .collect::<Vec<_>>()
-            })
-            .collect()
     }
 
     /// Every key mapped by `f`, the shards freed one by one (both
@@ -268,35 +256,44 @@ fn slot(ranker: &Ranker, stones: usize, class: usize) -> usize {
 }
 
 /// Closes group (`n` stones, `class`) of an exploration: expands every
-/// key of `set` (found by moves from other groups) breadth first, adding
-/// the keys its moves find in the group to `set` and those found in other
-/// groups to theirs in `sets`, and returns the group's keys, compact by
-/// local rank.
+/// key that moves from other groups found for it (`seeds`) breadth first,
+/// adding the keys its moves find in the group to its set and handing
+/// those found in other groups to `seeds`, and returns the group's keys,
+/// compact by local rank.
 fn close_group(
     ranker: &Ranker,
     (n, class): (usize, usize),
-    set: ShardedSet,
-    sets: &[OnceLock<ShardedSet>],
+    seeds: &Seeds,
     scratch: &Scratch,
     bar: &indicatif::ProgressBar,
 ) -> Result<CompactKeys, DbError> {
     let v = ranker.variant();
     let classes = ranker.classes();
+    let set = ShardedSet::new();
     // The keys that moves from other groups found, unranked once.
-    let mut frontier: Vec<Found> = set
-        .keys()
-        .into_par_iter()
-        .map(|mixed| Found {
-            mixed,
-            board: ranker.parts(unmix(mixed)).board,
+    let mut frontier: Vec<Found> = seeds
+        .of_class(n, class as u32)
+        .par_chunks(4096)
+        .flat_map_iter(|chunk| {
+            let mut batch = Batch::<u64>::new();
+            for &local in chunk {
+                batch.push(mix(key_of(n, classes.global(class, local))));
+            }
+            let mut new = Vec::new();
+            set.insert_batch(&mut batch, |mixed| {
+                let board = ranker.parts(unmix(mixed)).board;
+                new.push(Found { mixed, board })
+            });
+            new
         })
         .collect();
     while !frontier.is_empty() {
-        frontier = frontier
+        let next: Vec<Vec<Found>> = frontier
             .par_chunks(4096)
-            .flat_map_iter(|chunk| {
+            .map(|chunk| {
                 let mut same = Batch::new();
-                let mut elsewhere: Vec<(usize, u64)> = Vec::new();
+                // (stones, class, local rank) of the keys found elsewhere.
+                let mut elsewhere: Vec<(usize, u32, u64)> = Vec::new();
                 for &Found { mixed, board } in chunk {
                     let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
                     let _ = pos.for_each_move(|mv| {
@@ -304,15 +301,18 @@ fn close_group(
                         if is_locked(&child) {
                             // Relative once: its board goes with the key.
                             let rel = child.relative();
-                            let m = mix(ranker.region_key(&rel));
+                            let key = ranker.region_key(&rel);
                             let child_class = class_of(ranker, &rel);
                             if gained == 0 && child_class == class {
                                 let mut board = [0u8; 16];
                                 board[..rel.pits().len()].copy_from_slice(rel.pits());
-                                same.push(Found { mixed: m, board });
+                                same.push(Found {
+                                    mixed: mix(key),
+                                    board,
+                                });
                             } else {
-                                let stones = n - gained as usize;
-                                elsewhere.push((slot(ranker, stones, child_class), m));
+                                let local = classes.local(rank(key));
+                                elsewhere.push((n - gained as usize, child_class as u32, local));
                             }
                         }
                         std::ops::ControlFlow::Continue(())
@@ -323,15 +323,13 @@ fn close_group(
                 elsewhere.sort_unstable();
                 elsewhere.dedup();
                 for run in elsewhere.chunk_by(|a, b| a.0 == b.0) {
-                    let mut batch = Batch::<u64>::new();
-                    run.iter().for_each(|&(_, m)| batch.push(m));
-                    sets[run[0].0]
-                        .get_or_init(ShardedSet::new)
-                        .insert_batch(&mut batch, |_| {});
+                    let mut found = run.iter().map(|&(_, c, local)| (c, local)).collect();
+                    seeds.add(run[0].0, &mut found)?;
                 }
-                next
+                Ok(next)
             })
-            .collect();
+            .collect::<Result<_, DbError>>()?;
+        frontier = next.into_iter().flatten().collect();
         bar.inc(frontier.len() as u64);
     }
     let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
@@ -379,6 +377,11 @@ impl LockedRegion {
 
     pub fn len(&self) -> usize {
         self.groups.iter().map(|g| g.len).sum()
+    }
+
+    /// Where the region's arrays live (`scratch.rs`).
+    pub fn scratch(&self) -> &Scratch {
+        &self.scratch
     }
 
     pub fn is_empty(&self) -> bool {
@@ -469,17 +472,16 @@ impl LockedRegion {
 
     /// Consumes the solved region, stone count by stone count (ascending):
     /// calls `f` with each count's keys in the key file's layout (the
-    /// ranked keys `u` of the whole count, `region_keys.rs`, in `scratch`)
-    /// and writes the entry bytes of all positions, in the same order, to
+    /// ranked keys `u` of the whole count, `region_keys.rs`, in the
+    /// region's scratch) and writes the entry bytes of all positions, in the same order, to
     /// `entries` (as long as the region). Each count's groups are merged,
     /// then freed, before the next.
     pub(super) fn for_each_stone_count(
         self,
-        scratch: &Scratch,
         entries: &mut [u8],
         mut f: impl FnMut(CompactKeys),
     ) -> Result<(), DbError> {
-        let ranker = self.ranker;
+        let (ranker, scratch) = (self.ranker, self.scratch);
         let mut groups = (self.groups.into_iter().zip(self.classes))
             .zip(self.values.into_iter().zip(self.ends))
             .peekable();
@@ -493,7 +495,7 @@ impl LockedRegion {
             let parts: Vec<(usize, &CompactKeys)> =
                 same.iter().map(|((k, c), _)| (*c, k)).collect();
             let len = parts.iter().map(|(_, k)| k.len).sum();
-            let mut keys = CompactKeysBuilder::new(scratch, ranker.universe(stones), stones, len)?;
+            let mut keys = CompactKeysBuilder::new(&scratch, ranker.universe(stones), stones, len)?;
             merge_in_key_order(&ranker, &parts, |u, p, j| {
                 let (values, ends) = &same[p].1;
                 keys.push(u);
@@ -614,49 +616,38 @@ impl LockedRegion {
         let ranker = Ranker::new(v);
         let classes = ranker.classes();
         let total = v.total() as usize;
-        // Made when a first key of the group is found: most (stones, class)
-        // slots of a wide board stay empty.
-        let mut sets: Vec<OnceLock<ShardedSet>> = (0..slot(&ranker, total + 1, 0))
-            .map(|_| OnceLock::new())
-            .collect();
+        let seeds = Seeds::new(total + 1, scratch.clone());
         let bar = progress.bar(0, "locked");
         bar.set_message("exploring");
         let root = root.relative();
         if is_locked(&root) {
-            let mut batch = Batch::<u64>::new();
-            batch.push(mix(ranker.region_key(&root)));
-            let at = slot(
-                &ranker,
-                root.board_total() as usize,
-                class_of(&ranker, &root),
-            );
-            sets[at]
-                .get_or_init(ShardedSet::new)
-                .insert_batch(&mut batch, |_| {});
+            let class = class_of(&ranker, &root) as u32;
+            let local = classes.local(rank(ranker.region_key(&root)));
+            seeds.add(root.board_total() as usize, &mut vec![(class, local)])?;
         }
         let mut groups = Vec::new();
         for n in (0..=total).rev() {
             for marks in 0..2 * v.w() as u32 {
-                // The open groups of one stone count and one number of set
+                // The groups of one stone count and one number of set
                 // marks: no move joins two of them, so they are closed side
-                // by side (a wide board's stone count has hundreds).
-                let open: Vec<(usize, ShardedSet)> = classes
-                    .with_marks_set(marks)
-                    .filter_map(|class| {
-                        let set = std::mem::take(&mut sets[slot(&ranker, n, class)]);
-                        set.into_inner().map(|set| (class, set))
-                    })
+                // by side (a wide board's stone count has hundreds), each
+                // reading its keys when it starts.
+                seeds.flush(n)?;
+                let level = classes.with_marks_set(marks);
+                let open: Vec<usize> = (seeds.classes(n).into_iter())
+                    .map(|class| class as usize)
+                    .filter(|class| level.contains(class))
                     .collect();
-                let sets = &sets;
                 let closed: Vec<(usize, CompactKeys)> = open
                     .into_par_iter()
-                    .map(|(class, set)| {
-                        close_group(&ranker, (n, class), set, sets, &scratch, &bar)
+                    .map(|class| {
+                        close_group(&ranker, (n, class), &seeds, &scratch, &bar)
                             .map(|keys| (class, keys))
                     })
                     .collect::<Result<_, _>>()?;
                 groups.extend(closed);
             }
+            seeds.free(n);
         }
         bar.finish_and_clear();
         groups.reverse();

@@ -18,7 +18,7 @@ use super::compact_keys::{self, key_of, rank, stones_of, KeyCursor, Ranker, Regi
 use super::db::{DbError, MappedFile};
 use super::endgame::Endgame;
 use super::opening::LockedRegion;
-use super::scratch::{Scratch, ScratchVec};
+use super::scratch::ScratchVec;
 use crate::games::kpe::{KpePosition, KpeVariant};
 
 const RECORD: usize = 5 * 8;
@@ -51,16 +51,16 @@ impl EncodedRegion {
 
 /// Encodes a solved region: each stone count's groups merged into the
 /// file's layout (`LockedRegion::for_each_stone_count`), freed as it goes;
-/// the fields and entries in `scratch` (on disk for a region that does not
-/// fit in memory).
-pub fn encode(region: LockedRegion, scratch: &Scratch) -> Result<EncodedRegion, DbError> {
+/// the fields and entries in the region's scratch (on disk for a region
+/// built out of core).
+pub fn encode(region: LockedRegion) -> Result<EncodedRegion, DbError> {
     let count_number = region.stone_count_number();
     let mut head = Vec::with_capacity(8 + RECORD * count_number);
     head.extend_from_slice(&(count_number as u64).to_le_bytes());
-    let mut entries = scratch.zeroed(region.len())?;
+    let mut entries = region.scratch().zeroed(region.len())?;
     let mut counts = Vec::with_capacity(count_number);
     let mut at = 8 + RECORD * count_number;
-    region.for_each_stone_count(scratch, &mut entries, |keys| {
+    region.for_each_stone_count(&mut entries, |keys| {
         let dir: Vec<u8> = keys.dir.iter().flat_map(|d| d.to_le_bytes()).collect();
         let (dir_at, bits_at) = (at, at + dir.len());
         at = bits_at + keys.fields.len();

@@ -253,6 +253,8 @@ impl Solution {
             None => None,
         };
         let layers_kept = reused.is_some();
+        // Nothing is built out of core when the region's files are reused.
+        stats.out_of_core &= !layers_kept;
         let start_region = match reused {
             Some(region) => region,
             None => {
@@ -262,7 +264,7 @@ impl Solution {
                 drop(std::mem::take(&mut layers));
                 let t = Instant::now();
                 let mut region =
-                    LockedRegion::explore(&KpePosition::start(variant), scratch.clone(), progress)?;
+                    LockedRegion::explore(&KpePosition::start(variant), scratch, progress)?;
                 stats.explore_seconds = t.elapsed().as_secs_f64();
                 let t = Instant::now();
                 // The layers come back only for the moves leaving the
@@ -270,7 +272,7 @@ impl Solution {
                 // it, they made the solve's peak).
                 let exits = region.unlocked_exits(&eg, &read_layers(&eg, db_dir)?, progress)?;
                 region.solve_groups_with(exits, progress)?;
-                let encoded = region_keys::encode(region, &scratch)?;
+                let encoded = region_keys::encode(region)?;
                 db::write_file_parts(
                     &keys_path,
                     region_keys_id(variant),

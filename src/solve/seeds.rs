@@ -1,0 +1,219 @@
+//! The keys an exploration of the locked region finds for groups whose
+//! turn has not come, kept compact until it does.
+//!
+//! A move that captures or sets a mark leads out of its group (one stone
+//! count, one class of marks) to a group closed later (`opening.rs`). Those
+//! keys used to wait in the hash sets of their groups, about 16 bytes each,
+//! and made most of the exploration's memory (kpe:7x1). They now wait as
+//! sorted runs: per stone count, a buffer of (class, local rank) pairs is
+//! sorted and deduplicated every [`RUN_KEYS`] keys, then stored by class,
+//! each class's local ranks as LEB128 gaps (2 to 3 bytes a key), in the
+//! region's scratch (`scratch.rs`: mapped from disk out of core). A group
+//! reads its keys back, from every run, only when it is opened.
+
+use std::sync::Mutex;
+
+use super::db::DbError;
+use super::scratch::{Scratch, ScratchVec};
+
+/// Keys a stone count's buffer holds before it is stored as a run.
+const RUN_KEYS: usize = 1 << 20;
+
+/// Keys found ahead of their group's turn, by stone count.
+pub struct Seeds {
+    counts: Vec<StoneCount>,
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct StoneCount {
+    /// (class, local rank), in the order found.
+    pending: Mutex<Vec<(u32, u64)>>,
+    runs: Mutex<Vec<Run>>,
+}
+
+/// Sorted, deduplicated keys, by class.
+struct Run {
+    bytes: ScratchVec<u8>,
+    /// (class, end of its bytes): ascending classes, each class's bytes
+    /// starting where the previous one's end.
+    classes: Vec<(u32, usize)>,
+}
+
+impl Run {
+    fn encode(mut keys: Vec<(u32, u64)>, scratch: &Scratch) -> Result<Self, DbError> {
+        keys.sort_unstable();
+        keys.dedup();
+        let mut bytes = Vec::with_capacity(3 * keys.len());
+        let mut classes: Vec<(u32, usize)> = Vec::new();
+        let mut previous = 0;
+        for &(class, local) in &keys {
+            if classes.last().map(|c| c.0) != Some(class) {
+                classes.push((class, 0));
+                previous = 0;
+            }
+            push_gap(&mut bytes, local - previous);
+            previous = local;
+            classes.last_mut().expect("pushed").1 = bytes.len();
+        }
+        Ok(Run {
+            bytes: scratch.copy_of(&bytes)?,
+            classes,
+        })
+    }
+
+    /// The bytes of `class`'s keys in this run.
+    fn class_bytes(&self, class: u32) -> Option<&[u8]> {
+        let i = self.classes.binary_search_by_key(&class, |c| c.0).ok()?;
+        let start = match i {
+            0 => 0,
+            _ => self.classes[i - 1].1,
+        };
+        Some(&self.bytes[start..self.classes[i].1])
+    }
+}
+
+/// Appends `gap` in LEB128: 7 bits a byte, low first, high bit "more".
+fn push_gap(bytes: &mut Vec<u8>, mut gap: u64) {
+    while gap >= 0x80 {
+        bytes.push(gap as u8 | 0x80);
+        gap >>= 7;
+    }
+    bytes.push(gap as u8);
+}
+
+/// The keys of a class's bytes: running sums of their gaps.
+fn decode(bytes: &[u8], out: &mut Vec<u64>) {
+    let (mut key, mut gap, mut shift) = (0u64, 0u64, 0);
+    for &b in bytes {
+        gap |= ((b & 0x7f) as u64) << shift;
+        shift += 7;
+        if b < 0x80 {
+            key += gap;
+            out.push(key);
+            (gap, shift) = (0, 0);
+        }
+    }
+}
+
+impl Seeds {
+    /// No keys yet, for stone counts `0..stone_counts`, stored in `scratch`.
+    pub fn new(stone_counts: usize, scratch: Scratch) -> Self {
+        Seeds {
+            counts: (0..stone_counts).map(|_| StoneCount::default()).collect(),
+            scratch,
+        }
+    }
+
+    /// Adds keys (class, local rank) of `stones` stones, emptying `found`.
+    pub fn add(&self, stones: usize, found: &mut Vec<(u32, u64)>) -> Result<(), DbError> {
+        let count = &self.counts[stones];
+        let full = {
+            let mut pending = count.pending.lock().expect("no panics while locked");
+            pending.append(found);
+            match pending.len() >= RUN_KEYS {
+                true => std::mem::take(&mut *pending),
+                false => return Ok(()),
+            }
+        };
+        let run = Run::encode(full, &self.scratch)?;
+        count.runs.lock().expect("no panics while locked").push(run);
+        Ok(())
+    }
+
+    /// Stores what waits in `stones`'s buffer, so that every key found
+    /// so far can be read back.
+    pub fn flush(&self, stones: usize) -> Result<(), DbError> {
+        let count = &self.counts[stones];
+        let rest = std::mem::take(&mut *count.pending.lock().expect("no panics while locked"));
+        if !rest.is_empty() {
+            let run = Run::encode(rest, &self.scratch)?;
+            count.runs.lock().expect("no panics while locked").push(run);
+        }
+        Ok(())
+    }
+
+    /// The classes of `stones` stones with keys (after [`Self::flush`]).
+    pub fn classes(&self, stones: usize) -> Vec<u32> {
+        let runs = self.counts[stones]
+            .runs
+            .lock()
+            .expect("no panics while locked");
+        let mut classes: Vec<u32> = runs
+            .iter()
+            .flat_map(|r| r.classes.iter().map(|c| c.0))
+            .collect();
+        classes.sort_unstable();
+        classes.dedup();
+        classes
+    }
+
+    /// The local ranks found for (`stones`, `class`), flushed before: each
+    /// run's sorted, a key possibly in several runs.
+    pub fn of_class(&self, stones: usize, class: u32) -> Vec<u64> {
+        let runs = self.counts[stones]
+            .runs
+            .lock()
+            .expect("no panics while locked");
+        let mut keys = Vec::new();
+        for bytes in runs.iter().filter_map(|r| r.class_bytes(class)) {
+            decode(bytes, &mut keys);
+        }
+        keys
+    }
+
+    /// Frees the keys of `stones` stones (every one of its groups closed).
+    pub fn free(&self, stones: usize) {
+        let count = &self.counts[stones];
+        *count.runs.lock().expect("no panics while locked") = Vec::new();
+        *count.pending.lock().expect("no panics while locked") = Vec::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn keys_come_back_by_class_across_runs_in_memory_and_on_disk() {
+        let dir = std::env::temp_dir().join(format!("sow-seeds-{}", std::process::id()));
+        for scratch in [Scratch::Memory, Scratch::Disk(dir.clone())] {
+            let seeds = Seeds::new(3, scratch);
+            let mut rng = Rng::new(5);
+            let mut want: Vec<Vec<u64>> = vec![Vec::new(); 4];
+            // Over two runs and a flushed rest, with duplicates and gaps
+            // from 0 to 2^40.
+            for _ in 0..(2 * RUN_KEYS + 1000) / 1000 {
+                let mut found: Vec<(u32, u64)> = (0..1000)
+                    .map(|_| {
+                        let class = rng.below(4) as u32;
+                        let local = match rng.below(3) {
+                            0 => rng.below(50) as u64,
+                            1 => rng.below(1 << 20) as u64,
+                            _ => (rng.below(1 << 20) as u64) << 20,
+                        };
+                        want[class as usize].push(local);
+                        (class, local)
+                    })
+                    .collect();
+                seeds.add(2, &mut found).unwrap();
+                assert!(found.is_empty());
+            }
+            seeds.flush(2).unwrap();
+            assert_eq!(seeds.classes(2), vec![0, 1, 2, 3]);
+            assert!(seeds.classes(1).is_empty());
+            for (class, want) in want.iter_mut().enumerate() {
+                want.sort_unstable();
+                want.dedup();
+                let mut got = seeds.of_class(2, class as u32);
+                got.sort_unstable();
+                got.dedup();
+                assert_eq!(&got, want, "class {class}");
+            }
+            seeds.free(2);
+            assert!(seeds.classes(2).is_empty());
+        }
+        let _ = std::fs::remove_dir(&dir);
+    }
+}
