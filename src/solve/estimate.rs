@@ -96,15 +96,15 @@ const WORKING_BYTES: u64 = 6;
 const DISK_LAYER_BYTES: f64 = 0.5;
 const DISK_REGION_BYTES: f64 = 4.0;
 /// Out of core (`scratch.rs`): bytes of memory per locked position, the
-/// compact keys, exit values and values being in mapped scratch files.
-/// What stays in memory is the exploration's sets of keys (of the groups
-/// being closed and of those found ahead of their turn), then the group
-/// being solved (its decoded keys and words) and each group's directory
-/// and bits. Measured on kpe:7x1 (`--out-of-core always`, 2026-12-02,
-/// results/BENCHMARKS.md): anonymous memory peaked at 1,057 MiB while
-/// exploring (5.4 bytes a locked position) and at 790 MiB while solving
-/// (4.0), against 1,388 and 1,648 MiB in memory.
-const OUT_OF_CORE_REGION_BYTES: u64 = 6;
+/// compact keys, exit values and values being in mapped scratch files, and
+/// the keys found ahead of their group's turn in sorted runs there
+/// (`seeds.rs`). What stays in memory is the hash sets of the groups being
+/// closed, then the group being solved (its decoded keys and words) and
+/// each group's directory and bits. Measured on kpe:7x1 (`--out-of-core
+/// always`, 2026-12-02, results/BENCHMARKS.md): anonymous memory peaked
+/// at 594 MiB while exploring (3.0 bytes a locked position) and at 295 MiB
+/// while solving; rounded up as `REGION_BYTES` was.
+const OUT_OF_CORE_REGION_BYTES: u64 = 4;
 /// Out of core: bytes per locked position beside the layers while the
 /// region's moves into them are valued: each group's directory (about
 /// 0.13) and two bit arrays (0.25) stay in memory, its keys and exit
@@ -114,8 +114,10 @@ const OUT_OF_CORE_EXIT_BYTES: u64 = 1;
 /// database, counted: compact keys (2.1 on kpe:7x1's key file), exit
 /// values then values (1 each, freed group by group as the other fills),
 /// then while a stone count is written its groups and the key file's
-/// layout of it (2.1) and its entries (1): at most 6.2.
-const SCRATCH_DISK_BYTES: f64 = 6.0;
+/// layout of it (2.1) and its entries (1): at most 6.2. While exploring:
+/// the closed groups' keys and the runs of keys found ahead (`seeds.rs`,
+/// 2 to 3 bytes each, fewer than the locked positions).
+const SCRATCH_DISK_BYTES: f64 = 7.0;
 
 /// The resources a solve needs and those this machine offers.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -385,7 +387,7 @@ mod tests {
     fn estimates_cover_their_measured_peaks() {
         // (variant, measured peak in MiB with the compact region)
         let measured = [
-            (7, 1, 1_689u64),
+            (7, 1, 1_152u64),
             (6, 1, 99),
             (4, 7, 3_988),
             (4, 6, 1_347),
