@@ -482,10 +482,13 @@ fn an_endgame_only_build_writes_the_layers_that_a_full_solve_then_reuses() {
     );
     assert!(!db5.exists(), "nothing written");
     // Kiothi's tables have a command of their own.
-    let out = solve_in(&db5, &["solve", "kiothi", "--endgame-only", "--db"], None);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
-        .contains("--endgame-only"));
+    for flag in [&["--endgame-only"][..], &["--out-of-core", "always"]] {
+        let args = [&["solve", "kiothi"][..], flag, &["--db"]].concat();
+        let out = solve_in(&db5, &args, None);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains(flag[0]), "{stderr}");
+    }
+    assert!(!db5.exists(), "nothing written");
     fs::remove_dir_all(&db).unwrap();
 }

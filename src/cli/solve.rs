@@ -46,10 +46,10 @@ pub struct SolveArgs {
     /// Kpé: where the opening region's keys and values go while it is
     /// built: in memory, or out of core in scratch files mapped from the
     /// database directory (slower, bounded by disk rather than memory);
-    /// `auto` goes out of core only when the estimate says memory does
-    /// not suffice.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = OutOfCore::Auto)]
-    pub out_of_core: OutOfCore,
+    /// `auto` (the default) goes out of core only when the estimate says
+    /// memory does not suffice.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub out_of_core: Option<OutOfCore>,
 }
 
 impl SolveArgs {
@@ -59,6 +59,12 @@ impl SolveArgs {
             return Err(CliError::usage(
                 "endgame-only",
                 "--endgame-only is for Kpé (its unlocked layers); Kiothi's endgame tables are `sow solve kiothi --stones N`",
+            ));
+        }
+        if self.out_of_core.is_some() && self.game.trim_start().starts_with("kiothi") {
+            return Err(CliError::usage(
+                "out-of-core",
+                "--out-of-core is for Kpé (where its opening region is built)",
             ));
         }
         if self.game.trim() == "kiothi" {
@@ -91,7 +97,12 @@ impl SolveArgs {
         let variant = parse_kpe_game(&self.game)?;
         match self.endgame_only {
             true => run_endgame(variant, self.db.as_deref(), out),
-            false => run(variant, self.db.as_deref(), self.out_of_core, out),
+            false => run(
+                variant,
+                self.db.as_deref(),
+                self.out_of_core.unwrap_or_default(),
+                out,
+            ),
         }
     }
 }
