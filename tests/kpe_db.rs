@@ -238,6 +238,84 @@ fn a_region_built_out_of_core_writes_the_files_of_one_built_in_memory() {
 }
 
 #[test]
+fn an_interrupted_out_of_core_region_resumes_to_the_same_files() {
+    let variant = KpeVariant::new(4, 3).unwrap();
+    let tag = format!("kpe-{variant}");
+    let reference = temp_db("region-resume-reference");
+    Solution::build(variant, &reference, Progress::Hidden).unwrap();
+    let want = files_of(&reference.join(&tag));
+    // The layers are there already: the solve below builds the region,
+    // out of core, and is killed once it has kept its exploration and
+    // a few runs of solved groups (`region_checkpoint.rs`).
+    let db = temp_db("region-resume");
+    let dir = db.join(&tag);
+    fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in want.iter().filter(|(n, _)| n.starts_with("layer-")) {
+        fs::write(dir.join(name), bytes).unwrap();
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args([
+            "--threads",
+            "2",
+            "solve",
+            "kpe:4x3",
+            "--out-of-core",
+            "always",
+            "-q",
+        ])
+        .arg("--db")
+        .arg(&db)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let partial = dir.join("region-partial");
+    // Whole checkpoints: a temporary file being written is not one.
+    let kept = || {
+        fs::read_dir(&partial).map_or(0, |d| {
+            d.filter(|e| e.as_ref().unwrap().path().extension() == Some("sowdb".as_ref()))
+                .count()
+        })
+    };
+    while kept() < 8 {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            panic!("finished before it was interrupted: {status}, {stderr}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(partial.join("explored.sowdb").exists());
+    assert!(
+        !dir.join("opening.sowdb").exists(),
+        "interrupted before the end"
+    );
+    // A damaged checkpoint is an error naming it, not a wrong database.
+    let run = partial.join("run-00003.sowdb");
+    let intact = fs::read(&run).unwrap();
+    let mut damaged = intact.clone();
+    *damaged.last_mut().unwrap() ^= 0x10;
+    fs::write(&run, &damaged).unwrap();
+    let err = Solution::build(variant, &db, Progress::Hidden)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("run-00003.sowdb"), "{err}");
+    fs::write(&run, &intact).unwrap();
+    // Resumed (in memory or out of core, as the estimate decides): the
+    // same files, byte for byte, and no checkpoint left.
+    let (_, stats) = Solution::build(variant, &db, Progress::Hidden).unwrap();
+    let resumed = stats.region_resumed.expect("resumed from the checkpoints");
+    assert!(resumed.runs_reused >= 7, "{resumed:?}");
+    assert!(resumed.runs_reused < resumed.runs, "{resumed:?}");
+    assert!(!partial.exists());
+    assert!(files_of(&dir) == want, "the resumed files differ");
+    fs::remove_dir_all(&reference).unwrap();
+    fs::remove_dir_all(&db).unwrap();
+}
+
+#[test]
 fn compressed_and_plain_files_hold_the_entries_of_a_fresh_solution() {
     for (w, k) in [(3, 2), (2, 4), (4, 1)] {
         let variant = KpeVariant::new(w, k).unwrap();

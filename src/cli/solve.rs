@@ -10,7 +10,7 @@ use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
 use crate::solve::estimate::OutOfCore;
-use crate::solve::solution::{BuildOptions, Solution, SolveStats};
+use crate::solve::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -155,6 +155,8 @@ struct BuildFigures<'a> {
     layers_shared: Vec<(usize, String)>,
     /// Whether the region was built out of core (`--out-of-core`).
     out_of_core: bool,
+    /// What the region took from an interrupted build's checkpoints.
+    region_resumed: Option<RegionResumed>,
     peak_rss_mib: Option<f64>,
     seconds: f64,
 }
@@ -172,6 +174,7 @@ impl<'a> BuildFigures<'a> {
                 .map(|(n, v)| (*n, v.tag()))
                 .collect(),
             out_of_core: stats.out_of_core,
+            region_resumed: stats.region_resumed,
             peak_rss_mib: peak_rss_mib(),
             seconds,
         }
@@ -274,6 +277,12 @@ pub fn run(
         out.line(
             "opening region built out of core (scratch files mapped from the database directory)",
         )?;
+    }
+    if let Some(r) = stats.region_resumed {
+        out.line(format!(
+            "opening region resumed from an interrupted build: exploration and {} of {} runs of groups reused",
+            r.runs_reused, r.runs
+        ))?;
     }
     out.line(format!(
         "time {:.1} s (endgame layers {:.1} s, opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",

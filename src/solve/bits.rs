@@ -25,6 +25,29 @@ impl Bits {
         Bits(super::atomics::atomic_u64s(len.div_ceil(64) as usize))
     }
 
+    /// The set's words, little-endian (not taken while other threads
+    /// insert): what a checkpoint stores (`region_checkpoint.rs`).
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        self.0
+            .iter()
+            .flat_map(|w| w.load(Relaxed).to_le_bytes())
+            .collect()
+    }
+
+    /// The set of `len` indices whose words `bytes` holds
+    /// ([`Self::to_le_bytes`]), or None if they are not that many bytes.
+    pub fn from_le_bytes(len: u64, bytes: &[u8]) -> Option<Self> {
+        let words = len.div_ceil(64) as usize;
+        if bytes.len() != 8 * words {
+            return None;
+        }
+        let set = Self::new(len);
+        for (w, b) in set.0.iter().zip(bytes.chunks_exact(8)) {
+            w.store(u64::from_le_bytes(b.try_into().expect("8 bytes")), Relaxed);
+        }
+        Some(set)
+    }
+
     #[inline]
     pub fn get(&self, i: u64) -> bool {
         self.0[(i / 64) as usize].load(Relaxed) & (1 << (i % 64)) != 0

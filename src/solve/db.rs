@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `SOWDB\0\0\x01` |
 //! | 8 | 4 | format version (2; version 1 files are refused: re-solve) |
-//! | 12 | 4 | kind: 1 = endgame layer, 2 = values of the locked region, 3 = keys of the locked region |
+//! | 12 | 4 | kind: 1 = endgame layer, 2 = values of the locked region, 3 = keys of the locked region; 4 and 5 = checkpoints of a region being built (`region_checkpoint.rs`) |
 //! | 16 | 1 | W |
 //! | 17 | 1 | K |
 //! | 18 | 1 | encoding: 0 = plain, 1 = zstd blocks |
@@ -67,6 +67,10 @@ pub enum FileKind {
     Layer = 1,
     Region = 2,
     RegionKeys = 3,
+    /// Checkpoints of a region being built (`region_checkpoint.rs`): its
+    /// explored groups, and the values of a run of solved groups.
+    RegionExplored = 4,
+    RegionSolvedRun = 5,
 }
 
 /// How a file's payload is stored.
@@ -631,6 +635,11 @@ impl MappedFile {
 
     fn payload(&self) -> &[u8] {
         &self.map[self.data_start..]
+    }
+
+    /// Payload bytes (as stored).
+    pub fn payload_len(&self) -> usize {
+        self.payload().len()
     }
 
     /// The stored bytes of block `b`.

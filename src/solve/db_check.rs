@@ -54,7 +54,9 @@ impl Content {
                 total: id.variant.total(),
                 groups: Vec::new(),
             },
-            FileKind::RegionKeys => Content::Opaque,
+            FileKind::RegionKeys | FileKind::RegionExplored | FileKind::RegionSolvedRun => {
+                Content::Opaque
+            }
         }
     }
 }

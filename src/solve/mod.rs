@@ -15,6 +15,7 @@ pub mod lock;
 pub mod malloc;
 pub mod mark_classes;
 pub mod opening;
+pub mod region_checkpoint;
 pub mod region_keys;
 pub mod retrograde;
 pub mod scratch;

@@ -348,15 +348,21 @@ impl LockedRegion {
     ) -> Self {
         let in_memory = || -> Result<Self, DbError> {
             let mut region = Self::explore(root, Scratch::Memory, progress)?;
-            let exits = region.unlocked_exits(eg, layers, progress)?;
-            region.solve_groups_with(exits, progress)?;
+            let exits = region.unlocked_exits(eg, layers, 0, progress)?;
+            region.solve_groups_with(exits, progress, 0, |_, _, _| Ok(()))?;
             Ok(region)
         };
         in_memory().expect("a region in memory does no I/O")
     }
 
-    /// The region of `groups` (class and local ranks), in solving order.
-    fn assemble(variant: KpeVariant, groups: Vec<(usize, CompactKeys)>, scratch: Scratch) -> Self {
+    /// The region of `groups` (class and local ranks), in solving order,
+    /// none solved: what [`Self::explore`] returns, or a checkpoint of it
+    /// (`region_checkpoint.rs`).
+    pub(super) fn from_explored(
+        variant: KpeVariant,
+        groups: Vec<(usize, CompactKeys)>,
+        scratch: Scratch,
+    ) -> Self {
         let ranker = Ranker::new(variant);
         let mut by_slot = vec![None; slot(&ranker, variant.total() as usize + 1, 0)];
         for (i, (class, keys)) in groups.iter().enumerate() {
@@ -377,6 +383,34 @@ impl LockedRegion {
 
     pub fn len(&self) -> usize {
         self.groups.iter().map(|g| g.len).sum()
+    }
+
+    pub fn variant(&self) -> KpeVariant {
+        self.variant
+    }
+
+    /// Each group's class and keys, in solving order.
+    pub(super) fn explored_groups(&self) -> impl Iterator<Item = (usize, &CompactKeys)> {
+        self.classes.iter().copied().zip(&self.groups)
+    }
+
+    /// Positions in group `g`.
+    pub(super) fn group_len(&self, g: usize) -> usize {
+        self.groups[g].len
+    }
+
+    /// The values and "can end" bits of solved group `g`.
+    pub(super) fn solved_group(&self, g: usize) -> (&ScratchVec<i8>, &Bits) {
+        (&self.values[g], &self.ends[g])
+    }
+
+    /// Gives group `g`, the first one not solved, its values and "can
+    /// end" bits from a checkpoint (`region_checkpoint.rs`).
+    pub(super) fn restore_solved(&mut self, g: usize, values: ScratchVec<i8>, ends: Bits) {
+        assert_eq!(g, self.ends.len(), "groups are restored in solving order");
+        assert_eq!(values.len(), self.groups[g].len, "one value a position");
+        self.values[g] = values;
+        self.ends.push(ends);
     }
 
     /// Where the region's arrays live (`scratch.rs`).
@@ -651,20 +685,24 @@ impl LockedRegion {
         }
         bar.finish_and_clear();
         groups.reverse();
-        Ok(Self::assemble(v, groups, scratch))
+        Ok(Self::from_explored(v, groups, scratch))
     }
 
     /// What the moves of every position into the unlocked database are
     /// worth: the one pass that reads the layers, so that the solver
     /// can let them go before it solves (they were the largest thing in
     /// memory beside the region).
+    /// Groups before `first` are solved already (restored from a
+    /// checkpoint): they get none.
     pub(super) fn unlocked_exits(
         &self,
         eg: &Endgame,
         layers: &impl LayerValues,
+        first: usize,
         progress: Progress,
     ) -> Result<UnlockedExits, DbError> {
-        let bar = progress.bar(self.len() as u64, "locked");
+        let solved: usize = self.groups[..first].iter().map(|g| g.len).sum();
+        let bar = progress.bar((self.len() - solved) as u64, "locked");
         bar.set_message("exits");
         let mut exits = UnlockedExits {
             best: Vec::new(),
@@ -673,7 +711,11 @@ impl LockedRegion {
         // A slice of a group's keys at a time: the largest group's keys,
         // decoded at once, made this pass's peak.
         const SLICE: usize = 1 << 22;
-        for (g, group) in self.groups.iter().enumerate() {
+        for _ in 0..first {
+            exits.best.push(ScratchVec::default());
+            exits.ends.push(Bits::new(0));
+        }
+        for (g, group) in self.groups.iter().enumerate().skip(first) {
             let ends = Bits::new(group.len as u64);
             let mut best = self.scratch.zeroed(group.len)?;
             for start in (0..group.len).step_by(SLICE) {
@@ -718,16 +760,24 @@ impl LockedRegion {
     /// Solves the groups in order (ascending stone count, descending
     /// class), given what their moves into the unlocked database are worth
     /// ([`Self::unlocked_exits`]). A move that captures or sets a mark
-    /// leaves the group for one already solved: an exit.
+    /// leaves the group for one already solved: an exit. The first
+    /// `solved_runs` runs ([`Self::independent_runs`]) are solved already
+    /// (restored from a checkpoint); `after_run` is called with each run
+    /// (its number and groups) once it is solved.
     pub(super) fn solve_groups_with(
         &mut self,
         mut exits: UnlockedExits,
         progress: Progress,
+        solved_runs: usize,
+        mut after_run: impl FnMut(&Self, usize, std::ops::Range<usize>) -> Result<(), DbError>,
     ) -> Result<(), DbError> {
+        let runs = self.independent_runs();
+        let first = runs.get(solved_runs).map_or(self.groups.len(), |r| r.start);
+        assert_eq!(first, self.ends.len(), "the runs before are restored");
         let bar = progress.bar(self.len() as u64, "locked");
         bar.set_message("solving");
-        self.ends.clear();
-        for run in self.independent_runs() {
+        bar.inc(self.groups[..first].iter().map(|g| g.len as u64).sum());
+        for (r, run) in runs.into_iter().enumerate().skip(solved_runs) {
             // No move joins two groups of a run: they are solved side by
             // side, which keeps both threads busy on wide boards, whose
             // stone counts have hundreds of small groups.
@@ -746,10 +796,11 @@ impl LockedRegion {
                     solved
                 })
                 .collect::<Result<_, _>>()?;
-            for (g, (values, ends)) in run.zip(solved) {
+            for (g, (values, ends)) in run.clone().zip(solved) {
                 self.values[g] = values;
                 self.ends.push(ends);
             }
+            after_run(self, r, run)?;
         }
         bar.finish_and_clear();
         Ok(())
@@ -757,7 +808,7 @@ impl LockedRegion {
 
     /// Runs of consecutive groups that no move joins: one stone count, one
     /// number of set marks.
-    fn independent_runs(&self) -> Vec<std::ops::Range<usize>> {
+    pub(super) fn independent_runs(&self) -> Vec<std::ops::Range<usize>> {
         let classes = self.ranker.classes();
         let level = |g: usize| (self.groups[g].stones, classes.marks_set(self.classes[g]));
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();

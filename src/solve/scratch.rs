@@ -78,6 +78,14 @@ impl Scratch {
         Ok(array)
     }
 
+    /// An array of the elements whose bytes `bytes` holds
+    /// ([`ScratchVec::as_bytes`]).
+    pub fn from_bytes<T: Byte>(&self, bytes: &[u8]) -> Result<ScratchVec<T>, DbError> {
+        let mut array = self.zeroed::<T>(bytes.len())?;
+        array.bytes_mut().copy_from_slice(bytes);
+        Ok(array)
+    }
+
     pub fn is_disk(&self) -> bool {
         matches!(self, Scratch::Disk(_))
     }
@@ -128,11 +136,20 @@ fn allocate(file: &File, len: usize) -> std::io::Result<()> {
 }
 
 impl<T: Byte> ScratchVec<T> {
-    fn bytes(&self) -> &[u8] {
+    /// The elements' bytes (each element is one byte).
+    pub fn as_bytes(&self) -> &[u8] {
         match &self.storage {
             Storage::Empty => &[],
             Storage::Memory(v) => v,
             Storage::Mapped(m) => &m[..self.len],
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match &mut self.storage {
+            Storage::Empty => &mut [],
+            Storage::Memory(v) => v,
+            Storage::Mapped(m) => &mut m[..self.len],
         }
     }
 
@@ -145,7 +162,7 @@ impl<T: Byte> ScratchVec<T> {
 impl<T: Byte> std::ops::Deref for ScratchVec<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        let bytes = self.bytes();
+        let bytes = self.as_bytes();
         // SAFETY: `T` is one byte (u8 or i8, `Byte`), any bit pattern valid.
         unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len()) }
     }
@@ -153,11 +170,7 @@ impl<T: Byte> std::ops::Deref for ScratchVec<T> {
 
 impl<T: Byte> std::ops::DerefMut for ScratchVec<T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        let bytes: &mut [u8] = match &mut self.storage {
-            Storage::Empty => &mut [],
-            Storage::Memory(v) => v,
-            Storage::Mapped(m) => &mut m[..self.len],
-        };
+        let bytes = self.bytes_mut();
         // SAFETY: as for `deref`.
         unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) }
     }

@@ -13,6 +13,7 @@ use super::db::{
 use super::endgame::{Endgame, LayerValues};
 use super::estimate::{Estimate, OutOfCore, Scope};
 use super::opening::LockedRegion;
+use super::region_checkpoint::RegionCheckpoint;
 use super::region_keys::{self, RegionKeys};
 use super::scratch::Scratch;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
@@ -166,6 +167,17 @@ pub struct SolveStats {
     pub estimate: Option<Estimate>,
     /// Whether the region was solved out of core (`scratch.rs`).
     pub out_of_core: bool,
+    /// What the region took from an interrupted solve's checkpoints
+    /// (`region_checkpoint.rs`), if it resumed one.
+    pub region_resumed: Option<RegionResumed>,
+}
+
+/// How far an interrupted region build had come: its exploration, and
+/// `runs_reused` of its `runs` runs of groups solved.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct RegionResumed {
+    pub runs_reused: usize,
+    pub runs: usize,
 }
 
 /// How a build stores what it makes.
@@ -262,16 +274,47 @@ impl Solution {
                 // it runs (its sets of keys made the solve's peak on top of
                 // them) and come back from their files, checked, after it.
                 drop(std::mem::take(&mut layers));
+                // Out of core (hours on the largest boards) the build
+                // keeps checkpoints; any solve resumes one it finds.
+                let checkpoint = RegionCheckpoint::new(db_dir, variant);
+                let saving = stats.out_of_core;
                 let t = Instant::now();
-                let mut region =
-                    LockedRegion::explore(&KpePosition::start(variant), scratch, progress)?;
+                let (mut region, resumed) = match checkpoint.load_explored(&scratch)? {
+                    Some(region) => (region, true),
+                    None => {
+                        let region =
+                            LockedRegion::explore(&KpePosition::start(variant), scratch, progress)?;
+                        if saving {
+                            checkpoint.save_explored(&region)?;
+                        }
+                        (region, false)
+                    }
+                };
                 stats.explore_seconds = t.elapsed().as_secs_f64();
                 let t = Instant::now();
+                let runs_reused = checkpoint.load_runs(&mut region)?;
+                let runs = region.independent_runs();
+                if resumed {
+                    stats.region_resumed = Some(RegionResumed {
+                        runs_reused,
+                        runs: runs.len(),
+                    });
+                }
+                let first = runs
+                    .get(runs_reused)
+                    .map_or(region.explored_groups().count(), |r| r.start);
                 // The layers come back only for the moves leaving the
                 // region, and leave for good before it is solved (beside
                 // it, they made the solve's peak).
-                let exits = region.unlocked_exits(&eg, &read_layers(&eg, db_dir)?, progress)?;
-                region.solve_groups_with(exits, progress)?;
+                let layers = read_layers(&eg, db_dir)?;
+                let exits = region.unlocked_exits(&eg, &layers, first, progress)?;
+                drop(layers);
+                region.solve_groups_with(exits, progress, runs_reused, |region, r, groups| {
+                    match saving {
+                        true => checkpoint.save_run(region, r, groups),
+                        false => Ok(()),
+                    }
+                })?;
                 let encoded = region_keys::encode(region)?;
                 db::write_file_parts(
                     &keys_path,
@@ -280,6 +323,7 @@ impl Solution {
                     &encoded.key_parts(),
                 )?;
                 db::write_values(&path, region_id(variant), &encoded.entries, encoding)?;
+                checkpoint.remove()?;
                 stats.region_seconds = t.elapsed().as_secs_f64();
                 let keys = MappedFile::open(&keys_path, region_keys_id(variant), None)?;
                 let values = MappedFile::open(&path, region_id(variant), None)?;
