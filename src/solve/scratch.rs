@@ -53,6 +53,13 @@ enum Storage {
     Mapped(MmapMut),
 }
 
+/// Arrays shorter than this stay in memory even out of core: a wide
+/// board's region has thousands of small groups, and a mapping each would
+/// near the kernel's limit on mappings a process may hold
+/// (`vm.max_map_count`, 65,530 here), for little memory (a group this
+/// small holds a tiny share of the region's positions).
+const SMALLEST_MAPPED: usize = 64 << 10;
+
 /// Distinguishes the scratch files of one process.
 static NEXT_FILE: AtomicU64 = AtomicU64::new(0);
 
@@ -61,8 +68,8 @@ impl Scratch {
     pub fn zeroed<T: Byte>(&self, len: usize) -> Result<ScratchVec<T>, DbError> {
         let storage = match (self, len) {
             (_, 0) => Storage::Empty,
-            (Scratch::Memory, _) => Storage::Memory(vec![0u8; len]),
-            (Scratch::Disk(dir), _) => Storage::Mapped(mapped_file(dir, len)?),
+            (Scratch::Disk(dir), SMALLEST_MAPPED..) => Storage::Mapped(mapped_file(dir, len)?),
+            _ => Storage::Memory(vec![0u8; len]),
         };
         Ok(ScratchVec {
             storage,
@@ -188,8 +195,9 @@ mod tests {
     fn arrays_read_back_what_was_written_in_memory_and_on_disk() {
         let dir = std::env::temp_dir().join(format!("sow-scratch-{}", std::process::id()));
         for scratch in scratches(&dir) {
-            let mut a: ScratchVec<i8> = scratch.zeroed(10_000).unwrap();
-            assert_eq!(a.len(), 10_000);
+            let len = 100_000;
+            let mut a: ScratchVec<i8> = scratch.zeroed(len).unwrap();
+            assert_eq!(a.len(), len);
             assert!(a.iter().all(|&x| x == 0));
             for (i, x) in a.iter_mut().enumerate() {
                 *x = (i % 251) as i8 - 100;
@@ -201,6 +209,7 @@ mod tests {
             assert_eq!(a.is_mapped(), scratch.is_disk());
             let b = scratch.copy_of(&[1u8, 2, 3]).unwrap();
             assert_eq!(&b[..], &[1, 2, 3]);
+            assert!(!b.is_mapped(), "small arrays stay in memory");
             let empty: ScratchVec<u8> = scratch.zeroed(0).unwrap();
             assert!(empty.is_empty());
         }
@@ -214,7 +223,7 @@ mod tests {
         let file = std::env::temp_dir().join(format!("sow-scratch-file-{}", std::process::id()));
         std::fs::write(&file, b"not a directory").unwrap();
         let err = Scratch::Disk(file.join("sub"))
-            .zeroed::<u8>(16)
+            .zeroed::<u8>(SMALLEST_MAPPED)
             .unwrap_err();
         assert!(err.to_string().contains("sow-scratch-file"), "{err}");
         std::fs::remove_file(&file).unwrap();
