@@ -642,6 +642,11 @@ impl MappedFile {
         self.payload().len()
     }
 
+    /// Where the payload starts in the file.
+    pub fn payload_offset(&self) -> usize {
+        self.data_start
+    }
+
     /// The stored bytes of block `b`.
     fn stored_block(&self, b: usize) -> &[u8] {
         let payload = self.payload();

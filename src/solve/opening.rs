@@ -408,9 +408,15 @@ impl LockedRegion {
     /// end" bits from a checkpoint (`region_checkpoint.rs`).
     pub(super) fn restore_solved(&mut self, g: usize, values: ScratchVec<i8>, ends: Bits) {
         assert_eq!(g, self.ends.len(), "groups are restored in solving order");
+        self.replace_values(g, values);
+        self.ends.push(ends);
+    }
+
+    /// Puts the same values of group `g` in other storage (a checkpoint's
+    /// file, `region_checkpoint.rs`).
+    pub(super) fn replace_values(&mut self, g: usize, values: ScratchVec<i8>) {
         assert_eq!(values.len(), self.groups[g].len, "one value a position");
         self.values[g] = values;
-        self.ends.push(ends);
     }
 
     /// Where the region's arrays live (`scratch.rs`).
@@ -769,7 +775,7 @@ impl LockedRegion {
         mut exits: UnlockedExits,
         progress: Progress,
         solved_runs: usize,
-        mut after_run: impl FnMut(&Self, usize, std::ops::Range<usize>) -> Result<(), DbError>,
+        mut after_run: impl FnMut(&mut Self, usize, std::ops::Range<usize>) -> Result<(), DbError>,
     ) -> Result<(), DbError> {
         let runs = self.independent_runs();
         let first = runs.get(solved_runs).map_or(self.groups.len(), |r| r.start);

@@ -31,7 +31,7 @@ use super::bits::Bits;
 use super::compact_keys::{fields_len, CompactKeys};
 use super::db::{self, DbError, FileId, FileKind, MappedFile};
 use super::opening::LockedRegion;
-use super::scratch::Scratch;
+use super::scratch::{Byte, Scratch, ScratchVec};
 use crate::games::kpe::KpeVariant;
 
 /// The checkpoints of one variant's region.
@@ -66,7 +66,7 @@ impl RegionCheckpoint {
     }
 
     /// Keeps the explored groups of `region`.
-    pub fn save_explored(&self, region: &LockedRegion) -> Result<(), DbError> {
+    fn save_explored(&self, region: &LockedRegion) -> Result<(), DbError> {
         let groups: Vec<(usize, &CompactKeys)> = region.explored_groups().collect();
         let mut table = (groups.len() as u64).to_le_bytes().to_vec();
         let mut dirs = Vec::new();
@@ -91,7 +91,7 @@ impl RegionCheckpoint {
             return Ok(None);
         }
         let file = MappedFile::open(&path, self.id(FileKind::RegionExplored, 0), None)?;
-        let mut reader = Reader { file: &file, at: 0 };
+        let mut reader = Reader::new(&file, &path)?;
         let count = reader.u64()?;
         if count > file.entries() + 1 {
             return Err(corrupt(&path, "more groups than positions"));
@@ -122,7 +122,7 @@ impl RegionCheckpoint {
             if dir.last().is_some_and(|&last| last as usize != len) {
                 return Err(corrupt(&path, "a group's layout does not add up"));
             }
-            let fields = scratch.from_bytes(reader.take(fields_len(len, shift))?)?;
+            let fields = reader.array(scratch, fields_len(len, shift))?;
             let keys = CompactKeys {
                 stones: stones as usize,
                 len,
@@ -140,7 +140,7 @@ impl RegionCheckpoint {
     }
 
     /// Keeps the values of run `run` of `region`, just solved: `groups`.
-    pub fn save_run(
+    fn save_run(
         &self,
         region: &LockedRegion,
         run: usize,
@@ -166,26 +166,66 @@ impl RegionCheckpoint {
     /// [`Self::save_run`], in order from the first, and returns how many.
     pub fn load_runs(&self, region: &mut LockedRegion) -> Result<usize, DbError> {
         let runs = region.independent_runs();
-        let scratch = region.scratch().clone();
         for (r, groups) in runs.iter().cloned().enumerate() {
             let path = self.run_path(r);
             if !path.exists() {
                 return Ok(r);
             }
-            let file = MappedFile::open(&path, self.id(FileKind::RegionSolvedRun, r), None)?;
-            let mut reader = Reader { file: &file, at: 0 };
-            for g in groups {
-                let len = region.group_len(g);
-                let values = scratch.from_bytes(reader.take(len)?)?;
-                let ends = Bits::from_le_bytes(len as u64, reader.take(len.div_ceil(64) * 8)?)
-                    .expect("as many bytes as taken");
+            for (g, values, ends) in self.read_run(region, r, groups)? {
                 region.restore_solved(g, values, ends);
-            }
-            if reader.at != file.payload_len() {
-                return Err(corrupt(&path, "more bytes than its groups' values"));
             }
         }
         Ok(runs.len())
+    }
+
+    /// The values and "can end" bits of each group of run `r` (`groups`),
+    /// kept by [`Self::save_run`], the values in the region's scratch.
+    #[allow(clippy::type_complexity)]
+    fn read_run(
+        &self,
+        region: &LockedRegion,
+        r: usize,
+        groups: std::ops::Range<usize>,
+    ) -> Result<Vec<(usize, ScratchVec<i8>, Bits)>, DbError> {
+        let path = self.run_path(r);
+        let file = MappedFile::open(&path, self.id(FileKind::RegionSolvedRun, r), None)?;
+        let mut reader = Reader::new(&file, &path)?;
+        let mut solved = Vec::new();
+        for g in groups {
+            let len = region.group_len(g);
+            let values = reader.array(region.scratch(), len)?;
+            let ends = Bits::from_le_bytes(len as u64, reader.take(len.div_ceil(64) * 8)?)
+                .expect("as many bytes as taken");
+            solved.push((g, values, ends));
+        }
+        if reader.at != file.payload_len() {
+            return Err(corrupt(&path, "more bytes than its groups' values"));
+        }
+        Ok(solved)
+    }
+
+    /// Keeps run `r` of `region`, just solved (`groups`), and then lets
+    /// its file hold the values: out of core they are not kept twice.
+    pub fn keep_run(
+        &self,
+        region: &mut LockedRegion,
+        r: usize,
+        groups: std::ops::Range<usize>,
+    ) -> Result<(), DbError> {
+        self.save_run(region, r, groups.clone())?;
+        for (g, values, _) in self.read_run(region, r, groups)? {
+            region.replace_values(g, values);
+        }
+        Ok(())
+    }
+
+    /// Keeps the explored groups of `region` and returns the region with
+    /// its file holding their keys: out of core they are not kept twice.
+    pub fn keep_explored(&self, region: LockedRegion) -> Result<LockedRegion, DbError> {
+        self.save_explored(&region)?;
+        let scratch = region.scratch().clone();
+        drop(region);
+        Ok(self.load_explored(&scratch)?.expect("just written"))
     }
 
     /// Removes the checkpoints: the region's files are written.
@@ -210,10 +250,34 @@ fn corrupt(path: &Path, what: &str) -> DbError {
 /// Reads a plain file's payload in order, each read checked.
 struct Reader<'a> {
     file: &'a MappedFile,
+    /// The same file, for arrays mapped from it.
+    raw: std::fs::File,
+    path: &'a Path,
     at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(file: &'a MappedFile, path: &'a Path) -> Result<Self, DbError> {
+        let raw = std::fs::File::open(path).map_err(|source| DbError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Reader {
+            file,
+            raw,
+            path,
+            at: 0,
+        })
+    }
+
+    /// The next `len` bytes as an array in `scratch`: checked, then
+    /// mapped from the file out of core ([`Scratch::view_of`]).
+    fn array<T: Byte>(&mut self, scratch: &Scratch, len: usize) -> Result<ScratchVec<T>, DbError> {
+        let offset = (self.file.payload_offset() + self.at) as u64;
+        self.take(len)?;
+        scratch.view_of(&self.raw, self.path, offset, len)
+    }
+
     fn take(&mut self, len: usize) -> Result<&[u8], DbError> {
         let bytes = self.file.bytes(self.at, len)?;
         self.at += len;

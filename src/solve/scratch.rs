@@ -85,16 +85,51 @@ impl Scratch {
         Ok(array)
     }
 
-    /// An array of the elements whose bytes `bytes` holds
-    /// ([`ScratchVec::as_bytes`]).
-    pub fn from_bytes<T: Byte>(&self, bytes: &[u8]) -> Result<ScratchVec<T>, DbError> {
-        let mut array = self.zeroed::<T>(bytes.len())?;
-        array.bytes_mut().copy_from_slice(bytes);
-        Ok(array)
-    }
-
     pub fn is_disk(&self) -> bool {
         matches!(self, Scratch::Disk(_))
+    }
+
+    /// An array of the `len` bytes of `file` from `offset`: out of core,
+    /// those bytes mapped (privately: a change, though none is made,
+    /// would stay in memory), so that a file kept anyway (a checkpoint,
+    /// `region_checkpoint.rs`) serves as the array's scratch; in memory,
+    /// or when small, a copy of them.
+    pub fn view_of<T: Byte>(
+        &self,
+        file: &File,
+        path: &Path,
+        offset: u64,
+        len: usize,
+    ) -> Result<ScratchVec<T>, DbError> {
+        let io = |source| DbError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let storage = match (self, len) {
+            (_, 0) => Storage::Empty,
+            (Scratch::Disk(_), SMALLEST_MAPPED..) => {
+                // SAFETY: the file is one this process wrote (temporary
+                // name, then rename) and nothing writes it again; the map
+                // is private.
+                let map = unsafe {
+                    memmap2::MmapOptions::new()
+                        .offset(offset)
+                        .len(len)
+                        .map_copy(file)
+                };
+                Storage::Mapped(map.map_err(io)?)
+            }
+            _ => {
+                let mut bytes = vec![0u8; len];
+                std::os::unix::fs::FileExt::read_exact_at(file, &mut bytes, offset).map_err(io)?;
+                Storage::Memory(bytes)
+            }
+        };
+        Ok(ScratchVec {
+            storage,
+            len,
+            _element: PhantomData,
+        })
     }
 }
 
@@ -216,6 +251,30 @@ mod tests {
         // Unlinked at once: the directory holds no scratch file.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_view_of_a_file_holds_its_bytes_mapped_out_of_core() {
+        let dir = std::env::temp_dir().join(format!("sow-scratch-view-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("kept");
+        let bytes: Vec<u8> = (0..3 * SMALLEST_MAPPED).map(|i| (i % 253) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        for scratch in scratches(&dir) {
+            let (offset, len) = (1001, 2 * SMALLEST_MAPPED);
+            let view: ScratchVec<u8> = scratch.view_of(&file, &path, offset as u64, len).unwrap();
+            assert_eq!(&view[..], &bytes[offset..offset + len]);
+            assert_eq!(view.is_mapped(), scratch.is_disk());
+            let small: ScratchVec<u8> = scratch.view_of(&file, &path, 5, 10).unwrap();
+            assert_eq!(&small[..], &bytes[5..15]);
+            assert!(!small.is_mapped());
+        }
+        let err = Scratch::Memory
+            .view_of::<u8>(&file, &path, bytes.len() as u64, 10)
+            .unwrap_err();
+        assert!(err.to_string().contains("kept"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

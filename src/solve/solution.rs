@@ -284,9 +284,10 @@ impl Solution {
                     None => {
                         let region =
                             LockedRegion::explore(&KpePosition::start(variant), scratch, progress)?;
-                        if saving {
-                            checkpoint.save_explored(&region)?;
-                        }
+                        let region = match saving {
+                            true => checkpoint.keep_explored(region)?,
+                            false => region,
+                        };
                         (region, false)
                     }
                 };
@@ -311,7 +312,7 @@ impl Solution {
                 drop(layers);
                 region.solve_groups_with(exits, progress, runs_reused, |region, r, groups| {
                     match saving {
-                        true => checkpoint.save_run(region, r, groups),
+                        true => checkpoint.keep_run(region, r, groups),
                         false => Ok(()),
                     }
                 })?;
