@@ -488,15 +488,15 @@ fn the_next_board_sizes_are_refused_by_their_estimate_or_their_layer_rank() {
     assert!(message.contains(" unlocked positions, about "), "{message}");
     assert!(!db.exists(), "nothing written");
     // kpe:5x4's locked positions have keys (their packing pit by pit took
-    // 70 bits), but not the memory of a 20 GiB budget, in memory (about
-    // 59.5 GiB) or out of core (about 23.8 GiB): refused with the estimate
+    // 70 bits), but not the memory of a 16 GiB budget, in memory (about
+    // 47.8 GiB) or out of core (about 19.1 GiB): refused with the estimate
     // (5,701,165,250 unlocked positions, counted exactly), out of core
     // the last resort tried.
     for (flag, how) in [("auto", ", its region out of core"), ("never", "")] {
         let out = solve_in(
             &db,
             &["solve", "kpe:5x4", "--out-of-core", flag, "--db"],
-            Some(("SOW_MEMORY_MIB", "20480")),
+            Some(("SOW_MEMORY_MIB", "16384")),
         );
         assert_eq!(out.status.code(), Some(2));
         let stderr = String::from_utf8(out.stderr).unwrap();
@@ -542,8 +542,9 @@ fn an_endgame_only_build_writes_the_layers_that_a_full_solve_then_reuses() {
     );
     assert_eq!(stats.layers_reused.len(), 7);
     assert_same_values(&solved, &Solution::in_memory(variant(), Progress::Hidden));
-    // Its estimate is the layers': kpe:5x4's fit a 24 GiB budget (about
-    // 14.9 GiB), where its whole solve is refused (the test above).
+    // Its estimate is the layers': kpe:5x4's need about 14.9 GiB, where
+    // its whole solve needs 19.1 GiB with the region out of core (the
+    // test above).
     let db5 = temp_db("endgame-only-5x4");
     let out = solve_in(
         &db5,

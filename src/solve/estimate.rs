@@ -6,9 +6,9 @@
 //! before its forward exploration: for a variant already solved once its
 //! measured size is used (`sow variants`, `results/kpe/variants.json`, the
 //! standard solve and kpe:4x7's); otherwise the region / unlocked ratio measured at
-//! the largest K of the same W, which overestimates for a larger K (the
-//! ratio falls as K grows; W = 4: 1.59, 1.02, 0.49, 0.34, 0.25, 0.19,
-//! 0.156 for K = 1..7). It grows with W, about doubling per pit a row: a
+//! the largest K of the same W, lowered as it fell between those K one pit
+//! a row narrower, with a margin (the ratio falls as K grows; W = 4:
+//! 1.59, 1.02, 0.49, 0.34, 0.25, 0.19, 0.156 for K = 1..7). It grows with W, about doubling per pit a row: a
 //! wider board than any solved takes the widest one's ratio at its K,
 //! tripled per pit more. Bytes per position are calibrated on the peaks
 //! measured once the layers leave memory before the region is solved
@@ -149,10 +149,25 @@ pub struct Estimate {
 /// 7x1, solved since, grew it ×1.67 and ×1.54.
 const RATIO_GROWTH_PER_PIT: f64 = 3.0;
 
+/// How much the ratio's fall from one K to a larger one, measured one pit
+/// a row narrower, may overstate the fall at this W. Predicting each
+/// measured ratio of W ≥ 4 this way from the K just below it gave 0.90 to
+/// 1.28 of the measured ratio (5x3 from 5x2: 0.90; 4x4 from 4x3: 0.93;
+/// 4x6 from 4x5: 0.98); so the prediction is raised by 15%.
+const DECLINE_MARGIN: f64 = 1.15;
+
+/// The ratio measured for (`w`, `k`), if that variant was solved.
+fn measured_ratio(w: usize, k: usize) -> Option<f64> {
+    let m = MEASURED.iter().find(|m| (m.0, m.1) == (w, k))?;
+    Some(m.2 as f64 / m.3 as f64)
+}
+
 /// Locked positions reachable from the start of `variant`: measured if it
 /// was solved before, else estimated from the ratio measured at the
-/// largest K of its W; on wider boards than any solved, from the widest
-/// one's ratio at this K (or at its largest K), grown by
+/// largest K of its W, lowered as the ratio fell between those two K one
+/// pit a row narrower (when both are measured there; the ratio falls as K
+/// grows) with [`DECLINE_MARGIN`]; on wider boards than any solved, from
+/// the widest one's ratio at this K (or at its largest K), grown by
 /// [`RATIO_GROWTH_PER_PIT`] for each pit more.
 fn region_positions(variant: KpeVariant, unlocked: u64) -> u64 {
     let (w, k) = (variant.w(), variant.k());
@@ -162,7 +177,16 @@ fn region_positions(variant: KpeVariant, unlocked: u64) -> u64 {
     let ratio = |m: &(usize, usize, u64, u64)| m.2 as f64 / m.3 as f64;
     let largest_k = |w: usize| MEASURED.iter().filter(|m| m.0 == w).max_by_key(|m| m.1);
     let estimated = match largest_k(w) {
-        Some(m) => ratio(m),
+        Some(m) => {
+            let narrower =
+                (w > 1).then(|| measured_ratio(w - 1, k).zip(measured_ratio(w - 1, m.1)));
+            match narrower.flatten() {
+                Some((at_k, at_largest)) if m.1 < k => {
+                    ratio(m) * (at_k / at_largest * DECLINE_MARGIN).min(1.0)
+                }
+                _ => ratio(m),
+            }
+        }
         None => {
             let widest = MEASURED.iter().map(|m| m.0).max().expect("measured");
             let base = MEASURED
@@ -418,10 +442,36 @@ mod tests {
             (e.region as f64 - expected).abs() / expected < 1e-9,
             "{e:?}"
         );
-        // A measured W keeps its own largest K's ratio: 6x2 from 6x1's.
-        let e = Estimate::new(KpeVariant::new(6, 2).unwrap(), Path::new("/"));
-        let expected = unlocked(6, 2) as f64 * 9_050_194.0 / 1_794_196.0;
+    }
+
+    #[test]
+    fn a_larger_k_lowers_the_ratio_as_it_fell_one_pit_narrower() {
+        let unlocked = |w, k| endgame_positions(KpeVariant::new(w, k).unwrap());
+        let ratio = |w, k| measured_ratio(w, k).unwrap();
+        // kpe:5x4: 5x3's ratio, times 4x4's over 4x3's (0.698), plus 15%.
+        let e = Estimate::new(KpeVariant::new(5, 4).unwrap(), Path::new("/"));
+        let fall = ratio(4, 4) / ratio(4, 3);
+        assert!((0.69..0.70).contains(&fall), "{fall}");
+        let expected = unlocked(5, 4) as f64 * ratio(5, 3) * fall * DECLINE_MARGIN;
         assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
+        // kpe:6x2: 6x1's ratio, lowered as 5x1's fell to 5x2's.
+        let e = Estimate::new(KpeVariant::new(6, 2).unwrap(), Path::new("/"));
+        let expected =
+            unlocked(6, 2) as f64 * ratio(6, 1) * ratio(5, 2) / ratio(5, 1) * DECLINE_MARGIN;
+        assert!((e.region as f64 - expected).abs() <= 1.0, "{e:?}");
+        // No narrower fall measured (kpe:7x2: no 6x2): 7x1's ratio as is.
+        let e = Estimate::new(KpeVariant::new(7, 2).unwrap(), Path::new("/"));
+        let expected = unlocked(7, 2) as f64 * ratio(7, 1);
+        assert!(
+            (e.region as f64 - expected).abs() / expected < 1e-9,
+            "{e:?}"
+        );
+        // With the margin, the model covers what was measured: 5x3 from
+        // 5x2 (0.90 of it without), 4x4 from 4x3 (0.93), 4x6 from 4x5.
+        for (w, k) in [(5, 3), (4, 4), (4, 6)] {
+            let predicted = ratio(w, k - 1) * ratio(w - 1, k) / ratio(w - 1, k - 1);
+            assert!(predicted * DECLINE_MARGIN >= ratio(w, k), "{w}x{k}");
+        }
     }
 
     /// kpe:5x4's layers fit this machine's 23 GiB; its whole solve does not.
