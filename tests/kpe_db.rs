@@ -237,17 +237,24 @@ fn a_region_built_out_of_core_writes_the_files_of_one_built_in_memory() {
     }
 }
 
-#[test]
-fn an_interrupted_out_of_core_region_resumes_to_the_same_files() {
+/// Builds kpe:4x3's region out of core in a directory holding its
+/// layers, kills the build once `stop` says so of the checkpoint files
+/// it has written (`region_checkpoint.rs`), resumes it in process, and
+/// returns how far it had come, after checking that the resumed files are
+/// those of an uninterrupted build, byte for byte, and no checkpoint is
+/// left. `damage` names a checkpoint to corrupt before resuming: the
+/// build must then fail naming it, and resume once it is restored.
+fn interrupt_region(
+    name: &str,
+    stop: impl Fn(&[String]) -> bool,
+    damage: &str,
+) -> sow::solve::solution::RegionResumed {
     let variant = KpeVariant::new(4, 3).unwrap();
     let tag = format!("kpe-{variant}");
-    let reference = temp_db("region-resume-reference");
+    let reference = temp_db(&format!("{name}-reference"));
     Solution::build(variant, &reference, Progress::Hidden).unwrap();
     let want = files_of(&reference.join(&tag));
-    // The layers are there already: the solve below builds the region,
-    // out of core, and is killed once it has kept its exploration and
-    // a few runs of solved groups (`region_checkpoint.rs`).
-    let db = temp_db("region-resume");
+    let db = temp_db(name);
     let dir = db.join(&tag);
     fs::create_dir_all(&dir).unwrap();
     for (name, bytes) in want.iter().filter(|(n, _)| n.starts_with("layer-")) {
@@ -271,48 +278,70 @@ fn an_interrupted_out_of_core_region_resumes_to_the_same_files() {
         .unwrap();
     let partial = dir.join("region-partial");
     // Whole checkpoints: a temporary file being written is not one.
-    let kept = || {
-        fs::read_dir(&partial).map_or(0, |d| {
-            d.filter(|e| e.as_ref().unwrap().path().extension() == Some("sowdb".as_ref()))
-                .count()
+    let kept = || -> Vec<String> {
+        fs::read_dir(&partial).map_or(Vec::new(), |d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".sowdb"))
+                .collect()
         })
     };
-    while kept() < 8 {
+    while !stop(&kept()) {
         if let Some(status) = child.try_wait().unwrap() {
             let mut stderr = String::new();
             std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
             panic!("finished before it was interrupted: {status}, {stderr}");
         }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(partial.join("explored.sowdb").exists());
     assert!(
         !dir.join("opening.sowdb").exists(),
         "interrupted before the end"
     );
     // A damaged checkpoint is an error naming it, not a wrong database.
-    let run = partial.join("run-00003.sowdb");
-    let intact = fs::read(&run).unwrap();
+    let file = partial.join(damage);
+    let intact = fs::read(&file).unwrap();
     let mut damaged = intact.clone();
     *damaged.last_mut().unwrap() ^= 0x10;
-    fs::write(&run, &damaged).unwrap();
+    fs::write(&file, &damaged).unwrap();
     let err = Solution::build(variant, &db, Progress::Hidden)
         .err()
         .unwrap();
-    assert!(err.to_string().contains("run-00003.sowdb"), "{err}");
-    fs::write(&run, &intact).unwrap();
+    assert!(err.to_string().contains(damage), "{err}");
+    fs::write(&file, &intact).unwrap();
     // Resumed (in memory or out of core, as the estimate decides): the
     // same files, byte for byte, and no checkpoint left.
     let (_, stats) = Solution::build(variant, &db, Progress::Hidden).unwrap();
-    let resumed = stats.region_resumed.expect("resumed from the checkpoints");
-    assert!(resumed.runs_reused >= 7, "{resumed:?}");
-    assert!(resumed.runs_reused < resumed.runs, "{resumed:?}");
     assert!(!partial.exists());
     assert!(files_of(&dir) == want, "the resumed files differ");
     fs::remove_dir_all(&reference).unwrap();
     fs::remove_dir_all(&db).unwrap();
+    stats.region_resumed.expect("resumed from the checkpoints")
+}
+
+#[test]
+fn an_out_of_core_region_interrupted_while_solving_resumes_to_the_same_files() {
+    let solving = |kept: &[String]| kept.iter().filter(|n| n.starts_with("run-")).count() >= 7;
+    let resumed = interrupt_region("region-resume-solving", solving, "run-00003.sowdb");
+    assert_eq!(resumed.stone_counts_reused, resumed.stone_counts);
+    assert!(resumed.runs_reused >= 7, "{resumed:?}");
+    assert!(resumed.runs_reused < resumed.runs, "{resumed:?}");
+}
+
+#[test]
+fn an_out_of_core_region_interrupted_while_exploring_resumes_to_the_same_files() {
+    // kpe:4x3 has 25 stone counts; stopped once a few are kept, before
+    // the seeds of the last one (which ends the exploration).
+    let exploring = |kept: &[String]| {
+        let counts = kept.iter().filter(|n| n.starts_with("explored-")).count();
+        counts >= 4 && kept.iter().any(|n| n == "seeds.sowdb")
+    };
+    let resumed = interrupt_region("region-resume-exploring", exploring, "seeds.sowdb");
+    assert_eq!(resumed.stone_counts, 25);
+    assert!(resumed.stone_counts_reused >= 1, "{resumed:?}");
+    assert!(resumed.stone_counts_reused < 25, "{resumed:?}");
+    assert_eq!(resumed.runs_reused, 0);
 }
 
 #[test]

@@ -280,8 +280,8 @@ pub fn run(
     }
     if let Some(r) = stats.region_resumed {
         out.line(format!(
-            "opening region resumed from an interrupted build: exploration and {} of {} runs of groups reused",
-            r.runs_reused, r.runs
+            "opening region resumed from an interrupted build: {} of {} stone counts explored and {} of {} runs of groups solved were reused",
+            r.stone_counts_reused, r.stone_counts, r.runs_reused, r.runs
         ))?;
     }
     out.line(format!(

@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `SOWDB\0\0\x01` |
 //! | 8 | 4 | format version (2; version 1 files are refused: re-solve) |
-//! | 12 | 4 | kind: 1 = endgame layer, 2 = values of the locked region, 3 = keys of the locked region; 4 and 5 = checkpoints of a region being built (`region_checkpoint.rs`) |
+//! | 12 | 4 | kind: 1 = endgame layer, 2 = values of the locked region, 3 = keys of the locked region; 4 to 6 = checkpoints of a region being built (`region_checkpoint.rs`) |
 //! | 16 | 1 | W |
 //! | 17 | 1 | K |
 //! | 18 | 1 | encoding: 0 = plain, 1 = zstd blocks |
@@ -67,10 +67,12 @@ pub enum FileKind {
     Layer = 1,
     Region = 2,
     RegionKeys = 3,
-    /// Checkpoints of a region being built (`region_checkpoint.rs`): its
-    /// explored groups, and the values of a run of solved groups.
+    /// Checkpoints of a region being built (`region_checkpoint.rs`): a
+    /// stone count's explored groups, the values of a run of solved
+    /// groups, the keys found for the stone counts not yet explored.
     RegionExplored = 4,
     RegionSolvedRun = 5,
+    RegionSeeds = 6,
 }
 
 /// How a file's payload is stored.

@@ -54,9 +54,10 @@ impl Content {
                 total: id.variant.total(),
                 groups: Vec::new(),
             },
-            FileKind::RegionKeys | FileKind::RegionExplored | FileKind::RegionSolvedRun => {
-                Content::Opaque
-            }
+            FileKind::RegionKeys
+            | FileKind::RegionExplored
+            | FileKind::RegionSolvedRun
+            | FileKind::RegionSeeds => Content::Opaque,
         }
     }
 }

@@ -652,21 +652,49 @@ impl LockedRegion {
         scratch: Scratch,
         progress: Progress,
     ) -> Result<Self, DbError> {
+        Self::explore_from(root, scratch, progress, None, |_, _, _| Ok(()))
+    }
+
+    /// [`Self::explore`], from `start` (stone counts already closed, from
+    /// a checkpoint, `region_checkpoint.rs`) if given, calling
+    /// `after_count` with each stone count, its groups (class and keys)
+    /// and the keys waiting for fewer stones, once its groups are closed.
+    pub(super) fn explore_from(
+        root: &KpePosition,
+        scratch: Scratch,
+        progress: Progress,
+        start: Option<Explored>,
+        mut after_count: impl FnMut(usize, &mut [(usize, CompactKeys)], &Seeds) -> Result<(), DbError>,
+    ) -> Result<Self, DbError> {
         let v = root.variant();
         let ranker = Ranker::new(v);
         let classes = ranker.classes();
         let total = v.total() as usize;
-        let seeds = Seeds::new(total + 1, scratch.clone());
         let bar = progress.bar(0, "locked");
         bar.set_message("exploring");
-        let root = root.relative();
-        if is_locked(&root) {
-            let class = class_of(&ranker, &root) as u32;
-            let local = classes.local(rank(ranker.region_key(&root)));
-            seeds.add(root.board_total() as usize, &mut vec![(class, local)])?;
-        }
-        let mut groups = Vec::new();
-        for n in (0..=total).rev() {
+        let Explored {
+            mut groups,
+            seeds,
+            below,
+        } = match start {
+            Some(start) => start,
+            None => {
+                let seeds = Seeds::new(total + 1, scratch.clone());
+                let root = root.relative();
+                if is_locked(&root) {
+                    let class = class_of(&ranker, &root) as u32;
+                    let local = classes.local(rank(ranker.region_key(&root)));
+                    seeds.add(root.board_total() as usize, &mut vec![(class, local)])?;
+                }
+                Explored {
+                    groups: Vec::new(),
+                    seeds,
+                    below: total + 1,
+                }
+            }
+        };
+        for n in (0..below).rev() {
+            let first = groups.len();
             for marks in 0..2 * v.w() as u32 {
                 // The groups of one stone count and one number of set
                 // marks: no move joins two of them, so they are closed side
@@ -688,6 +716,7 @@ impl LockedRegion {
                 groups.extend(closed);
             }
             seeds.free(n);
+            after_count(n, &mut groups[first..], &seeds)?;
         }
         bar.finish_and_clear();
         groups.reverse();
@@ -895,6 +924,15 @@ impl LockedRegion {
         let ends = endless::locked_group(self, g, &keys, &values, seeds);
         Ok((self.scratch.copy_of(&values)?, ends))
     }
+}
+
+/// An exploration part way: the groups of the stone counts from the most
+/// down to `below` (excluded) closed, in the order closed, and the keys
+/// found for fewer stones.
+pub(super) struct Explored {
+    pub groups: Vec<(usize, CompactKeys)>,
+    pub seeds: Seeds,
+    pub below: usize,
 }
 
 /// What the moves of a region's positions into the unlocked database are

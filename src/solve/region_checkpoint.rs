@@ -4,40 +4,63 @@
 //! docs/scaling.md).
 //!
 //! In the variant's directory, `region-partial/`:
-//! - `explored.sowdb`, written when the exploration ends: every group's
-//!   class and compact keys (`compact_keys.rs`), in solving order;
+//! - `explored-NNN.sowdb` (NNN stones), written as the exploration closes
+//!   each stone count's groups: their classes and compact keys
+//!   (`compact_keys.rs`);
+//! - `seeds.sowdb`, rewritten after a stone count when the keys found for
+//!   fewer stones take no more bytes than the keys explored since it was
+//!   last written (so that it never costs more writing than the
+//!   exploration's own keys), and after the last: how far the
+//!   exploration got, and those keys (`seeds.rs`);
 //! - `run-NNNNN.sowdb`, written as each run of groups that no move joins
 //!   is solved (`LockedRegion::independent_runs`): their values and "can
 //!   end" bits.
 //!
-//! Both are database files (`db.rs`: written to a temporary name then
+//! All are database files (`db.rs`: written to a temporary name then
 //! renamed, so only whole ones exist; every block checked against its
-//! checksum as it is read), of kinds 4 and 5, plain, little-endian. A
-//! resumed solve takes the exploration and the runs found in order,
-//! solves the rest, and removes the directory once the region's own files
-//! are written. Since a group's values depend only on the groups it leads
-//! to, the database it writes is byte for byte the one an uninterrupted
-//! solve writes (tested: `tests/kpe_db.rs`).
+//! checksum as it is read), of kinds 4, 6 and 5, plain, little-endian.
+//! Once written, the keys and values they hold are mapped from them
+//! (`Scratch::view_of`) rather than kept twice. A resumed solve takes the
+//! stone counts explored up to `seeds.sowdb`'s, explores the rest, takes
+//! the runs found in order, solves the rest, and removes the directory
+//! once the region's own files are written. The exploration and each
+//! group's values are determined by the rules alone, so the database it
+//! writes is byte for byte the one an uninterrupted solve writes (tested:
+//! `tests/kpe_db.rs`).
 //!
-//! `explored.sowdb`'s payload: the number of groups G (u64); per group,
-//! five u64 (stones, class, keys, field width, directory length D); then
-//! every group's directory (D u32 each), then every group's fields.
-//! `run-NNNNN.sowdb`'s payload: per group of the run, its values (one
-//! byte a position) and then its "can end" bits (u64 words).
+//! `explored-NNN.sowdb`'s payload: the number of groups G (u64); per
+//! group, five u64 (stones, class, keys, field width, directory length D);
+//! then every group's directory (D u32 each), then every group's fields.
+//! `seeds.sowdb`'s: the stone counts explored E (u64: the most, down to
+//! total + 1 − E), then the table and runs of `Seeds::with_runs`.
+//! `run-NNNNN.sowdb`'s: per group of the run, its values (one byte a
+//! position) and then its "can end" bits (u64 words).
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use super::bits::Bits;
 use super::compact_keys::{fields_len, CompactKeys};
 use super::db::{self, DbError, FileId, FileKind, MappedFile};
-use super::opening::LockedRegion;
+use super::opening::{Explored, LockedRegion};
 use super::scratch::{Byte, Scratch, ScratchVec};
+use super::seeds::Seeds;
 use crate::games::kpe::KpeVariant;
 
 /// The checkpoints of one variant's region.
 pub struct RegionCheckpoint {
     dir: PathBuf,
     variant: KpeVariant,
+    /// Bytes of keys explored since `seeds.sowdb` was last written.
+    explored_since_seeds: Cell<usize>,
+}
+
+/// How far a checkpointed exploration got.
+pub(super) enum Exploration {
+    /// Every stone count: the region, none of its groups solved.
+    Done(LockedRegion),
+    /// Part way, with the stone counts explored (the most first).
+    Partial(Explored),
 }
 
 impl RegionCheckpoint {
@@ -46,11 +69,16 @@ impl RegionCheckpoint {
         RegionCheckpoint {
             dir: db::variant_dir(db, variant).join("region-partial"),
             variant,
+            explored_since_seeds: Cell::new(0),
         }
     }
 
-    fn explored_path(&self) -> PathBuf {
-        self.dir.join("explored.sowdb")
+    fn explored_path(&self, stones: usize) -> PathBuf {
+        self.dir.join(format!("explored-{stones:03}.sowdb"))
+    }
+
+    fn seeds_path(&self) -> PathBuf {
+        self.dir.join("seeds.sowdb")
     }
 
     fn run_path(&self, run: usize) -> PathBuf {
@@ -65,32 +93,66 @@ impl RegionCheckpoint {
         }
     }
 
-    /// Keeps the explored groups of `region`.
-    fn save_explored(&self, region: &LockedRegion) -> Result<(), DbError> {
-        let groups: Vec<(usize, &CompactKeys)> = region.explored_groups().collect();
+    /// Keeps stone count `n`'s groups, just closed, and lets their file
+    /// hold their keys; then, when it is worth it (module documentation),
+    /// the keys waiting for fewer stones.
+    pub(super) fn keep_count(
+        &self,
+        n: usize,
+        groups: &mut [(usize, CompactKeys)],
+        seeds: &Seeds,
+        scratch: &Scratch,
+    ) -> Result<(), DbError> {
         let mut table = (groups.len() as u64).to_le_bytes().to_vec();
         let mut dirs = Vec::new();
-        for &(class, keys) in &groups {
-            let fields = [keys.stones, class, keys.len, keys.shift as usize];
+        let mut positions = 0;
+        for (class, keys) in groups.iter() {
+            let fields = [keys.stones, *class, keys.len, keys.shift as usize];
             for x in fields.into_iter().chain([keys.dir.len()]) {
                 table.extend_from_slice(&(x as u64).to_le_bytes());
             }
             dirs.extend(keys.dir.iter().flat_map(|d| d.to_le_bytes()));
+            positions += keys.len as u64;
         }
         let mut parts: Vec<&[u8]> = vec![&table, &dirs];
         parts.extend(groups.iter().map(|(_, keys)| keys.fields.as_bytes()));
-        let id = self.id(FileKind::RegionExplored, 0);
-        db::write_file_parts(&self.explored_path(), id, region.len() as u64, &parts)
+        let written: usize = parts.iter().map(|p| p.len()).sum();
+        let id = self.id(FileKind::RegionExplored, n);
+        db::write_file_parts(&self.explored_path(n), id, positions, &parts)?;
+        for (g, (_, keys)) in self.read_count(n, scratch)?.into_iter().enumerate() {
+            groups[g].1.fields = keys.fields;
+        }
+        let since = self.explored_since_seeds.get() + written;
+        self.explored_since_seeds.set(since);
+        if n == 0 || seeds.stored_bytes(n) <= since {
+            self.save_seeds(n, seeds)?;
+            self.explored_since_seeds.set(0);
+        }
+        Ok(())
     }
 
-    /// The explored region kept by [`Self::save_explored`], its arrays in
-    /// `scratch`, none of its groups solved; None if there is none.
-    pub fn load_explored(&self, scratch: &Scratch) -> Result<Option<LockedRegion>, DbError> {
-        let path = self.explored_path();
-        if !path.exists() {
-            return Ok(None);
-        }
-        let file = MappedFile::open(&path, self.id(FileKind::RegionExplored, 0), None)?;
+    /// Keeps how far the exploration got (every stone count down to `n`)
+    /// and the keys found for fewer stones.
+    fn save_seeds(&self, n: usize, seeds: &Seeds) -> Result<(), DbError> {
+        let explored = (self.variant.total() as usize + 1 - n) as u64;
+        seeds.with_runs(n, |table, runs| {
+            let explored = explored.to_le_bytes();
+            let mut parts: Vec<&[u8]> = vec![&explored, table];
+            parts.extend_from_slice(runs);
+            let id = self.id(FileKind::RegionSeeds, 0);
+            db::write_file_parts(&self.seeds_path(), id, 0, &parts)
+        })?
+    }
+
+    /// The groups of `n` stones kept by [`Self::keep_count`], their keys
+    /// in `scratch`.
+    fn read_count(
+        &self,
+        n: usize,
+        scratch: &Scratch,
+    ) -> Result<Vec<(usize, CompactKeys)>, DbError> {
+        let path = self.explored_path(n);
+        let file = MappedFile::open(&path, self.id(FileKind::RegionExplored, n), None)?;
         let mut reader = Reader::new(&file, &path)?;
         let count = reader.u64()?;
         if count > file.entries() + 1 {
@@ -102,8 +164,8 @@ impl RegionCheckpoint {
             for x in &mut head {
                 *x = reader.u64()?;
             }
-            if head[2] > file.entries() || head[3] > 64 {
-                return Err(corrupt(&path, "a group larger than the region"));
+            if head[0] != n as u64 || head[2] > file.entries() || head[3] > 64 {
+                return Err(corrupt(&path, "a group not of its stones or its size"));
             }
             heads.push(head);
         }
@@ -132,11 +194,78 @@ impl RegionCheckpoint {
             };
             groups.push((class as usize, keys));
         }
-        let region = LockedRegion::from_explored(self.variant, groups, scratch.clone());
-        if region.len() as u64 != file.entries() {
+        let positions: usize = groups.iter().map(|(_, k)| k.len).sum();
+        if positions as u64 != file.entries() || reader.at != file.payload_len() {
             return Err(corrupt(&path, "its groups do not hold its positions"));
         }
-        Ok(Some(region))
+        Ok(groups)
+    }
+
+    /// How far a checkpointed exploration got, its arrays in `scratch`;
+    /// None if it kept nothing.
+    pub(super) fn load_exploration(
+        &self,
+        scratch: &Scratch,
+    ) -> Result<Option<Exploration>, DbError> {
+        let path = self.seeds_path();
+        if !path.exists() {
+            return Ok(None);
+        }
+        let total = self.variant.total() as usize;
+        let file = MappedFile::open(&path, self.id(FileKind::RegionSeeds, 0), None)?;
+        let mut reader = Reader::new(&file, &path)?;
+        let explored = reader.u64()?;
+        if explored == 0 || explored > total as u64 + 1 {
+            return Err(corrupt(&path, "more stone counts explored than there are"));
+        }
+        let below = total + 1 - explored as usize;
+        let mut groups = Vec::new();
+        for n in (below..=total).rev() {
+            groups.extend(self.read_count(n, scratch)?);
+        }
+        if below == 0 {
+            groups.reverse();
+            let region = LockedRegion::from_explored(self.variant, groups, scratch.clone());
+            return Ok(Some(Exploration::Done(region)));
+        }
+        let seeds = Seeds::new(total + 1, scratch.clone());
+        let runs = reader.u64()?;
+        let mut heads = Vec::new();
+        for _ in 0..runs.min(file.payload_len() as u64) {
+            let mut head = [0u64; 3];
+            for x in &mut head {
+                *x = reader.u64()?;
+            }
+            heads.push(head);
+        }
+        let mut tables = Vec::new();
+        for &[_, classes, _] in &heads {
+            let bytes = reader.take((classes as usize).saturating_mul(12))?;
+            let classes: Vec<(u32, usize)> = bytes
+                .chunks_exact(12)
+                .map(|c| {
+                    let class = u32::from_le_bytes(c[..4].try_into().expect("4 bytes"));
+                    let end = u64::from_le_bytes(c[4..].try_into().expect("8 bytes"));
+                    (class, end as usize)
+                })
+                .collect();
+            tables.push(classes);
+        }
+        for (&[stones, _, len], classes) in heads.iter().zip(tables) {
+            let bytes = reader.array(scratch, len as usize)?;
+            if stones >= below as u64 || !seeds.restore_run(stones as usize, classes, bytes) {
+                return Err(corrupt(&path, "a run of keys that does not add up"));
+            }
+        }
+        if heads.len() as u64 != runs || reader.at != file.payload_len() {
+            return Err(corrupt(&path, "more bytes than its runs"));
+        }
+        let explored = Explored {
+            groups,
+            seeds,
+            below,
+        };
+        Ok(Some(Exploration::Partial(explored)))
     }
 
     /// Keeps the values of run `run` of `region`, just solved: `groups`.
@@ -217,15 +346,6 @@ impl RegionCheckpoint {
             region.replace_values(g, values);
         }
         Ok(())
-    }
-
-    /// Keeps the explored groups of `region` and returns the region with
-    /// its file holding their keys: out of core they are not kept twice.
-    pub fn keep_explored(&self, region: LockedRegion) -> Result<LockedRegion, DbError> {
-        self.save_explored(&region)?;
-        let scratch = region.scratch().clone();
-        drop(region);
-        Ok(self.load_explored(&scratch)?.expect("just written"))
     }
 
     /// Removes the checkpoints: the region's files are written.

@@ -162,6 +162,82 @@ impl Seeds {
         keys
     }
 
+    /// Bytes the runs of stone counts below `below` take (their pending
+    /// keys not counted).
+    pub fn stored_bytes(&self, below: usize) -> usize {
+        self.counts[..below]
+            .iter()
+            .map(|c| {
+                let runs = c.runs.lock().expect("no panics while locked");
+                runs.iter().map(|r| r.bytes.len()).sum::<usize>()
+            })
+            .sum()
+    }
+
+    /// The keys waiting for stone counts below `below` (each count's
+    /// pending ones stored first), for a checkpoint
+    /// (`region_checkpoint.rs`): `f` gets a table (the number of runs;
+    /// per run its stone count, number of classes and bytes; then per run
+    /// its classes, a u32 class and the u64 end of its bytes each) and
+    /// every run's bytes, in the table's order.
+    pub fn with_runs<R>(
+        &self,
+        below: usize,
+        f: impl FnOnce(&[u8], &[&[u8]]) -> R,
+    ) -> Result<R, DbError> {
+        for n in 0..below {
+            self.flush(n)?;
+        }
+        let guards: Vec<_> = self.counts[..below]
+            .iter()
+            .map(|c| c.runs.lock().expect("no panics while locked"))
+            .collect();
+        let runs: Vec<(usize, &Run)> = (guards.iter().enumerate())
+            .flat_map(|(n, runs)| runs.iter().map(move |r| (n, r)))
+            .collect();
+        let mut table = Vec::new();
+        let mut push = |x: u64| table.extend_from_slice(&x.to_le_bytes());
+        push(runs.len() as u64);
+        for (n, run) in &runs {
+            for x in [*n, run.classes.len(), run.bytes.len()] {
+                push(x as u64);
+            }
+        }
+        for (_, run) in &runs {
+            for &(class, end) in &run.classes {
+                table.extend_from_slice(&class.to_le_bytes());
+                table.extend_from_slice(&(end as u64).to_le_bytes());
+            }
+        }
+        let bytes: Vec<&[u8]> = runs.iter().map(|(_, r)| r.bytes.as_bytes()).collect();
+        Ok(f(&table, &bytes))
+    }
+
+    /// Puts back a run of `stones` stones kept by [`Self::with_runs`]:
+    /// its classes (class, end of its bytes) and bytes. Refused (false)
+    /// unless the classes ascend and their ends cover the bytes.
+    pub fn restore_run(
+        &self,
+        stones: usize,
+        classes: Vec<(u32, usize)>,
+        bytes: ScratchVec<u8>,
+    ) -> bool {
+        let ascending = classes
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1);
+        let covered = classes.last().map_or(0, |c| c.1) == bytes.len();
+        if stones >= self.counts.len() || !ascending || !covered {
+            return false;
+        }
+        let run = Run { bytes, classes };
+        self.counts[stones]
+            .runs
+            .lock()
+            .expect("no panics while locked")
+            .push(run);
+        true
+    }
+
     /// Frees the keys of `stones` stones (every one of its groups closed).
     pub fn free(&self, stones: usize) {
         let count = &self.counts[stones];

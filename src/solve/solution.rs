@@ -13,7 +13,7 @@ use super::db::{
 use super::endgame::{Endgame, LayerValues};
 use super::estimate::{Estimate, OutOfCore, Scope};
 use super::opening::LockedRegion;
-use super::region_checkpoint::RegionCheckpoint;
+use super::region_checkpoint::{Exploration, RegionCheckpoint};
 use super::region_keys::{self, RegionKeys};
 use super::scratch::Scratch;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
@@ -172,12 +172,82 @@ pub struct SolveStats {
     pub region_resumed: Option<RegionResumed>,
 }
 
-/// How far an interrupted region build had come: its exploration, and
+/// How far an interrupted region build had come: `stone_counts_reused`
+/// of the `stone_counts` its exploration closes one after the other, and
 /// `runs_reused` of its `runs` runs of groups solved.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct RegionResumed {
+    pub stone_counts_reused: usize,
+    pub stone_counts: usize,
     pub runs_reused: usize,
     pub runs: usize,
+}
+
+/// Explores and solves the locked region of `eg`'s variant from its
+/// start, resuming from the checkpoints an interrupted build left
+/// (`region_checkpoint.rs`) and, out of core (hours on the largest
+/// boards), keeping its own; the layers' files are read once, for the
+/// moves that leave the region.
+fn solve_region(
+    eg: &Endgame,
+    db_dir: &Path,
+    scratch: Scratch,
+    progress: Progress,
+    stats: &mut SolveStats,
+) -> Result<LockedRegion, SolveError> {
+    let variant = eg.variant;
+    let checkpoint = RegionCheckpoint::new(db_dir, variant);
+    let saving = stats.out_of_core;
+    let stone_counts = variant.total() as usize + 1;
+    let t = Instant::now();
+    let (mut region, explored_reused) = match checkpoint.load_exploration(&scratch)? {
+        Some(Exploration::Done(region)) => (region, stone_counts),
+        start => {
+            let start = match start {
+                Some(Exploration::Partial(explored)) => Some(explored),
+                _ => None,
+            };
+            let reused = start.as_ref().map_or(0, |e| stone_counts - e.below);
+            let keys_scratch = scratch.clone();
+            let root = KpePosition::start(variant);
+            let keep = |n, groups: &mut [_], seeds: &_| match saving {
+                true => checkpoint.keep_count(n, groups, seeds, &keys_scratch),
+                false => Ok(()),
+            };
+            let region = LockedRegion::explore_from(&root, scratch, progress, start, keep)?;
+            (region, reused)
+        }
+    };
+    stats.explore_seconds = t.elapsed().as_secs_f64();
+    let runs_reused = checkpoint.load_runs(&mut region)?;
+    let runs = region.independent_runs();
+    if explored_reused > 0 {
+        stats.region_resumed = Some(RegionResumed {
+            stone_counts_reused: explored_reused,
+            stone_counts,
+            runs_reused,
+            runs: runs.len(),
+        });
+    }
+    let first = runs
+        .get(runs_reused)
+        .map_or(region.explored_groups().count(), |r| r.start);
+    // The layers come back only for the moves leaving the region, and
+    // leave for good before it is solved (beside it, they made the
+    // solve's peak).
+    let layers = read_layers(eg, db_dir)?;
+    let exits = region.unlocked_exits(eg, &layers, first, progress)?;
+    drop(layers);
+    region.solve_groups_with(
+        exits,
+        progress,
+        runs_reused,
+        |region, r, groups| match saving {
+            true => checkpoint.keep_run(region, r, groups),
+            false => Ok(()),
+        },
+    )?;
+    Ok(region)
 }
 
 /// How a build stores what it makes.
@@ -274,48 +344,8 @@ impl Solution {
                 // it runs (its sets of keys made the solve's peak on top of
                 // them) and come back from their files, checked, after it.
                 drop(std::mem::take(&mut layers));
-                // Out of core (hours on the largest boards) the build
-                // keeps checkpoints; any solve resumes one it finds.
-                let checkpoint = RegionCheckpoint::new(db_dir, variant);
-                let saving = stats.out_of_core;
                 let t = Instant::now();
-                let (mut region, resumed) = match checkpoint.load_explored(&scratch)? {
-                    Some(region) => (region, true),
-                    None => {
-                        let region =
-                            LockedRegion::explore(&KpePosition::start(variant), scratch, progress)?;
-                        let region = match saving {
-                            true => checkpoint.keep_explored(region)?,
-                            false => region,
-                        };
-                        (region, false)
-                    }
-                };
-                stats.explore_seconds = t.elapsed().as_secs_f64();
-                let t = Instant::now();
-                let runs_reused = checkpoint.load_runs(&mut region)?;
-                let runs = region.independent_runs();
-                if resumed {
-                    stats.region_resumed = Some(RegionResumed {
-                        runs_reused,
-                        runs: runs.len(),
-                    });
-                }
-                let first = runs
-                    .get(runs_reused)
-                    .map_or(region.explored_groups().count(), |r| r.start);
-                // The layers come back only for the moves leaving the
-                // region, and leave for good before it is solved (beside
-                // it, they made the solve's peak).
-                let layers = read_layers(&eg, db_dir)?;
-                let exits = region.unlocked_exits(&eg, &layers, first, progress)?;
-                drop(layers);
-                region.solve_groups_with(exits, progress, runs_reused, |region, r, groups| {
-                    match saving {
-                        true => checkpoint.keep_run(region, r, groups),
-                        false => Ok(()),
-                    }
-                })?;
+                let region = solve_region(&eg, db_dir, scratch, progress, &mut stats)?;
                 let encoded = region_keys::encode(region)?;
                 db::write_file_parts(
                     &keys_path,
@@ -324,8 +354,8 @@ impl Solution {
                     &encoded.key_parts(),
                 )?;
                 db::write_values(&path, region_id(variant), &encoded.entries, encoding)?;
-                checkpoint.remove()?;
-                stats.region_seconds = t.elapsed().as_secs_f64();
+                RegionCheckpoint::new(db_dir, variant).remove()?;
+                stats.region_seconds = t.elapsed().as_secs_f64() - stats.explore_seconds;
                 let keys = MappedFile::open(&keys_path, region_keys_id(variant), None)?;
                 let values = MappedFile::open(&path, region_id(variant), None)?;
                 StartRegion::mapped(keys, values, variant)?

@@ -543,7 +543,7 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
             };
             (db::region_keys_path(db, v), id, None)
         }
-        FileKind::RegionExplored | FileKind::RegionSolvedRun => {
+        FileKind::RegionExplored | FileKind::RegionSolvedRun | FileKind::RegionSeeds => {
             unreachable!("a finished build keeps no checkpoint")
         }
     }
