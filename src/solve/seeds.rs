@@ -292,4 +292,55 @@ mod tests {
         }
         let _ = std::fs::remove_dir(&dir);
     }
+
+    #[test]
+    fn runs_laid_out_for_a_checkpoint_restore_the_same_keys() {
+        let seeds = Seeds::new(4, Scratch::Memory);
+        seeds
+            .add(1, &mut vec![(3, 7), (1, 2), (3, 1000), (1, 2)])
+            .unwrap();
+        seeds.flush(1).unwrap();
+        seeds.add(1, &mut vec![(2, 5)]).unwrap();
+        seeds.add(2, &mut vec![(0, 1 << 40)]).unwrap();
+        seeds.add(3, &mut vec![(0, 9)]).unwrap();
+        // Below 3: stone counts 1 (two runs, one still pending) and 2.
+        let (table, runs) = seeds
+            .with_runs(3, |table, runs| {
+                (
+                    table.to_vec(),
+                    runs.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+                )
+            })
+            .unwrap();
+        let word = |i: usize| u64::from_le_bytes(table[8 * i..8 * i + 8].try_into().unwrap());
+        assert_eq!(word(0), 3, "three runs");
+        let heads: Vec<[u64; 3]> = (0..3).map(|r| [1, 2, 3].map(|j| word(3 * r + j))).collect();
+        assert_eq!(heads.iter().map(|h| h[0]).collect::<Vec<_>>(), [1, 1, 2]);
+        let mut at = 8 * (1 + 3 * 3);
+        let restored = Seeds::new(4, Scratch::Memory);
+        for (head, bytes) in heads.iter().zip(&runs) {
+            assert_eq!(head[2] as usize, bytes.len());
+            let classes = (0..head[1])
+                .map(|_| {
+                    let class = u32::from_le_bytes(table[at..at + 4].try_into().unwrap());
+                    let end = u64::from_le_bytes(table[at + 4..at + 12].try_into().unwrap());
+                    at += 12;
+                    (class, end as usize)
+                })
+                .collect();
+            let bytes = Scratch::Memory.copy_of(bytes).unwrap();
+            assert!(restored.restore_run(head[0] as usize, classes, bytes));
+        }
+        assert_eq!(at, table.len());
+        for (n, class, want) in [(1, 1, vec![2]), (1, 2, vec![5]), (1, 3, vec![7, 1000])] {
+            assert_eq!(restored.of_class(n, class), want);
+        }
+        assert_eq!(restored.of_class(2, 0), vec![1 << 40]);
+        assert!(restored.classes(3).is_empty(), "not below 3");
+        // Classes out of order, or bytes their ends do not cover: refused.
+        let bytes = || Scratch::Memory.copy_of(&[1u8, 2]).unwrap();
+        assert!(!restored.restore_run(1, vec![(2, 1), (1, 2)], bytes()));
+        assert!(!restored.restore_run(1, vec![(1, 1)], bytes()));
+        assert!(!restored.restore_run(4, vec![(1, 2)], bytes()));
+    }
 }
