@@ -261,7 +261,7 @@ pub fn run(
             ),
         };
         out.line(format!(
-            "estimate before solving: memory {} MiB ({} available), disk {} MiB{scratch} ({} free)",
+            "estimate before solving: memory {} MiB ({} available), disk {} MiB{scratch} ({} available)",
             mib(memory),
             avail(e.memory_available),
             mib(e.disk),

@@ -43,6 +43,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::db::variant_dir;
 use super::endgame::Endgame;
 use crate::games::kpe::KpeVariant;
 
@@ -136,7 +137,8 @@ pub struct Estimate {
     pub scratch_disk: u64,
     /// Memory available (MemAvailable, or `$SOW_MEMORY_MIB`), bytes.
     pub memory_available: Option<u64>,
-    /// Free space where the database goes (or `$SOW_DISK_MIB`), bytes.
+    /// Free space where the database goes (or `$SOW_DISK_MIB`), plus
+    /// what the variant's files there already take, bytes.
     pub disk_available: Option<u64>,
 }
 
@@ -261,7 +263,10 @@ impl Estimate {
             memory_out_of_core,
             scratch_disk: (region as f64 * SCRATCH_DISK_BYTES) as u64,
             memory_available: memory_budget(),
-            disk_available: disk_budget(db),
+            // What the variant's files already take is counted in the
+            // estimate, so it is offered too: a resumed solve is not
+            // refused for the disk its own checkpoints hold.
+            disk_available: disk_budget(db).map(|free| free + bytes_in(&variant_dir(db, variant))),
         }
     }
 
@@ -276,7 +281,7 @@ impl Estimate {
             gib(self.memory),
             offered(self.memory_available, "available"),
             gib(self.disk),
-            offered(self.disk_available, "free"),
+            offered(self.disk_available, "available"),
             self.positions(" and ")
         )
     }
@@ -364,6 +369,20 @@ fn env_mib(name: &str) -> Option<u64> {
 
 /// Free space for an unprivileged writer on the file system that holds
 /// `db` (or its nearest existing ancestor).
+/// Bytes of the files under `dir` (none if it is absent).
+fn bytes_in(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => bytes_in(&e.path()),
+            _ => e.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}
+
 fn disk_available(db: &Path) -> Option<u64> {
     // A relative path's last ancestor is "", which names the current
     // directory but does not `exist`.
@@ -522,6 +541,19 @@ mod tests {
             always.contains("of disk, its region out of core"),
             "{always}"
         );
+    }
+
+    #[test]
+    fn the_files_a_solve_left_count_as_disk_it_has() {
+        let db = std::env::temp_dir().join(format!("sow-estimate-{}", std::process::id()));
+        let v = KpeVariant::new(3, 2).unwrap();
+        let dir = variant_dir(&db, v);
+        assert_eq!(bytes_in(&dir), 0, "absent");
+        std::fs::create_dir_all(dir.join("region-partial")).unwrap();
+        std::fs::write(dir.join("layer-000.sowdb"), [0u8; 1000]).unwrap();
+        std::fs::write(dir.join("region-partial/run-00000.sowdb"), [0u8; 234]).unwrap();
+        assert_eq!(bytes_in(&dir), 1234);
+        std::fs::remove_dir_all(&db).unwrap();
     }
 
     #[test]
