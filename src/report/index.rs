@@ -21,7 +21,7 @@ fn kpe_index(summary: &KpeSummary) -> String {
         "- **Kpé {v} is {result} under perfect play**: the start is worth {value:+} for South; first moves: {moves}. \
          The perfect-play line has {pv} moves and ends by {ends}. [Report with pictures](kpe/report.md), \
          [opening report](kpe/openings.md), [value statistics](kpe/stats.csv).\n\
-         - Kpé variants: [table of start values](kpe/variants.md).\n",
+         - Kpé variants: [table of start values](kpe/variants.md), [larger boards solved one by one](kpe/larger-variants.md).\n",
         v = summary.variant,
         result = match summary.result.as_str() {
             "draw" => "a draw",

@@ -26,5 +26,7 @@ pub fn markdown(rows: &[VariantRow], command: &str) -> String {
             r.layers_reused
         );
     }
+    md += "\nBoards larger than `--max-positions` allows, each solved by its own `sow solve`: \
+           [larger-variants.md](larger-variants.md).\n";
     md
 }
