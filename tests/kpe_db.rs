@@ -559,6 +559,15 @@ fn an_endgame_only_build_writes_the_layers_that_a_full_solve_then_reuses() {
         serde_json::json!([0, 2, 4, 6, 8, 10, 12])
     );
     assert_eq!(v["estimate"]["region"], 0, "{v}");
+    // Each step of the layers took some time, and together no more than the build.
+    let steps = &v["layer_steps"];
+    let step = |k: &str| steps[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
+    let total = step("exits") + step("thresholds") + step("endings");
+    assert!(
+        step("exits") > 0.0 && step("thresholds") > 0.0 && step("endings") > 0.0,
+        "{v}"
+    );
+    assert!(total <= v["seconds"].as_f64().unwrap(), "{v}");
     for n in (0..=12).step_by(2) {
         assert!(layer_path(&db, variant(), n).exists(), "layer {n}");
     }

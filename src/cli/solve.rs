@@ -9,6 +9,7 @@ use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
+use crate::solve::endgame::LayerSteps;
 use crate::solve::estimate::OutOfCore;
 use crate::solve::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
 
@@ -138,8 +139,9 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
         out.line(format!("estimate before building: {}", e.summary()))?;
     }
     out.line(format!(
-        "time {:.1} s, peak memory {} MiB",
+        "time {:.1} s{}, peak memory {} MiB",
         stats.seconds,
+        layer_steps_note(&stats, " (", ")"),
         peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
     ))
 }
@@ -157,6 +159,8 @@ struct BuildFigures<'a> {
     out_of_core: bool,
     /// What the region took from an interrupted build's checkpoints.
     region_resumed: Option<RegionResumed>,
+    /// The computed layers' seconds by step (all zero when none was).
+    layer_steps: LayerSteps,
     peak_rss_mib: Option<f64>,
     seconds: f64,
 }
@@ -175,6 +179,7 @@ impl<'a> BuildFigures<'a> {
                 .collect(),
             out_of_core: stats.out_of_core,
             region_resumed: stats.region_resumed,
+            layer_steps: stats.layer_steps,
             peak_rss_mib: peak_rss_mib(),
             seconds,
         }
@@ -285,13 +290,27 @@ pub fn run(
         ))?;
     }
     out.line(format!(
-        "time {:.1} s (endgame layers {:.1} s, opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
+        "time {:.1} s (endgame layers {:.1} s{}; opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
         t0.elapsed().as_secs_f64(),
         stats.layers_seconds,
+        layer_steps_note(&stats, ": ", ""),
         stats.explore_seconds,
         stats.region_seconds,
         peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
     ))
+}
+
+/// `before` then "exits A s, thresholds B s, endings C s" then `after`
+/// when the solve computed layers, else nothing.
+fn layer_steps_note(stats: &SolveStats, before: &str, after: &str) -> String {
+    let s = stats.layer_steps;
+    if stats.layers_computed.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{before}exits {:.1} s, thresholds {:.1} s, endings {:.1} s{after}",
+        s.exits, s.thresholds, s.endings
+    )
 }
 
 /// " (N of them from kpe:WxK)" for the layers a solve took from other

@@ -1,6 +1,8 @@
 //! The endgame database: the value of every position in which both players
 //! are unlocked, layer by layer (stones on the board), smallest first.
 
+use std::time::Instant;
+
 use rayon::prelude::*;
 
 use super::bits::Bits;
@@ -41,6 +43,27 @@ impl LayerValues for Vec<Vec<u8>> {
     #[inline]
     fn entry(&self, n: usize, index: u64) -> u8 {
         self[n][index as usize]
+    }
+}
+
+/// Wall seconds a layer's solution spent in each of its steps, summed over
+/// the layers a solve computed: where speed work on the layers should look.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct LayerSteps {
+    /// Every position's moves generated, the captures probed in the
+    /// smaller layers (the exits of the retrograde).
+    pub exits: f64,
+    /// The threshold retrograde inside the layer (`retrograde.rs`).
+    pub thresholds: f64,
+    /// The "can end" spread (`endless.rs`) and the entry bytes.
+    pub endings: f64,
+}
+
+impl LayerSteps {
+    pub fn add(&mut self, other: LayerSteps) {
+        self.exits += other.exits;
+        self.thresholds += other.thresholds;
+        self.endings += other.endings;
     }
 }
 
@@ -162,8 +185,20 @@ impl Endgame {
     /// Solves layer `n`, all smaller layers being solved in `layers`: the
     /// entry byte (value and whether perfect play can end) of every board.
     pub fn solve_layer(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<u8> {
+        self.solve_layer_timed(n, layers, progress).0
+    }
+
+    /// [`Self::solve_layer`], with the seconds each step took.
+    pub fn solve_layer_timed(
+        &self,
+        n: usize,
+        layers: &impl LayerValues,
+        progress: Progress,
+    ) -> (Vec<u8>, LayerSteps) {
         let bar = progress.bar(self.index.layer_size(n), format!("layer {n}"));
-        let (values, seeds) = self.layer_values(n, layers, &bar);
+        let mut steps = LayerSteps::default();
+        let (values, seeds) = self.layer_values(n, layers, &bar, &mut steps);
+        let start = Instant::now();
         bar.set_message("endings");
         let ends = endless::unlocked_layer(self, n, &values, seeds);
         bar.finish_and_clear();
@@ -174,7 +209,8 @@ impl Endgame {
             .par_iter_mut()
             .enumerate()
             .for_each(|(i, e)| *e = entry(*e as i8, ends.get(i as u64)));
-        entries
+        steps.endings = start.elapsed().as_secs_f64();
+        (entries, steps)
     }
 
     /// The values of layer `n` by threshold retrograde analysis, and the
@@ -184,11 +220,15 @@ impl Endgame {
         n: usize,
         layers: &impl LayerValues,
         bar: &indicatif::ProgressBar,
+        steps: &mut LayerSteps,
     ) -> (Vec<i8>, Bits) {
         let size = self.index.layer_size(n);
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         bar.set_message("exits");
+        let start = Instant::now();
         let state = self.initial_state(n, layers, bar);
+        steps.exits = start.elapsed().as_secs_f64();
+        let start = Instant::now();
         bar.set_position(0);
         bar.set_length(n as u64 / 2);
         bar.set_message("thresholds");
@@ -197,7 +237,9 @@ impl Endgame {
             |chunk, out| self.unmove_edges(n, chunk, out),
             |_, _| bar.inc(1),
         );
-        state.into_values()
+        let values = state.into_values();
+        steps.thresholds = start.elapsed().as_secs_f64();
+        values
     }
 
     /// Appends `(parent, child)` for every internal (non-capturing) move

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use super::db::{
     self, entry_can_end, entry_value, DbError, Encoding, FileId, FileKind, MappedFile,
 };
-use super::endgame::{Endgame, LayerValues};
+use super::endgame::{Endgame, LayerSteps, LayerValues};
 use super::estimate::{Estimate, OutOfCore, Scope};
 use super::opening::LockedRegion;
 use super::region_checkpoint::{Exploration, RegionCheckpoint};
@@ -161,6 +161,8 @@ pub struct SolveStats {
     /// Wall seconds of the phases computed by this run: the endgame
     /// layers, the locked region's forward exploration and its solution.
     pub layers_seconds: f64,
+    /// How the computed layers' seconds split between their steps.
+    pub layer_steps: LayerSteps,
     pub explore_seconds: f64,
     pub region_seconds: f64,
     /// Memory and disk the solve was estimated to need.
@@ -471,7 +473,8 @@ impl Solution {
                 stats.layers_shared.push((n, from));
                 continue;
             }
-            let entries = eg.solve_layer(n, &layers, progress);
+            let (entries, steps) = eg.solve_layer_timed(n, &layers, progress);
+            stats.layer_steps.add(steps);
             db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
             layers[n] = entries;
             stats.layers_computed.push(n);
