@@ -367,8 +367,6 @@ fn env_mib(name: &str) -> Option<u64> {
     Some(mib << 20)
 }
 
-/// Free space for an unprivileged writer on the file system that holds
-/// `db` (or its nearest existing ancestor).
 /// Bytes of the files under `dir` (none if it is absent).
 fn bytes_in(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -383,6 +381,8 @@ fn bytes_in(dir: &Path) -> u64 {
         .sum()
 }
 
+/// Free space for an unprivileged writer on the file system that holds
+/// `db` (or its nearest existing ancestor).
 fn disk_available(db: &Path) -> Option<u64> {
     // A relative path's last ancestor is "", which names the current
     // directory but does not `exist`.
