@@ -93,15 +93,41 @@ fn solve_kiothi_gives_the_contract_keys() {
 
 #[test]
 fn a_node_cap_gives_proved_bounds() {
-    let exact = json_of(&sow(&["--json", "solve", HARDER]))["value"]
-        .as_i64()
-        .unwrap();
+    let full = json_of(&sow(&["--json", "solve", HARDER]));
+    let exact = full["value"].as_i64().unwrap();
+    assert_bounds_narrow_to(&full, exact, exact);
     let v = json_of(&sow(&["--json", "solve", "--nodes", "2000", HARDER]));
     assert_eq!(v["exact"], false, "{v}");
     assert_eq!(v["value"], Value::Null);
     assert_eq!(v["interrupted"], true);
     let (lo, hi) = (v["lower"].as_i64().unwrap(), v["upper"].as_i64().unwrap());
     assert!(lo <= exact && exact <= hi, "{exact} outside [{lo}, {hi}]");
+}
+
+/// `bounds`: every entry narrows the interval before it, in time order,
+/// the last is the proof's final interval.
+fn assert_bounds_narrow_to(v: &Value, lower: i64, upper: i64) {
+    let steps = v["bounds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no bounds in {v}"));
+    assert!(!steps.is_empty(), "{v}");
+    let field = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k} in {s}"));
+    for pair in steps.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(field(b, "lower") >= field(a, "lower"), "{a} then {b}");
+        assert!(field(b, "upper") <= field(a, "upper"), "{a} then {b}");
+        assert!(
+            field(b, "lower") > field(a, "lower") || field(b, "upper") < field(a, "upper"),
+            "{b} does not narrow {a}"
+        );
+        assert!(field(b, "seconds") >= field(a, "seconds"), "{a} then {b}");
+        assert!(field(b, "nodes") >= field(a, "nodes"), "{a} then {b}");
+    }
+    let last = steps.last().unwrap();
+    assert_eq!(
+        (field(last, "lower"), field(last, "upper")),
+        (lower as f64, upper as f64)
+    );
 }
 
 #[test]

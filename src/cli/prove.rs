@@ -55,6 +55,10 @@ pub struct ProveReport {
     /// The endgame tables used: boards of at most this many warriors
     /// (`sow solve kiothi`); `null` without tables.
     pub endgame_stones: Option<usize>,
+    /// The proved interval each time a root test narrowed it, in order:
+    /// where a long proof spent its time (e.g. raising the lower bound to
+    /// the value, then refuting one more).
+    pub bounds: Vec<ProveProgress>,
 }
 
 /// Proves `pos` with the endgame tables found in `db` and prints the report.
@@ -92,6 +96,7 @@ pub fn run(
         ply_cost: ply_cost_setting()?,
         method: method_setting()?,
     };
+    let mut bounds: Vec<ProveProgress> = Vec::new();
     let proof = prove_with_tables(
         pos,
         &limits,
@@ -99,7 +104,10 @@ pub fn run(
         &table,
         &tables,
         &stop,
-        &mut |p| bar.set_message(progress_line(p)),
+        &mut |p| {
+            bar.set_message(progress_line(p));
+            record_narrowing(&mut bounds, p);
+        },
     );
     bar.finish_and_clear();
     let me = pos.side_to_move().index();
@@ -120,6 +128,7 @@ pub fn run(
         seconds: proof.seconds,
         interrupted: proof.interrupted || (stop.load(Ordering::SeqCst) && !proof.exact()),
         endgame_stones: tables.max_stones(),
+        bounds,
     };
     if out.json {
         let value = serde_json::to_value(&report)
@@ -166,6 +175,17 @@ fn method_setting() -> Result<Method, CliError> {
                 format!("{METHOD_VAR} must be `mixed`, `pn` or `id` (got `{text}`)"),
             )
         }),
+    }
+}
+
+/// Keeps `p` when it narrows the interval of the last one kept (the
+/// prover reports after every root test, most of which leave it as it was).
+fn record_narrowing(bounds: &mut Vec<ProveProgress>, p: &ProveProgress) {
+    let narrows = bounds
+        .last()
+        .is_none_or(|last| (p.lower, p.upper) != (last.lower, last.upper));
+    if narrows {
+        bounds.push(*p);
     }
 }
 

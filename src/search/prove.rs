@@ -258,7 +258,7 @@ impl<M> Proof<M> {
 
 /// The state of a running proof, passed to the progress callback after
 /// every root test.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct ProveProgress {
     pub lower: i32,
     pub upper: i32,
