@@ -17,6 +17,14 @@
 # their build time is not in the proofs' times).
 #
 # Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR] [--db DIR]
+#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--db DIR]
+#
+# With --past-limit S, instead: for every game of OUT/kiothi/exact.json
+# (the run above) whose deepest exact distance is short of TARGET (default
+# 24, --target), the distances from 2 past it up to TARGET, each given S
+# seconds (stopping at the first not exact): how far beyond the limit the
+# missing plies are. Written to OUT/kiothi/exact.past-limit.md and .json,
+# with the times at which the lower and the upper bound reached the value.
 #
 # With --compare, instead: the prover's settings side by side on a fixed
 # set of (game, distance) cases of FILE, written to
@@ -32,6 +40,8 @@ LIMIT=60
 OUT=results
 MAX_DISTANCE=60
 COMPARE=0
+PAST_LIMIT=0
+TARGET=24
 DB_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -41,8 +51,10 @@ while [ $# -gt 0 ]; do
         --out) OUT="$2"; shift 2 ;;
         --max-distance) MAX_DISTANCE="$2"; shift 2 ;;
         --compare) COMPARE=1; shift ;;
+        --past-limit) PAST_LIMIT="$2"; shift 2 ;;
+        --target) TARGET="$2"; shift 2 ;;
         --db) DB_ARGS=(--db "$2"); shift 2 ;;
-        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --db)" >&2; exit 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --past-limit, --target, --db)" >&2; exit 2 ;;
     esac
 done
 
@@ -184,6 +196,64 @@ if [ "$COMPARE" = 1 ]; then
     mv "$tmp/compare.json" "$OUT/kiothi/exact.compare.json"
     mv "$tmp/compare.md" "$OUT/kiothi/exact.compare.md"
     echo "wrote $OUT/kiothi/exact.compare.json and $OUT/kiothi/exact.compare.md" >&2
+    exit 0
+fi
+
+if [ "$PAST_LIMIT" != 0 ]; then
+    base="$OUT/kiothi/exact.json"
+    [ -f "$base" ] || { echo "error: --past-limit reads $base: run the script without it first" >&2; exit 2; }
+    COMMAND="scripts/kiothi_exact.sh --past-limit $PAST_LIMIT --target $TARGET${DB_ARGS[*]:+ ${DB_ARGS[*]}}"
+    FILE="$(jq -r .file "$base")"
+    rows="$tmp/past.jsonl"
+    : > "$rows"
+    while IFS= read -r g; do
+        game=$(jq -r .game <<<"$g")
+        deepest=$(jq -r .deepest_exact <<<"$g")
+        line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$FILE")"
+        plies=$(jq -r .plies <<<"$line")
+        jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
+        for ((distance = deepest + 2; distance <= TARGET && plies - distance >= 2; distance += 2)); do
+            pos="$(position_after $((plies - distance)))"
+            r="$($SOW solve --json --time "$PAST_LIMIT" "${DB_ARGS[@]}" "$pos" \
+                | jq -c --argjson g "$game" --argjson d "$distance" '{game: $g, distance: $d} + .')"
+            echo "$r" >> "$rows"
+            echo "past limit: $(jq -r '"game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+            [ "$(jq -r .exact <<<"$r")" = true ] || break
+        done
+    done < <(jq -c --argjson target "$TARGET" '.games[] | select(.deepest_exact < $target)' "$base")
+    SECONDS_TOTAL=$(( $(date +%s) - START ))
+    LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
+    jq -s --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
+        --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" --arg others "$OTHERS" \
+        --argjson limit "$PAST_LIMIT" --argjson target "$TARGET" --argjson seconds "$SECONDS_TOTAL" \
+        '{command: $command, version: $version, date: $date, machine: $machine,
+          limit_seconds: $limit, target: $target, run_seconds: $seconds,
+          load_average: {start: $load_start, end: $load_end}, other_processes: $others, runs: .}' \
+        "$rows" > "$tmp/past.json"
+    {
+        echo "# Kiothi: the distances short of $TARGET plies, past the $(jq -r .limit_seconds "$base") s limit"
+        echo
+        echo "For each game of [exact.md](exact.md) whose deepest exact distance within the limit is"
+        echo "short of $TARGET plies: the distances after it, up to $TARGET, each proved with up to"
+        echo "$PAST_LIMIT s (\`sow solve --json --time $PAST_LIMIT\`, both cores), stopping at the first not"
+        echo "exact. Written by \`$COMMAND\`."
+        echo
+        conditions
+        echo "- columns: the seconds at which the proved lower bound reached its final value (the"
+        echo "  climb from the engine's guess) and at which the upper bound did (the refutation of"
+        echo "  one more), from the proof's \`bounds\`; the proof ends with the later of the two."
+        echo
+        echo "| game | distance | exact | value | lower | upper | seconds | lower final at (s) | upper final at (s) | nodes |"
+        echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+        jq -r '.runs[] | . as $r
+            | ([.bounds[] | select(.lower == $r.lower)] | first | .seconds // 0) as $lo_at
+            | ([.bounds[] | select(.upper == $r.upper)] | first | .seconds // 0) as $hi_at
+            | "| \(.game) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \($lo_at*10|round/10) | \($hi_at*10|round/10) | \(.nodes) |"' "$tmp/past.json"
+    } > "$tmp/past.md"
+    mkdir -p "$OUT/kiothi"
+    mv "$tmp/past.json" "$OUT/kiothi/exact.past-limit.json"
+    mv "$tmp/past.md" "$OUT/kiothi/exact.past-limit.md"
+    echo "wrote $OUT/kiothi/exact.past-limit.json and $OUT/kiothi/exact.past-limit.md" >&2
     exit 0
 fi
 
