@@ -17,7 +17,7 @@
 # their build time is not in the proofs' times).
 #
 # Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR] [--db DIR]
-#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--db DIR]
+#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--db DIR] [--render-only]
 #
 # With --past-limit S, instead: for every game of OUT/kiothi/exact.json
 # (the run above) whose deepest exact distance is short of TARGET (default
@@ -25,6 +25,7 @@
 # seconds (stopping at the first not exact): how far beyond the limit the
 # missing plies are. Written to OUT/kiothi/exact.past-limit.md and .json,
 # with the times at which the lower and the upper bound reached the value.
+# --render-only writes that page again from its JSON, running nothing.
 #
 # With --compare, instead: the prover's settings side by side on a fixed
 # set of (game, distance) cases of FILE, written to
@@ -41,6 +42,7 @@ OUT=results
 MAX_DISTANCE=60
 COMPARE=0
 PAST_LIMIT=0
+RENDER_ONLY=0
 TARGET=24
 DB_ARGS=()
 while [ $# -gt 0 ]; do
@@ -53,15 +55,18 @@ while [ $# -gt 0 ]; do
         --compare) COMPARE=1; shift ;;
         --past-limit) PAST_LIMIT="$2"; shift 2 ;;
         --target) TARGET="$2"; shift 2 ;;
+        --render-only) RENDER_ONLY=1; shift ;;
         --db) DB_ARGS=(--db "$2"); shift 2 ;;
-        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --past-limit, --target, --db)" >&2; exit 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --past-limit, --target, --render-only, --db)" >&2; exit 2 ;;
     esac
 done
 
 command -v jq >/dev/null || { echo "error: jq is needed (apt-get install jq)" >&2; exit 2; }
 
 # SOW=path runs that binary instead of building target/release/sow.
-if [ -z "${SOW:-}" ]; then
+if [ "$RENDER_ONLY" = 1 ]; then
+    SOW=true # runs nothing: the page's conditions come from its JSON
+elif [ -z "${SOW:-}" ]; then
     cargo build --release --quiet
     SOW=target/release/sow
 fi
@@ -70,8 +75,11 @@ VERSION="$($SOW --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unk
 DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 MACHINE="$(uname -sm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB"
 LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
-# What else was running (the processes using the most CPU, names only).
-OTHERS="$(ps -eo pcpu=,comm= --sort=-pcpu | awk '$1 > 5 {print $2}' | sort | uniq -c | sort -rn | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')"
+# What else was running: the processes above 5% CPU over one second now,
+# names only (ps's %CPU is a lifetime average: it listed processes long
+# idle or stopped).
+OTHERS="$(top -b -n 2 -d 1 -w 200 | awk '/^top -/ {n++} n == 2 && $1 ~ /^[0-9]+$/ && $9 + 0 > 5 {print $12}' \
+    | sort | uniq -c | sort -rn | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')"
 START=$(date +%s)
 
 tmp="$(mktemp -d)"
@@ -199,11 +207,22 @@ if [ "$COMPARE" = 1 ]; then
     exit 0
 fi
 
-if [ "$PAST_LIMIT" != 0 ]; then
+if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
     base="$OUT/kiothi/exact.json"
     [ -f "$base" ] || { echo "error: --past-limit reads $base: run the script without it first" >&2; exit 2; }
     COMMAND="scripts/kiothi_exact.sh --past-limit $PAST_LIMIT --target $TARGET${DB_ARGS[*]:+ ${DB_ARGS[*]}}"
     FILE="$(jq -r .file "$base")"
+    if [ "$RENDER_ONLY" = 1 ]; then
+        # The page again from the last run's JSON (its conditions too).
+        past="$OUT/kiothi/exact.past-limit.json"
+        [ -f "$past" ] || { echo "error: --render-only reads $past: run --past-limit first" >&2; exit 2; }
+        cp "$past" "$tmp/past.json"
+        COMMAND="$(jq -r .command "$past")" VERSION="$(jq -r .version "$past")" DATE="$(jq -r .date "$past")"
+        MACHINE="$(jq -r .machine "$past")" SECONDS_TOTAL="$(jq -r .run_seconds "$past")"
+        LOAD_START="$(jq -r .load_average.start "$past")" LOAD_END="$(jq -r .load_average.end "$past")"
+        OTHERS="$(jq -r .other_processes "$past")" PAST_LIMIT="$(jq -r .limit_seconds "$past")"
+        TARGET="$(jq -r .target "$past")"
+    else
     rows="$tmp/past.jsonl"
     : > "$rows"
     while IFS= read -r g; do
@@ -230,6 +249,7 @@ if [ "$PAST_LIMIT" != 0 ]; then
           limit_seconds: $limit, target: $target, run_seconds: $seconds,
           load_average: {start: $load_start, end: $load_end}, other_processes: $others, runs: .}' \
         "$rows" > "$tmp/past.json"
+    fi
     {
         echo "# Kiothi: the distances short of $TARGET plies, past the $(jq -r .limit_seconds "$base") s limit"
         echo
@@ -246,9 +266,8 @@ if [ "$PAST_LIMIT" != 0 ]; then
         echo "| game | distance | exact | value | lower | upper | seconds | lower final at (s) | upper final at (s) | nodes |"
         echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
         jq -r '.runs[] | . as $r
-            | ([.bounds[] | select(.lower == $r.lower)] | first | .seconds // 0) as $lo_at
-            | ([.bounds[] | select(.upper == $r.upper)] | first | .seconds // 0) as $hi_at
-            | "| \(.game) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \($lo_at*10|round/10) | \($hi_at*10|round/10) | \(.nodes) |"' "$tmp/past.json"
+            | def at($k): if $r.exact then ([.bounds[] | select(.[$k] == $r[$k])] | first | .seconds // 0) * 10 | round / 10 else "-" end;
+            "| \(.game) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \(at("lower")) | \(at("upper")) | \(.nodes) |"' "$tmp/past.json"
     } > "$tmp/past.md"
     mkdir -p "$OUT/kiothi"
     mv "$tmp/past.json" "$OUT/kiothi/exact.past-limit.json"
