@@ -223,32 +223,32 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
         OTHERS="$(jq -r .other_processes "$past")" PAST_LIMIT="$(jq -r .limit_seconds "$past")"
         TARGET="$(jq -r .target "$past")"
     else
-    rows="$tmp/past.jsonl"
-    : > "$rows"
-    while IFS= read -r g; do
-        game=$(jq -r .game <<<"$g")
-        deepest=$(jq -r .deepest_exact <<<"$g")
-        line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$FILE")"
-        plies=$(jq -r .plies <<<"$line")
-        jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
-        for ((distance = deepest + 2; distance <= TARGET && plies - distance >= 2; distance += 2)); do
-            pos="$(position_after $((plies - distance)))"
-            r="$($SOW solve --json --time "$PAST_LIMIT" "${DB_ARGS[@]}" "$pos" \
-                | jq -c --argjson g "$game" --argjson d "$distance" '{game: $g, distance: $d} + .')"
-            echo "$r" >> "$rows"
-            echo "past limit: $(jq -r '"game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
-            [ "$(jq -r .exact <<<"$r")" = true ] || break
-        done
-    done < <(jq -c --argjson target "$TARGET" '.games[] | select(.deepest_exact < $target)' "$base")
-    SECONDS_TOTAL=$(( $(date +%s) - START ))
-    LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
-    jq -s --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
-        --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" --arg others "$OTHERS" \
-        --argjson limit "$PAST_LIMIT" --argjson target "$TARGET" --argjson seconds "$SECONDS_TOTAL" \
-        '{command: $command, version: $version, date: $date, machine: $machine,
-          limit_seconds: $limit, target: $target, run_seconds: $seconds,
-          load_average: {start: $load_start, end: $load_end}, other_processes: $others, runs: .}' \
-        "$rows" > "$tmp/past.json"
+        # try_distance proves with LIMIT.
+        LIMIT="$PAST_LIMIT"
+        rows="$tmp/past.jsonl"
+        : > "$rows"
+        while IFS= read -r g; do
+            game=$(jq -r .game <<<"$g")
+            deepest=$(jq -r .deepest_exact <<<"$g")
+            line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$FILE")"
+            plies=$(jq -r .plies <<<"$line")
+            jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
+            for ((distance = deepest + 2; distance <= TARGET && plies - distance >= 2; distance += 2)); do
+                r="$(try_distance "$distance" "$plies" | jq -c --argjson g "$game" '{game: $g} + .')"
+                echo "$r" >> "$rows"
+                echo "past limit: $(jq -r '"game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+                [ "$(jq -r .exact <<<"$r")" = true ] || break
+            done
+        done < <(jq -c --argjson target "$TARGET" '.games[] | select(.deepest_exact < $target)' "$base")
+        SECONDS_TOTAL=$(( $(date +%s) - START ))
+        LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
+        jq -s --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
+            --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" --arg others "$OTHERS" \
+            --argjson limit "$PAST_LIMIT" --argjson target "$TARGET" --argjson seconds "$SECONDS_TOTAL" \
+            '{command: $command, version: $version, date: $date, machine: $machine,
+              limit_seconds: $limit, target: $target, run_seconds: $seconds,
+              load_average: {start: $load_start, end: $load_end}, other_processes: $others, runs: .}' \
+            "$rows" > "$tmp/past.json"
     fi
     {
         echo "# Kiothi: the distances short of $TARGET plies, past the $(jq -r .limit_seconds "$base") s limit"
