@@ -12,13 +12,26 @@ use super::index::BoardIndex;
 use crate::progress::Progress;
 
 use super::atomics::atomic_u32s;
-use super::retrograde::{pack_state, LayerState, NO_EXIT};
+use super::retrograde::{pack_state, prefetch, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::Side;
 
 /// Positions handled per parallel task when scanning a layer.
 const CHUNK: u64 = 1 << 14;
+
+/// Positions whose captures' entries are prefetched together when the
+/// exits are computed ([`Endgame::classify_batch`]): with at most four
+/// moves a position, a few dozen misses in flight.
+const PREFETCHED_POSITIONS: usize = 16;
+
+/// A capture from position `position` of a batch, taking `gained` stones,
+/// into board `index` of the smaller layer.
+struct Capture {
+    position: u8,
+    gained: u8,
+    index: u64,
+}
 
 /// Read access to solved layers.
 pub trait LayerValues: Sync {
@@ -37,12 +50,23 @@ pub trait LayerValues: Sync {
     fn can_end(&self, n: usize, index: u64) -> bool {
         entry_can_end(self.entry(n, index))
     }
+
+    /// Asks the CPU to bring the entry of board `index` of layer `n` into
+    /// the cache ahead of [`Self::entry`] (a hint: layers that are not in
+    /// memory do nothing).
+    #[inline]
+    fn prefetch(&self, _n: usize, _index: u64) {}
 }
 
 impl LayerValues for Vec<Vec<u8>> {
     #[inline]
     fn entry(&self, n: usize, index: u64) -> u8 {
         self[n][index as usize]
+    }
+
+    #[inline]
+    fn prefetch(&self, n: usize, index: u64) {
+        prefetch(&self[n][index as usize]);
     }
 }
 
@@ -107,18 +131,6 @@ impl Endgame {
         layers.entry(n, self.index.rank(rel.pits()))
     }
 
-    /// The value of the capture of `gained` stones reaching `child`, and
-    /// whether perfect play from the child can end.
-    fn capture_option(
-        &self,
-        layers: &impl LayerValues,
-        child: &KpePosition,
-        gained: u32,
-    ) -> (i8, bool) {
-        let e = self.probe_entry(layers, child);
-        (gained as i8 - entry_value(e), entry_can_end(e))
-    }
-
     /// Retrograde state (exit value, internal moves) of every position of layer `n`.
     fn initial_state(
         &self,
@@ -137,49 +149,73 @@ impl Endgame {
             .for_each(|(c, words)| {
                 let mut board = [0u8; 16];
                 self.index.unrank(n, c as u64 * CHUNK, &mut board[..pits]);
-                for word in words.iter_mut() {
-                    let pos = self.position(&board[..pits]);
-                    let (e, k, ending) = self.classify_moves(&pos, n, layers);
-                    *word = pack_state(e, k, ending);
-                    self.index.next(&mut board[..pits]);
+                let mut captures = Vec::with_capacity(4 * PREFETCHED_POSITIONS);
+                for batch in words.chunks_mut(PREFETCHED_POSITIONS) {
+                    self.classify_batch(n, layers, &mut board[..pits], batch, &mut captures);
                 }
                 bar.inc(words.len() as u64);
             });
         LayerState::from_words(words)
     }
 
-    /// (best value leaving the layer, number of moves staying in it, best
-    /// value leaving it on a line that can end).
-    #[inline]
-    fn classify_moves(
+    /// The retrograde words of the positions of layer `n` from `board`
+    /// on, one a word of `words` (`board` ends on the next position). Two
+    /// steps: every position's moves are sown, the entries of the captures'
+    /// children asked for ([`LayerValues::prefetch`]), then read, so that
+    /// the cache misses of these probes (scattered over the smaller
+    /// layers) overlap instead of following one another.
+    fn classify_batch(
         &self,
-        pos: &KpePosition,
         n: usize,
         layers: &impl LayerValues,
-    ) -> (i8, u8, i8) {
-        let mut mask = pos.legal_mask();
-        if mask == 0 {
-            // RULES §1.5: the opponent sweeps the n stones of their row.
-            return (-(n as i8), 0, -(n as i8));
-        }
-        let mut exit = NO_EXIT;
-        let mut ending = NO_EXIT;
-        let mut internal = 0u8;
-        while mask != 0 {
-            let pit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let (child, gained) = pos.sow(pit);
-            if gained > 0 {
-                let (value, can_end) = self.capture_option(layers, &child, gained);
-                exit = exit.max(value);
-                if can_end {
-                    ending = ending.max(value);
+        board: &mut [u8],
+        words: &mut [std::sync::atomic::AtomicU32],
+        captures: &mut Vec<Capture>,
+    ) {
+        let mut internal = [0u8; PREFETCHED_POSITIONS];
+        let mut exit = [NO_EXIT; PREFETCHED_POSITIONS];
+        let mut ending = [NO_EXIT; PREFETCHED_POSITIONS];
+        captures.clear();
+        for k in 0..words.len() {
+            let pos = self.position(board);
+            let mut mask = pos.legal_mask();
+            if mask == 0 {
+                // RULES §1.5: the opponent sweeps the n stones of their row.
+                exit[k] = -(n as i8);
+                ending[k] = -(n as i8);
+            }
+            while mask != 0 {
+                let pit = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let (child, gained) = pos.sow(pit);
+                if gained == 0 {
+                    internal[k] += 1;
+                    continue;
                 }
-            } else {
-                internal += 1;
+                let rel = child.relative();
+                let layer = n - gained as usize;
+                let index = self.index.rank(rel.pits());
+                layers.prefetch(layer, index);
+                captures.push(Capture {
+                    position: k as u8,
+                    gained: gained as u8,
+                    index,
+                });
+            }
+            self.index.next(board);
+        }
+        for c in captures.iter() {
+            let e = layers.entry(n - c.gained as usize, c.index);
+            let value = c.gained as i8 - entry_value(e);
+            let k = c.position as usize;
+            exit[k] = exit[k].max(value);
+            if entry_can_end(e) {
+                ending[k] = ending[k].max(value);
             }
         }
-        (exit, internal, ending)
+        for (k, word) in words.iter_mut().enumerate() {
+            *word = pack_state(exit[k], internal[k], ending[k]);
+        }
     }
 
     /// Solves layer `n`, all smaller layers being solved in `layers`: the

@@ -115,6 +115,13 @@ impl LayerValues for Layers {
         // `try_entry`, which queries use.
         self.try_entry(n, index).unwrap_or(0)
     }
+
+    #[inline]
+    fn prefetch(&self, n: usize, index: u64) {
+        if let Layers::Memory(v) = self {
+            v.prefetch(n, index);
+        }
+    }
 }
 
 impl Layers {
