@@ -10,6 +10,7 @@ pub mod endgame;
 pub mod endless;
 pub mod estimate;
 pub mod index;
+pub mod key_set;
 pub mod kiothi_endgame;
 pub mod lock;
 pub mod malloc;

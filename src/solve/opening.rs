@@ -10,10 +10,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Mutex;
 
-use hashbrown::HashSet;
 use rayon::prelude::*;
 
 use super::bits::Bits;
@@ -21,6 +18,7 @@ use super::compact_keys::{key_of, rank, CompactKeys, CompactKeysBuilder, KeyPart
 use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
+use super::key_set::KeySet;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
@@ -78,38 +76,17 @@ pub struct LockedRegion {
     scratch: Scratch,
 }
 
-/// Hashes a mixed key (already uniform) by a rotation: the table's bucket
-/// index (low bits) and tag (top bits) then come from key bits that vary
-/// inside a shard (the shard is the key's top bits).
-#[derive(Clone, Copy, Default)]
-struct MixedKeyHasher(u64);
-
-impl Hasher for MixedKeyHasher {
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(32)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ b as u64;
-        }
-    }
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
-
-type KeySet = HashSet<u64, BuildHasherDefault<MixedKeyHasher>>;
-
 const SHARDS: usize = 64;
 
 fn shard_of(mixed: u64) -> usize {
     (mixed >> 58) as usize
 }
 
-/// Visited positions of one group during exploration, sharded so
-/// that both threads insert with little contention.
+/// Visited positions of one group during exploration, sharded by the
+/// keys' top bits so that both threads insert at once, each into shards
+/// of its own ([`ShardedSet::insert_level`]).
 struct ShardedSet {
-    shards: Vec<Mutex<KeySet>>,
+    shards: Vec<KeySet>,
 }
 
 /// A mixed key waiting for its set, with what its finder knows of it.
@@ -138,8 +115,8 @@ impl Pending for Found {
     }
 }
 
-/// Keys waiting to be inserted, by shard, so that a shard is locked once
-/// per batch rather than once per key.
+/// Keys waiting to be inserted, by shard: each task of a level's
+/// expansion fills one, and the shards then take their keys side by side.
 struct Batch<T>(Vec<Vec<T>>);
 
 impl<T: Pending> Batch<T> {
@@ -155,24 +132,35 @@ impl<T: Pending> Batch<T> {
 impl ShardedSet {
     fn new() -> Self {
         ShardedSet {
-            shards: (0..SHARDS).map(|_| Mutex::new(KeySet::default())).collect(),
+            shards: (0..SHARDS).map(|_| KeySet::default()).collect(),
         }
     }
 
-    /// Inserts (and empties) a batch; calls `new` with each key not seen before.
-    fn insert_batch<T: Pending>(&self, batch: &mut Batch<T>, mut new: impl FnMut(T)) {
-        for (shard, keys) in self.shards.iter().zip(&mut batch.0) {
-            if keys.is_empty() {
-                continue;
-            }
-            let mut set = shard.lock().expect("no panics while locked");
-            for &k in keys.iter() {
-                if set.insert(k.mixed()) {
-                    new(k);
+    /// Inserts the keys of `batches` (one a task of a level), both threads
+    /// taking shards, each shard its keys in one run with their slots
+    /// prefetched (`key_set.rs`); returns the items whose keys were new.
+    fn insert_level<T: Pending + Send + Sync>(&mut self, batches: Vec<Batch<T>>) -> Vec<T> {
+        let mut by_shard: Vec<Vec<T>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for batch in batches {
+            for (all, keys) in by_shard.iter_mut().zip(batch.0) {
+                if all.is_empty() {
+                    *all = keys;
+                } else {
+                    all.extend(keys);
                 }
             }
-            keys.clear();
         }
+        let new: Vec<Vec<T>> = self
+            .shards
+            .par_iter_mut()
+            .zip(by_shard)
+            .map(|(set, keys)| {
+                let mut new = Vec::new();
+                set.insert_each(&keys, |k| k.mixed(), |k| new.push(k));
+                new
+            })
+            .collect();
+        new.concat()
     }
 
     /// Every key mapped by `f`, the shards freed one by one (both
@@ -180,11 +168,7 @@ impl ShardedSet {
     /// would double the largest stone count's keys), each shard into a
     /// slice of its own.
     fn into_mapped(self, f: impl Fn(u64) -> u64 + Sync) -> Vec<u64> {
-        let shards: Vec<KeySet> = self
-            .shards
-            .into_iter()
-            .map(|s| s.into_inner().expect("no panics while locked"))
-            .collect();
+        let shards = self.shards;
         // Allocated zeroed: its pages are cleared by the threads that fill
         // them, not one by one here.
         let mut keys = vec![0u64; shards.iter().map(KeySet::len).sum()];
@@ -199,7 +183,7 @@ impl ShardedSet {
             .into_par_iter()
             .zip(slices)
             .for_each(|(shard, slice)| {
-                for (slot, key) in slice.iter_mut().zip(shard) {
+                for (slot, key) in slice.iter_mut().zip(shard.into_keys()) {
                     *slot = f(key);
                 }
             });
@@ -267,73 +251,96 @@ fn close_group(
     scratch: &Scratch,
     bar: &indicatif::ProgressBar,
 ) -> Result<CompactKeys, DbError> {
-    let v = ranker.variant();
     let classes = ranker.classes();
-    let set = ShardedSet::new();
+    let mut set = ShardedSet::new();
     // The keys that moves from other groups found, unranked once.
-    let mut frontier: Vec<Found> = seeds
+    let batches: Vec<Batch<u64>> = seeds
         .of_class(n, class as u32)
         .par_chunks(4096)
-        .flat_map_iter(|chunk| {
-            let mut batch = Batch::<u64>::new();
+        .map(|chunk| {
+            let mut batch = Batch::new();
             for &local in chunk {
                 batch.push(mix(key_of(n, classes.global(class, local))));
             }
-            let mut new = Vec::new();
-            set.insert_batch(&mut batch, |mixed| {
-                let board = ranker.parts(unmix(mixed)).board;
-                new.push(Found { mixed, board })
-            });
-            new
+            batch
+        })
+        .collect();
+    let mut frontier: Vec<Found> = set
+        .insert_level(batches)
+        .into_par_iter()
+        .map(|mixed| Found {
+            mixed,
+            board: ranker.parts(unmix(mixed)).board,
         })
         .collect();
     while !frontier.is_empty() {
-        let next: Vec<Vec<Found>> = frontier
-            .par_chunks(4096)
-            .map(|chunk| {
-                let mut same = Batch::new();
-                // (stones, class, local rank) of the keys found elsewhere.
-                let mut elsewhere: Vec<(usize, u32, u64)> = Vec::new();
-                for &Found { mixed, board } in chunk {
-                    let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
-                    let _ = pos.for_each_move(|mv| {
-                        let (child, gained) = pos.sow(mv.pit());
-                        if is_locked(&child) {
-                            // Relative once: its board goes with the key.
-                            let rel = child.relative();
-                            let key = ranker.region_key(&rel);
-                            let child_class = class_of(ranker, &rel);
-                            if gained == 0 && child_class == class {
-                                let mut board = [0u8; 16];
-                                board[..rel.pits().len()].copy_from_slice(rel.pits());
-                                same.push(Found {
-                                    mixed: mix(key),
-                                    board,
-                                });
-                            } else {
-                                let local = classes.local(rank(key));
-                                elsewhere.push((n - gained as usize, child_class as u32, local));
-                            }
-                        }
-                        std::ops::ControlFlow::Continue(())
-                    });
-                }
-                let mut next = Vec::new();
-                set.insert_batch(&mut same, |k| next.push(k));
-                elsewhere.sort_unstable();
-                elsewhere.dedup();
-                for run in elsewhere.chunk_by(|a, b| a.0 == b.0) {
-                    let mut found = run.iter().map(|&(_, c, local)| (c, local)).collect();
-                    seeds.add(run[0].0, &mut found)?;
-                }
-                Ok(next)
-            })
-            .collect::<Result<_, DbError>>()?;
-        frontier = next.into_iter().flatten().collect();
+        let mut next = Vec::new();
+        // A slice of the level at a time: its moves' keys wait for their
+        // shards (24 bytes each, repeated keys included), and a whole
+        // level's took the exploration's peak above the layers'.
+        for slice in frontier.chunks(LEVEL_SLICE) {
+            next.extend(set.insert_level(expand_slice(ranker, (n, class), seeds, slice)?));
+        }
+        frontier = next;
         bar.inc(frontier.len() as u64);
     }
     let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
     CompactKeys::from_ranked(scratch, ranker.class_universe(n, class), n, locals)
+}
+
+/// Positions of a level expanded before their moves' keys are inserted.
+const LEVEL_SLICE: usize = 1 << 18;
+
+/// Expands `slice` (keys of group (`n`, `class`) found by the exploration's
+/// last level): the keys its moves find in the group, by shard, one batch
+/// a task, and those found in other groups handed to `seeds`.
+fn expand_slice(
+    ranker: &Ranker,
+    (n, class): (usize, usize),
+    seeds: &Seeds,
+    slice: &[Found],
+) -> Result<Vec<Batch<Found>>, DbError> {
+    let v = ranker.variant();
+    let classes = ranker.classes();
+    slice
+        .par_chunks(4096)
+        .map(|chunk| {
+            let mut same = Batch::new();
+            // (stones, class, local rank) of the keys found elsewhere.
+            let mut elsewhere: Vec<(usize, u32, u64)> = Vec::new();
+            for &Found { mixed, board } in chunk {
+                let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
+                let _ = pos.for_each_move(|mv| {
+                    let (child, gained) = pos.sow(mv.pit());
+                    if is_locked(&child) {
+                        // Relative once: its board goes with the key.
+                        let rel = child.relative();
+                        let key = ranker.region_key(&rel);
+                        let child_class = class_of(ranker, &rel);
+                        if gained == 0 && child_class == class {
+                            let mut board = [0u8; 16];
+                            board[..rel.pits().len()].copy_from_slice(rel.pits());
+                            same.push(Found {
+                                mixed: mix(key),
+                                board,
+                            });
+                        } else {
+                            let local = classes.local(rank(key));
+                            elsewhere.push((n - gained as usize, child_class as u32, local));
+                        }
+                    }
+                    std::ops::ControlFlow::Continue(())
+                });
+            }
+            elsewhere.sort_unstable();
+            elsewhere.dedup();
+            for run in elsewhere.chunk_by(|a, b| a.0 == b.0) {
+                let mut found = run.iter().map(|&(_, c, local)| (c, local)).collect();
+                seeds.add(run[0].0, &mut found)?;
+            }
+            Ok(same)
+        })
+        .collect()
 }
 
 impl LockedRegion {
