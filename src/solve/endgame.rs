@@ -15,7 +15,7 @@ use super::atomics::atomic_u32s;
 use super::retrograde::{pack_state, prefetch, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::Side;
+use crate::{Game, Side};
 
 /// Positions handled per parallel task when scanning a layer.
 const CHUNK: u64 = 1 << 14;
@@ -126,9 +126,13 @@ impl Endgame {
     /// The entry byte (value and "can end") of a position with both
     /// players unlocked, from solved layers.
     pub fn probe_entry(&self, layers: &impl LayerValues, pos: &KpePosition) -> u8 {
-        let rel = pos.relative();
-        let n: usize = rel.pits().iter().map(|&c| c as usize).sum();
-        layers.entry(n, self.index.rank(rel.pits()))
+        layers.entry(pos.board_total() as usize, self.board_index(pos))
+    }
+
+    /// The index of a position's board, relative to its mover, in its layer.
+    #[inline]
+    fn board_index(&self, pos: &KpePosition) -> u64 {
+        self.index.rank(pos.relative().pits())
     }
 
     /// Retrograde state (exit value, internal moves) of every position of layer `n`.
@@ -192,10 +196,8 @@ impl Endgame {
                     internal[k] += 1;
                     continue;
                 }
-                let rel = child.relative();
-                let layer = n - gained as usize;
-                let index = self.index.rank(rel.pits());
-                layers.prefetch(layer, index);
+                let index = self.board_index(&child);
+                layers.prefetch(n - gained as usize, index);
                 captures.push(Capture {
                     position: k as u8,
                     gained: gained as u8,

@@ -253,31 +253,32 @@ fn close_group(
 ) -> Result<CompactKeys, DbError> {
     let classes = ranker.classes();
     let mut set = ShardedSet::new();
-    // The keys that moves from other groups found, unranked once.
-    let batches: Vec<Batch<u64>> = seeds
-        .of_class(n, class as u32)
-        .par_chunks(4096)
-        .map(|chunk| {
-            let mut batch = Batch::new();
-            for &local in chunk {
-                batch.push(mix(key_of(n, classes.global(class, local))));
-            }
-            batch
-        })
-        .collect();
-    let mut frontier: Vec<Found> = set
-        .insert_level(batches)
-        .into_par_iter()
-        .map(|mixed| Found {
-            mixed,
-            board: ranker.parts(unmix(mixed)).board,
-        })
-        .collect();
+    // The keys that moves from other groups found, unranked once (a
+    // slice at a time, as the levels below).
+    let mut frontier: Vec<Found> = Vec::new();
+    for slice in seeds.of_class(n, class as u32).chunks(LEVEL_SLICE) {
+        let batches: Vec<Batch<u64>> = slice
+            .par_chunks(4096)
+            .map(|chunk| {
+                let mut batch = Batch::new();
+                for &local in chunk {
+                    batch.push(mix(key_of(n, classes.global(class, local))));
+                }
+                batch
+            })
+            .collect();
+        frontier.par_extend(
+            set.insert_level(batches)
+                .into_par_iter()
+                .map(|mixed| Found {
+                    mixed,
+                    board: ranker.parts(unmix(mixed)).board,
+                }),
+        );
+    }
     while !frontier.is_empty() {
         let mut next = Vec::new();
-        // A slice of the level at a time: its moves' keys wait for their
-        // shards (24 bytes each, repeated keys included), and a whole
-        // level's took the exploration's peak above the layers'.
+        // A slice of the level at a time ([`LEVEL_SLICE`]).
         for slice in frontier.chunks(LEVEL_SLICE) {
             next.extend(set.insert_level(expand_slice(ranker, (n, class), seeds, slice)?));
         }
@@ -288,7 +289,10 @@ fn close_group(
     CompactKeys::from_ranked(scratch, ranker.class_universe(n, class), n, locals)
 }
 
-/// Positions of a level expanded before their moves' keys are inserted.
+/// Keys of a level (or of a group's seeds) whose moves' keys, or whose
+/// own, are gathered by shard before they are inserted: they wait 24 (8)
+/// bytes each, repeated keys included, and a whole level's took the
+/// exploration's peak above the layers'.
 const LEVEL_SLICE: usize = 1 << 18;
 
 /// Expands `slice` (keys of group (`n`, `class`) found by the exploration's
