@@ -160,9 +160,9 @@ fn ply_cost_setting() -> Result<PlyCost, CliError> {
 }
 
 /// Environment variable that chooses how the prover answers its tests
-/// (`mixed`, the default: proof numbers on one thread, iterative deepening
-/// on the others; `pn`: proof-number search on every thread; `id`:
-/// iterative deepening alone, as before): for measuring the prover, not
+/// (`pn`, the default: proof-number search on every thread; `mixed`: proof
+/// numbers on one thread, iterative deepening on the others; `id`:
+/// iterative deepening alone): for measuring the prover, not
 /// for play; every method gives exact values.
 pub const METHOD_VAR: &str = "SOW_PROVE_METHOD";
 

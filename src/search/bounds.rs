@@ -11,8 +11,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// Entries per bucket.
-const BUCKET: usize = 4;
+use super::slab::{Bucket, Slab, BUCKET};
 
 /// What the table knows about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,108 +81,6 @@ fn work_of(data: u64) -> u8 {
     ((data >> 32) & 63) as u8
 }
 
-/// One bucket: exactly one cache line, so a probe costs one memory access.
-#[repr(C, align(64))]
-struct Bucket([[AtomicU64; 2]; BUCKET]);
-
-/// Huge pages (where the kernel offers them) for tables at least this large.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// The buckets, in zeroed memory aligned to a huge page when the table is
-/// large enough. Probes are random accesses over the whole table (the
-/// prover's hottest cost when profiled: a cache and a TLB miss each), and
-/// huge pages spare most of the TLB misses and page faults. On Linux the
-/// memory is mapped directly (fresh zero pages, advised as huge before
-/// anything touches them: the allocator's aligned path would write zeros
-/// over 4 KiB pages first); elsewhere it comes from the allocator.
-struct Slab {
-    ptr: std::ptr::NonNull<Bucket>,
-    len: usize,
-    /// What to give back: the mapping (base, length) or the allocation.
-    #[cfg(target_os = "linux")]
-    mapping: (*mut libc::c_void, usize),
-    #[cfg(not(target_os = "linux"))]
-    layout: std::alloc::Layout,
-}
-
-// SAFETY: the slab owns its buckets, which are atomics (shared safely).
-unsafe impl Send for Slab {}
-// SAFETY: as above: only `&Bucket` (atomics) is handed out.
-unsafe impl Sync for Slab {}
-
-impl Slab {
-    #[cfg(target_os = "linux")]
-    fn new(len: usize) -> Slab {
-        let size = len * std::mem::size_of::<Bucket>();
-        let map_len = size + HUGE_PAGE;
-        // SAFETY: an anonymous private mapping (zero-filled by the kernel)
-        // that this slab owns until `drop` unmaps it.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            let layout = std::alloc::Layout::from_size_align(size, HUGE_PAGE)
-                .unwrap_or(std::alloc::Layout::new::<Bucket>());
-            std::alloc::handle_alloc_error(layout)
-        }
-        let skip = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
-        // SAFETY: `skip < HUGE_PAGE`, so `[start, start + size)` lies in the
-        // mapping; the hint may fail harmlessly (no huge pages offered).
-        let start = unsafe {
-            let start = (base as *mut u8).add(skip);
-            if size >= HUGE_PAGE {
-                libc::madvise(start as *mut libc::c_void, size, libc::MADV_HUGEPAGE);
-            }
-            start as *mut Bucket
-        };
-        Slab {
-            ptr: std::ptr::NonNull::new(start).expect("mmap returned a valid address"),
-            len,
-            mapping: (base, map_len),
-        }
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn new(len: usize) -> Slab {
-        let size = len * std::mem::size_of::<Bucket>();
-        let layout = std::alloc::Layout::from_size_align(size, std::mem::align_of::<Bucket>())
-            .expect("bound table size fits the address space");
-        // SAFETY: `size > 0` (len >= 1); all-zero bytes are valid atomics.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut Bucket;
-        let Some(ptr) = std::ptr::NonNull::new(ptr) else {
-            std::alloc::handle_alloc_error(layout)
-        };
-        Slab { ptr, len, layout }
-    }
-
-    fn get(&self, i: usize) -> &Bucket {
-        assert!(i < self.len);
-        // SAFETY: in bounds, initialised (zeroed atomics), owned by self.
-        unsafe { &*self.ptr.as_ptr().add(i) }
-    }
-}
-
-impl Drop for Slab {
-    fn drop(&mut self) {
-        // SAFETY: mapped (allocated) in `new` with exactly these arguments.
-        #[cfg(target_os = "linux")]
-        unsafe {
-            libc::munmap(self.mapping.0, self.mapping.1);
-        }
-        #[cfg(not(target_os = "linux"))]
-        unsafe {
-            std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, self.layout)
-        }
-    }
-}
-
 /// The shared table of proved bounds. `Sync`: share it by reference.
 pub struct BoundTable {
     slots: Slab,
@@ -207,8 +104,7 @@ impl BoundTable {
     }
 
     fn bucket(&self, key: u64) -> &[[AtomicU64; 2]] {
-        let b = ((key as u128 * self.buckets as u128) >> 64) as usize;
-        &self.slots.get(b).0
+        &self.slots.get(super::slab::index(key, self.buckets)).0
     }
 
     /// Asks the CPU to bring `key`'s bucket into the cache: a node
@@ -332,9 +228,8 @@ mod tests {
         // 4 MiB: on Linux the slab is aligned to a huge page.
         let t = BoundTable::new(4);
         if cfg!(target_os = "linux") {
-            assert_eq!(t.slots.ptr.as_ptr() as usize % HUGE_PAGE, 0);
+            assert!(t.slots.huge_page_aligned());
         }
-        assert_eq!(std::mem::size_of::<Bucket>(), 64);
         let p = Proved {
             lo: -3,
             hi: 5,

@@ -20,6 +20,7 @@ pub fn kiothi_random_samples() -> usize {
 mod kpe_eval;
 pub mod negamax;
 pub mod prove;
+mod slab;
 pub mod threads;
 pub mod tt;
 pub mod zobrist;

@@ -35,17 +35,18 @@
 //!   `V ≥ c + 1` and `V ≥ c`, moves `c` to the fail-soft bound a test
 //!   returns, and goes one ply deeper when both tests are inconclusive. The
 //!   value is exact when `lo = hi`.
-//! - Each test is answered two ways at once ([`Method::Mixed`], the
-//!   default): one thread runs depth-first proof-number search (df-pn,
-//!   `prove/dfpn.rs`: no depth, it expands the most proving line, and a
-//!   new node's disproof number starts from its mover's mobility, so it
-//!   goes for the lines where one side runs out of moves), the other
-//!   threads iterate the deepening search below on the same test. Both
-//!   prove bounds into the same table and find each other's there; the
-//!   first to answer cancels the rest. df-pn takes a tenth of the nodes on
-//!   some tests, deepening is far faster on others (the tests next to the
-//!   value, after a first test has filled the table): together they reach
-//!   both. `Method::Deepening` and `Method::ProofNumbers` run one alone.
+//! - Each test is answered by depth-first proof-number search (df-pn,
+//!   `prove/dfpn.rs`, [`Method::ProofNumbers`], the default): no depth,
+//!   it expands the most proving line; a new node's disproof number starts
+//!   from its mover's mobility, so it goes for the lines where one side
+//!   runs out of moves, and its proof number grows with how far the
+//!   engine's evaluation falls short of its threshold. Every thread runs
+//!   it from the root over the same tables, preferring the moves no other
+//!   thread is inside. The iterative deepening search below takes over a
+//!   test df-pn leaves open (lines past its ply cap); it also runs alone
+//!   (`Method::Deepening`) or beside df-pn on the other threads
+//!   (`Method::Mixed`, the default before the evaluation entered df-pn:
+//!   df-pn now takes fewer nodes and less time on every measured case).
 //! - Both cores, inside the tree (ABDADA): every thread runs the same root
 //!   test over the shared table; a node with some depth left says it is
 //!   being searched ([`Busy`]), and a thread passes over the moves another
@@ -195,19 +196,18 @@ pub struct ProveLimits {
 pub enum Method {
     /// Iterative deepening of the tests (the module doc), alone.
     Deepening,
-    /// Proof-number search (`dfpn.rs`) for each test, every thread from
-    /// the root; iterative deepening after it only if it leaves a test
-    /// open (lines past its ply cap).
-    ProofNumbers,
-    /// The default: proof-number search on the first thread and iterative
-    /// deepening of the same test on the others, over the shared table;
-    /// the first to answer a test cancels the rest (on one thread, proof
-    /// numbers alone). Measured on the engine games' late positions
-    /// (`results/kiothi/exact.compare.md`): proof numbers answer some
-    /// tests with a tenth of the nodes (game 0), deepening others far
-    /// sooner (the tests next to the value in game 2); together they reach
-    /// both.
+    /// The default: proof-number search (`dfpn.rs`) for each test, every
+    /// thread from the root; iterative deepening after it only if it leaves
+    /// a test open (lines past its ply cap). Since new nodes' proof numbers
+    /// follow the evaluation (`dfpn.rs`, `EVAL_DOUBT`) it took fewer nodes
+    /// and less time than [`Method::Mixed`] on every late engine-game
+    /// position measured (`results/kiothi/exact.compare.md`), also on the
+    /// tests next to the value that made mixed the default before.
     #[default]
+    ProofNumbers,
+    /// Proof-number search on the first thread and iterative deepening of
+    /// the same test on the others, over the shared table; the first to
+    /// answer a test cancels the rest (on one thread, proof numbers alone).
     Mixed,
 }
 
@@ -388,7 +388,13 @@ struct Worker<'a, 'c, G: Searchable> {
     path: Vec<(u64, G)>,
     killers: Vec<[Option<G::Move>; 2]>,
     history: Vec<i32>,
-    local_nodes: u64,
+    /// Every node this worker has visited, never reset: what a subtree
+    /// cost is the difference of two readings. (A count reset at every
+    /// flush made every subtree of more than [`FLUSH`] nodes look cheap,
+    /// and the bound table gave up those proofs first.)
+    visited: u64,
+    /// How many of them the shared count has been given.
+    flushed: u64,
     aborted: bool,
     /// The best lower bound proved for each root move (in `search_moves`
     /// order) by this worker's tests started at the root: the best move
@@ -404,15 +410,18 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             path: Vec::new(),
             killers: vec![[None, None]; MAX_DEPTH as usize + 2],
             history: vec![0; 2 * HISTORY_SLOTS],
-            local_nodes: 0,
+            visited: 0,
+            flushed: 0,
             aborted: false,
             root_lo: Vec::new(),
         }
     }
 
     fn flush_nodes(&mut self) {
-        self.ctx.nodes.fetch_add(self.local_nodes, Relaxed);
-        self.local_nodes = 0;
+        self.ctx
+            .nodes
+            .fetch_add(self.visited - self.flushed, Relaxed);
+        self.flushed = self.visited;
     }
 
     /// Keeps the root moves' proved lower bounds (see `root_lo`).
@@ -424,12 +433,13 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     }
 
     fn count_node(&mut self) {
-        self.local_nodes += 1;
-        if !self.local_nodes.is_multiple_of(CHECK) {
+        self.visited += 1;
+        if !self.visited.is_multiple_of(CHECK) {
             return;
         }
-        let total = self.ctx.nodes.load(Relaxed) + self.local_nodes;
-        if self.local_nodes >= FLUSH {
+        let unflushed = self.visited - self.flushed;
+        let total = self.ctx.nodes.load(Relaxed) + unflushed;
+        if unflushed >= FLUSH {
             self.flush_nodes();
         }
         let c = self.ctx;
@@ -481,7 +491,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     }
 
     fn store(&self, key: u64, p: Proved, nodes_before: u64) {
-        let spent = self.local_nodes.saturating_sub(nodes_before).max(1);
+        let spent = (self.visited - nodes_before).max(1);
         self.ctx
             .table
             .store(key, p, 64 - spent.leading_zeros() as u8);
@@ -646,7 +656,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
                 rep: NONE_REP,
             };
         }
-        let nodes_before = self.local_nodes;
+        let nodes_before = self.visited;
         if depth == 0 {
             return match pos.is_over() {
                 true => self.game_over(pos, key, nodes_before),

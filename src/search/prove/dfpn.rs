@@ -23,6 +23,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use super::super::slab::{index, Bucket, Slab, BUCKET};
 use super::{Iv, Kid, Proved, Searchable, Worker, NONE_REP};
 
 /// Proof and disproof numbers are capped here ("infinite").
@@ -49,32 +50,42 @@ pub(super) struct Pn {
 }
 
 /// Proof and disproof numbers of tests not yet answered, by position and
-/// threshold. One entry per slot, the newest kept; the "XOR trick" of
-/// `bounds.rs` makes a torn entry read as a miss.
+/// threshold, in buckets of one cache line (`search/slab.rs`). A full
+/// bucket gives up the entry whose numbers took the fewest nodes to reach:
+/// when every store simply overwrote its slot, the numbers of large
+/// subtrees were lost to those of leaves, and df-pn expanded the subtrees
+/// again. The "XOR trick" of `bounds.rs` makes a torn entry read as a miss;
+/// the low [`WORK_BITS`] bits of the key word hold the entry's work.
 pub(super) struct PnTable {
-    slots: Box<[[AtomicU64; 2]]>,
+    slots: Slab,
+    buckets: usize,
 }
 
+/// Bits of the key word that hold an entry's work (the log2 of the nodes
+/// its numbers took); the key is checked on the other 58.
+const WORK_BITS: u32 = 6;
+const WORK_MASK: u64 = (1 << WORK_BITS) - 1;
+
 impl PnTable {
-    /// A table of about `mb` mebibytes (16 bytes an entry, a power of two).
+    /// A table of about `mb` mebibytes (16 bytes an entry, at least one
+    /// bucket).
     pub(super) fn new(mb: usize) -> PnTable {
-        let n = ((mb << 20) / 16).max(1).next_power_of_two();
+        let buckets = ((mb << 20) / std::mem::size_of::<Bucket>()).max(1);
         PnTable {
-            slots: (0..n)
-                .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-                .collect(),
+            slots: Slab::new(buckets),
+            buckets,
         }
     }
 
     fn key(key: u64, t: i32) -> u64 {
-        // A threshold changes the whole key (the high bits pick the slot).
+        // A threshold changes the whole key (the high bits pick the bucket).
         key ^ (t as i64 as u64)
             .wrapping_add(0x51)
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
-    fn slot(&self, k: u64) -> &[AtomicU64; 2] {
-        &self.slots[(k >> 32) as usize & (self.slots.len() - 1)]
+    fn bucket(&self, k: u64) -> &[[AtomicU64; 2]; BUCKET] {
+        &self.slots.get(index(k, self.buckets)).0
     }
 
     pub(super) fn prefetch(&self, key: u64, t: i32) {
@@ -82,31 +93,73 @@ impl PnTable {
         // SAFETY: prefetching is a hint; the address is in the table.
         unsafe {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let s = self.slot(Self::key(key, t));
-            _mm_prefetch::<_MM_HINT_T0>(s.as_ptr() as *const i8);
+            let b = self.bucket(Self::key(key, t));
+            _mm_prefetch::<_MM_HINT_T0>(b.as_ptr() as *const i8);
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (key, t);
+    }
+
+    /// Whether `slot` holds the test `k`, and if so its data and work.
+    fn holds(slot: &[AtomicU64; 2], k: u64) -> Option<(u64, u8)> {
+        let data = slot[1].load(Relaxed);
+        let tagged = slot[0].load(Relaxed) ^ data;
+        (data != 0 && tagged & !WORK_MASK == k & !WORK_MASK)
+            .then_some((data, (tagged & WORK_MASK) as u8))
     }
 
     /// The numbers stored for the test, if any (never 0: answers are
     /// bounds, kept in the bound table).
     pub(super) fn probe(&self, key: u64, t: i32) -> Option<(u64, u64)> {
         let k = Self::key(key, t);
-        let s = self.slot(k);
-        let data = s[1].load(Relaxed);
-        (data != 0 && s[0].load(Relaxed) ^ data == k)
-            .then(|| ((data & 0xFFFF_FFFF).max(1), (data >> 32).max(1)))
+        self.bucket(k).iter().find_map(|s| {
+            Self::holds(s, k).map(|(data, _)| ((data & 0xFFFF_FFFF).max(1), (data >> 32).max(1)))
+        })
     }
 
-    pub(super) fn store(&self, key: u64, t: i32, phi: u64, delta: u64) {
+    /// Keeps the numbers of a test that took `nodes` nodes to reach.
+    pub(super) fn store(&self, key: u64, t: i32, phi: u64, delta: u64, nodes: u64) {
         let k = Self::key(key, t);
         let data = phi.clamp(1, PN_INF) | delta.clamp(1, PN_INF) << 32;
-        let s = self.slot(k);
-        s[0].store(k ^ data, Relaxed);
-        s[1].store(data, Relaxed);
+        let work = (64 - nodes.leading_zeros()).min(WORK_MASK as u32) as u64;
+        let bucket = self.bucket(k);
+        let mut victim = 0;
+        let mut cheapest = u64::MAX;
+        for (i, slot) in bucket.iter().enumerate() {
+            if let Some((_, old)) = Self::holds(slot, k) {
+                // The same test: the newest numbers, and the larger work.
+                return write(slot, k, data, work.max(old as u64));
+            }
+            let held = slot[1].load(Relaxed);
+            let w = if held == 0 {
+                0
+            } else {
+                (slot[0].load(Relaxed) ^ held) & WORK_MASK | 1 << WORK_BITS
+            };
+            if w < cheapest {
+                cheapest = w;
+                victim = i;
+            }
+        }
+        write(&bucket[victim], k, data, work)
     }
 }
+
+fn write(slot: &[AtomicU64; 2], k: u64, data: u64, work: u64) {
+    slot[0].store((k & !WORK_MASK | work) ^ data, Relaxed);
+    slot[1].store(data, Relaxed);
+}
+
+/// How much dearer a new node's proof number is for each warrior by which
+/// the engine's evaluation (`Searchable::evaluate`) falls short of its
+/// test's threshold: a test the evaluation doubts is tried last. Only the
+/// proof number: also making the disproof dearer where the evaluation
+/// expects a pass slowed the refutations (the last test of every exact
+/// value) down by more than it sped up the rest. Measured on one thread, df-pn alone, six
+/// late engine-game positions (`results/kiothi/exact.compare.md`): 10
+/// took 14-57% fewer nodes than no evaluation; 1 or 4 did worse than none
+/// on one of them.
+const EVAL_DOUBT: u64 = 10;
 
 /// A move's numbers for the node's test: `prove` (the child's δ, what
 /// proving the node through this move costs) and `refute` (the child's φ).
@@ -167,7 +220,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
         if self.aborted || lo >= t || hi < t || ply >= PN_MAX_PLY {
             return answer(lo, hi, NONE_REP);
         }
-        let nodes_before = self.local_nodes;
+        let nodes_before = self.visited;
         let moves = pos.search_moves();
         if moves.is_empty() {
             let iv = self.game_over(pos, key, nodes_before);
@@ -194,11 +247,17 @@ impl<G: Searchable> Worker<'_, '_, G> {
                     // so that the search goes for the captures that reach
                     // them (measured with the tables of 13 warriors, three
                     // late positions: 1.8-3x faster than without the
-                    // factor; 2d+1, d/2+1 or d²+1 did less well).
+                    // factor; 2d+1, d/2+1 or d²+1 did less well). The
+                    // proof number also grows with the evaluation's doubt
+                    // ([`EVAL_DOUBT`]).
                     let (phi, delta) =
                         self.ctx.pn.probe(k.key, k.gain - t + 1).unwrap_or_else(|| {
                             let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
-                            (far, 2 * far * k.pos.mobility().max(1) as u64)
+                            let doubt = (k.gain - t + 1 - k.pos.evaluate()).max(0) as u64;
+                            (
+                                far * (1 + EVAL_DOUBT * doubt),
+                                2 * far * k.pos.mobility().max(1) as u64,
+                            )
                         });
                     Num {
                         prove: delta,
@@ -312,7 +371,8 @@ impl<G: Searchable> Worker<'_, '_, G> {
             rep = NONE_REP;
         }
         if lo < t && t <= hi {
-            self.ctx.pn.store(key, t, phi, delta);
+            let nodes = self.visited - nodes_before;
+            self.ctx.pn.store(key, t, phi, delta, nodes);
         }
         let mut out = answer(lo, hi, rep);
         if lo < t && t <= hi {
@@ -329,15 +389,37 @@ mod tests {
 
     #[test]
     fn numbers_round_trip_by_position_and_threshold() {
+        // Keys that differ above the work bits, as positions' hashes do.
+        const A: u64 = 42 << WORK_BITS;
+        const B: u64 = 43 << WORK_BITS;
         let t = PnTable::new(1);
-        assert_eq!(t.probe(42, 3), None);
-        t.store(42, 3, 7, 1 << 40);
+        assert_eq!(t.probe(A, 3), None);
+        t.store(A, 3, 7, 1 << 40, 1);
         // Capped at "infinite", and another threshold is another test.
-        assert_eq!(t.probe(42, 3), Some((7, PN_INF)));
-        assert_eq!(t.probe(42, 4), None);
-        assert_eq!(t.probe(43, 3), None);
+        assert_eq!(t.probe(A, 3), Some((7, PN_INF)));
+        assert_eq!(t.probe(A, 4), None);
+        assert_eq!(t.probe(B, 3), None);
         // Never 0: an answer is a bound, not a number.
-        t.store(42, 3, 0, 0);
-        assert_eq!(t.probe(42, 3), Some((1, 1)));
+        t.store(A, 3, 0, 0, 1);
+        assert_eq!(t.probe(A, 3), Some((1, 1)));
+    }
+
+    #[test]
+    fn a_full_bucket_keeps_the_numbers_that_took_most_nodes() {
+        // One bucket: every test lands in it.
+        let t = PnTable::new(0);
+        let key = |k: u64| k << WORK_BITS;
+        for k in 1..=4u64 {
+            t.store(key(k), 0, 5, 6, 1 << (10 + k));
+        }
+        t.store(key(99), 0, 7, 8, 1);
+        assert_eq!(t.probe(key(1), 0), None, "the cheapest entry is the victim");
+        assert_eq!(t.probe(key(2), 0), Some((5, 6)));
+        assert_eq!(t.probe(key(99), 0), Some((7, 8)));
+        // Storing a test again updates it in place, keeping its work.
+        t.store(key(4), 0, 9, 9, 1);
+        t.store(key(100), 0, 1, 1, 1);
+        assert_eq!(t.probe(key(4), 0), Some((9, 9)));
+        assert_eq!(t.probe(key(99), 0), None);
     }
 }
