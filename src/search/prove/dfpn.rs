@@ -154,11 +154,11 @@ fn write(slot: &[AtomicU64; 2], k: u64, data: u64, work: u64) {
 /// the engine's evaluation (`Searchable::evaluate`) falls short of its
 /// test's threshold: a test the evaluation doubts is tried last. Only the
 /// proof number: also making the disproof dearer where the evaluation
-/// expects a pass slowed the refutations (the last test of every exact
-/// value) down by more than it sped up the rest. Measured on one thread, df-pn alone, six
-/// late engine-game positions (`results/kiothi/exact.compare.md`): 10
-/// took 14-57% fewer nodes than no evaluation; 1 or 4 did worse than none
-/// on one of them.
+/// expects a pass sped up the proofs but slowed the refutations (the last
+/// test of every exact value) by more. Measured on one thread, df-pn
+/// alone, six late engine-game positions (`results/kiothi/exact.compare.md`):
+/// tenfold took 14-57% fewer nodes than no evaluation; a hundredfold did
+/// about as well, onefold worse than none (game 3, 18 plies before the end).
 const EVAL_DOUBT: u64 = 10;
 
 /// A move's numbers for the node's test: `prove` (the child's δ, what
