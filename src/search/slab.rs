@@ -99,7 +99,7 @@ impl Slab {
     /// Whether the buckets start on a huge page boundary.
     #[cfg(test)]
     pub(super) fn huge_page_aligned(&self) -> bool {
-        self.ptr.as_ptr() as usize % HUGE_PAGE == 0
+        (self.ptr.as_ptr() as usize).is_multiple_of(HUGE_PAGE)
     }
 
     pub(super) fn get(&self, i: usize) -> &Bucket {
