@@ -9,9 +9,9 @@
 //! A lost update (two threads storing the same key at once) only loses
 //! knowledge; every interval ever stored is sound on its own.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-use super::slab::{Bucket, Slab, BUCKET};
+use super::slab::{victim, Entry, Slab};
 
 /// What the table knows about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,27 +84,20 @@ fn work_of(data: u64) -> u8 {
 /// The shared table of proved bounds. `Sync`: share it by reference.
 pub struct BoundTable {
     slots: Slab,
-    buckets: usize,
 }
 
 impl BoundTable {
     /// A table of about `mb` mebibytes (16 bytes an entry, at least one bucket).
     pub fn new(mb: usize) -> Self {
         // One 10-bit field per bound (see `pack`): no board exceeds LIMIT.
-        let buckets = ((mb << 20) / (16 * BUCKET)).max(1);
         BoundTable {
-            slots: Slab::new(buckets),
-            buckets,
+            slots: Slab::of_mebibytes(mb),
         }
     }
 
     /// The table's size in bytes.
     pub fn bytes(&self) -> usize {
-        self.buckets * std::mem::size_of::<Bucket>()
-    }
-
-    fn bucket(&self, key: u64) -> &[[AtomicU64; 2]] {
-        &self.slots.get(super::slab::index(key, self.buckets)).0
+        self.slots.bytes()
     }
 
     /// Asks the CPU to bring `key`'s bucket into the cache: a node
@@ -112,19 +105,12 @@ impl BoundTable {
     /// overlap instead of following one another.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching is a hint; the address is in the table anyway.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.bucket(key).as_ptr() as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        self.slots.prefetch(key)
     }
 
     /// The bounds stored for exactly `key`, if any.
     pub fn probe(&self, key: u64) -> Option<Proved> {
-        self.bucket(key).iter().find_map(|slot| {
+        self.slots.bucket(key).iter().find_map(|slot| {
             let data = slot[1].load(Relaxed);
             (data != 0 && slot[0].load(Relaxed) ^ data == key).then(|| unpack(data))
         })
@@ -134,19 +120,10 @@ impl BoundTable {
     /// intersection with `p`. `work` (the log2 of the nodes the proof took)
     /// decides which entry of a full bucket is replaced: the cheapest to redo.
     pub fn store(&self, key: u64, p: Proved, work: u8) {
-        let bucket = self.bucket(key);
-        let mut victim = 0;
-        let mut cheapest = u16::MAX;
-        for (i, slot) in bucket.iter().enumerate() {
+        let bucket = self.slots.bucket(key);
+        for slot in bucket {
             let data = slot[1].load(Relaxed);
-            if data == 0 {
-                if cheapest > 0 {
-                    victim = i;
-                    cheapest = 0;
-                }
-                continue;
-            }
-            if slot[0].load(Relaxed) ^ data == key {
+            if data != 0 && slot[0].load(Relaxed) ^ data == key {
                 let old = unpack(data);
                 let merged = Proved {
                     lo: p.lo.max(old.lo),
@@ -160,17 +137,13 @@ impl BoundTable {
                 write(slot, key, pack(&merged, work.max(work_of(data))));
                 return;
             }
-            let w = work_of(data) as u16 + 1;
-            if w < cheapest {
-                cheapest = w;
-                victim = i;
-            }
         }
+        let victim = victim(bucket, |e| work_of(e[1].load(Relaxed)));
         write(&bucket[victim], key, pack(&p, work));
     }
 }
 
-fn write(slot: &[AtomicU64; 2], key: u64, data: u64) {
+fn write(slot: &Entry, key: u64, data: u64) {
     slot[0].store(key ^ data, Relaxed);
     slot[1].store(data, Relaxed);
 }

@@ -3,21 +3,42 @@
 //! "XOR trick": `key ^ data` and `data`), in zeroed memory that is aligned
 //! to a huge page when the table is large enough.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Entries per bucket.
 pub(super) const BUCKET: usize = 4;
 
+/// One entry: `key ^ data` (or a variant of it) and `data`, 0 when empty.
+pub(super) type Entry = [AtomicU64; 2];
+
 /// The bucket of `key` among `buckets`: the key's high bits, scaled (any
 /// count of buckets, not only powers of two).
 #[inline]
-pub(super) fn index(key: u64, buckets: usize) -> usize {
+fn index(key: u64, buckets: usize) -> usize {
     ((key as u128 * buckets as u128) >> 64) as usize
+}
+
+/// The entry of a bucket that a new key replaces: the first empty one,
+/// else the first of least `work` (what redoing the entry would cost).
+pub(super) fn victim(bucket: &[Entry; BUCKET], work: impl Fn(&Entry) -> u8) -> usize {
+    let mut victim = 0;
+    let mut cheapest = u8::MAX as u16 + 1;
+    for (i, entry) in bucket.iter().enumerate() {
+        if entry[1].load(Relaxed) == 0 {
+            return i;
+        }
+        let w = work(entry) as u16;
+        if w < cheapest {
+            cheapest = w;
+            victim = i;
+        }
+    }
+    victim
 }
 
 /// One bucket: exactly one cache line, so a probe costs one memory access.
 #[repr(C, align(64))]
-pub(super) struct Bucket(pub(super) [[AtomicU64; 2]; BUCKET]);
+struct Bucket([Entry; BUCKET]);
 
 /// Huge pages (where the kernel offers them) for tables at least this large.
 const HUGE_PAGE: usize = 2 << 20;
@@ -45,8 +66,13 @@ unsafe impl Send for Slab {}
 unsafe impl Sync for Slab {}
 
 impl Slab {
+    /// Buckets in about `mb` mebibytes, at least one.
+    pub(super) fn of_mebibytes(mb: usize) -> Slab {
+        Slab::new(((mb << 20) / std::mem::size_of::<Bucket>()).max(1))
+    }
+
     #[cfg(target_os = "linux")]
-    pub(super) fn new(len: usize) -> Slab {
+    fn new(len: usize) -> Slab {
         let size = len * std::mem::size_of::<Bucket>();
         let map_len = size + HUGE_PAGE;
         // SAFETY: an anonymous private mapping (zero-filled by the kernel)
@@ -84,7 +110,7 @@ impl Slab {
     }
 
     #[cfg(not(target_os = "linux"))]
-    pub(super) fn new(len: usize) -> Slab {
+    fn new(len: usize) -> Slab {
         let size = len * std::mem::size_of::<Bucket>();
         let layout = std::alloc::Layout::from_size_align(size, std::mem::align_of::<Bucket>())
             .expect("bound table size fits the address space");
@@ -102,10 +128,32 @@ impl Slab {
         (self.ptr.as_ptr() as usize).is_multiple_of(HUGE_PAGE)
     }
 
-    pub(super) fn get(&self, i: usize) -> &Bucket {
-        assert!(i < self.len);
-        // SAFETY: in bounds, initialised (zeroed atomics), owned by self.
-        unsafe { &*self.ptr.as_ptr().add(i) }
+    /// The size of the buckets in bytes.
+    pub(super) fn bytes(&self) -> usize {
+        self.len * std::mem::size_of::<Bucket>()
+    }
+
+    /// The bucket that holds `key`.
+    pub(super) fn bucket(&self, key: u64) -> &[Entry; BUCKET] {
+        let i = index(key, self.len);
+        // SAFETY: `index` < len: in bounds, initialised (zeroed atomics),
+        // owned by self.
+        unsafe { &(*self.ptr.as_ptr().add(i)).0 }
+    }
+
+    /// Asks the CPU to bring `key`'s bucket into the cache: a node
+    /// prefetches every child's bucket before probing them, so the misses
+    /// overlap instead of following one another.
+    #[inline]
+    pub(super) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: prefetching is a hint; the address is in the slab anyway.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.bucket(key).as_ptr() as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 }
 
@@ -130,14 +178,26 @@ mod tests {
     #[test]
     fn a_bucket_is_one_cache_line_and_large_slabs_sit_on_huge_pages() {
         assert_eq!(std::mem::size_of::<Bucket>(), 64);
-        let s = Slab::new((4 << 20) / 64);
+        let s = Slab::of_mebibytes(4);
+        assert_eq!(s.bytes(), 4 << 20);
         if cfg!(target_os = "linux") {
             assert!(s.huge_page_aligned());
         }
-        assert_eq!(
-            s.get(0).0[0][1].load(std::sync::atomic::Ordering::Relaxed),
-            0
-        );
+        assert_eq!(s.bucket(u64::MAX)[BUCKET - 1][1].load(Relaxed), 0);
+    }
+
+    #[test]
+    fn the_victim_is_the_first_empty_entry_else_the_cheapest() {
+        let bucket: [Entry; BUCKET] = Default::default();
+        let fill = |i: usize, work: u64| bucket[i][1].store(work << 8 | 1, Relaxed);
+        let work = |e: &Entry| (e[1].load(Relaxed) >> 8) as u8;
+        assert_eq!(victim(&bucket, work), 0);
+        fill(0, 5);
+        fill(1, 3);
+        assert_eq!(victim(&bucket, work), 2);
+        fill(2, 3);
+        fill(3, 9);
+        assert_eq!(victim(&bucket, work), 1, "the first of least work");
     }
 
     #[test]

@@ -21,9 +21,9 @@
 //! repetition of a position above the node stay in the caller's frame and
 //! are not stored (the graph-history convention of the module doc).
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-use super::super::slab::{index, Bucket, Slab, BUCKET};
+use super::super::slab::{victim, Entry, Slab};
 use super::{Iv, Kid, Proved, Searchable, Worker, NONE_REP};
 
 /// Proof and disproof numbers are capped here ("infinite").
@@ -58,7 +58,6 @@ pub(super) struct Pn {
 /// the low [`WORK_BITS`] bits of the key word hold the entry's work.
 pub(super) struct PnTable {
     slots: Slab,
-    buckets: usize,
 }
 
 /// Bits of the key word that hold an entry's work (the log2 of the nodes
@@ -70,10 +69,8 @@ impl PnTable {
     /// A table of about `mb` mebibytes (16 bytes an entry, at least one
     /// bucket).
     pub(super) fn new(mb: usize) -> PnTable {
-        let buckets = ((mb << 20) / std::mem::size_of::<Bucket>()).max(1);
         PnTable {
-            slots: Slab::new(buckets),
-            buckets,
+            slots: Slab::of_mebibytes(mb),
         }
     }
 
@@ -84,24 +81,12 @@ impl PnTable {
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
-    fn bucket(&self, k: u64) -> &[[AtomicU64; 2]; BUCKET] {
-        &self.slots.get(index(k, self.buckets)).0
-    }
-
     pub(super) fn prefetch(&self, key: u64, t: i32) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching is a hint; the address is in the table.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let b = self.bucket(Self::key(key, t));
-            _mm_prefetch::<_MM_HINT_T0>(b.as_ptr() as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (key, t);
+        self.slots.prefetch(Self::key(key, t))
     }
 
     /// Whether `slot` holds the test `k`, and if so its data and work.
-    fn holds(slot: &[AtomicU64; 2], k: u64) -> Option<(u64, u8)> {
+    fn holds(slot: &Entry, k: u64) -> Option<(u64, u8)> {
         let data = slot[1].load(Relaxed);
         let tagged = slot[0].load(Relaxed) ^ data;
         (data != 0 && tagged & !WORK_MASK == k & !WORK_MASK)
@@ -112,7 +97,7 @@ impl PnTable {
     /// bounds, kept in the bound table).
     pub(super) fn probe(&self, key: u64, t: i32) -> Option<(u64, u64)> {
         let k = Self::key(key, t);
-        self.bucket(k).iter().find_map(|s| {
+        self.slots.bucket(k).iter().find_map(|s| {
             Self::holds(s, k).map(|(data, _)| ((data & 0xFFFF_FFFF).max(1), (data >> 32).max(1)))
         })
     }
@@ -122,30 +107,22 @@ impl PnTable {
         let k = Self::key(key, t);
         let data = phi.clamp(1, PN_INF) | delta.clamp(1, PN_INF) << 32;
         let work = (64 - nodes.leading_zeros()).min(WORK_MASK as u32) as u64;
-        let bucket = self.bucket(k);
-        let mut victim = 0;
-        let mut cheapest = u64::MAX;
-        for (i, slot) in bucket.iter().enumerate() {
-            if let Some((_, old)) = Self::holds(slot, k) {
-                // The same test: the newest numbers, and the larger work.
-                return write(slot, k, data, work.max(old as u64));
-            }
-            let held = slot[1].load(Relaxed);
-            let w = if held == 0 {
-                0
-            } else {
-                (slot[0].load(Relaxed) ^ held) & WORK_MASK | 1 << WORK_BITS
-            };
-            if w < cheapest {
-                cheapest = w;
-                victim = i;
-            }
+        let bucket = self.slots.bucket(k);
+        if let Some((slot, old)) = bucket
+            .iter()
+            .find_map(|s| Self::holds(s, k).map(|(_, w)| (s, w)))
+        {
+            // The same test: the newest numbers, and the larger work.
+            return write(slot, k, data, work.max(old as u64));
         }
+        let victim = victim(bucket, |e| {
+            ((e[0].load(Relaxed) ^ e[1].load(Relaxed)) & WORK_MASK) as u8
+        });
         write(&bucket[victim], k, data, work)
     }
 }
 
-fn write(slot: &[AtomicU64; 2], k: u64, data: u64, work: u64) {
+fn write(slot: &Entry, k: u64, data: u64, work: u64) {
     slot[0].store((k & !WORK_MASK | work) ^ data, Relaxed);
     slot[1].store(data, Relaxed);
 }
@@ -250,15 +227,16 @@ impl<G: Searchable> Worker<'_, '_, G> {
                     // factor; 2d+1, d/2+1 or d²+1 did less well). The
                     // proof number also grows with the evaluation's doubt
                     // ([`EVAL_DOUBT`]).
-                    let (phi, delta) =
-                        self.ctx.pn.probe(k.key, k.gain - t + 1).unwrap_or_else(|| {
-                            let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
-                            let doubt = (k.gain - t + 1 - k.pos.evaluate()).max(0) as u64;
-                            (
-                                far * (1 + EVAL_DOUBT * doubt),
-                                2 * far * k.pos.mobility().max(1) as u64,
-                            )
-                        });
+                    // The child's test: `V(child) ≥ child_t`.
+                    let child_t = k.gain - t + 1;
+                    let (phi, delta) = self.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
+                        let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
+                        let doubt = (child_t - k.pos.evaluate()).max(0) as u64;
+                        (
+                            far * (1 + EVAL_DOUBT * doubt),
+                            2 * far * k.pos.mobility().max(1) as u64,
+                        )
+                    });
                     Num {
                         prove: delta,
                         refute: phi,
