@@ -200,6 +200,8 @@ if [ "$COMPARE" = 1 ]; then
         echo "  or without, load 5): not kept. Profile at game 0, 20 plies before the end (\`perf record -g\`): no"
         echo "  hot spot, move generation 13%, building the children 12%, the test 12%, table probes 10%,"
         echo "  allocation ~7%."
+        echo
+        echo "Measurements run by hand (other methods, switches since removed): [exact.experiments.md](exact.experiments.md)."
     } > "$tmp/compare.md"
     mv "$tmp/compare.json" "$OUT/kiothi/exact.compare.json"
     mv "$tmp/compare.md" "$OUT/kiothi/exact.compare.md"
