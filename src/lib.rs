@@ -10,6 +10,7 @@ pub mod games;
 pub mod interrupt;
 pub mod limits;
 pub mod perft;
+pub mod prefetch;
 pub mod progress;
 pub mod record;
 pub mod report;

@@ -18,6 +18,12 @@ fn index(key: u64, buckets: usize) -> usize {
     ((key as u128 * buckets as u128) >> 64) as usize
 }
 
+/// What redoing an entry would cost, as both tables keep it in 6 bits: the
+/// bit length of the nodes that computed it (0 to 63).
+pub(super) fn work(nodes: u64) -> u8 {
+    (64 - nodes.leading_zeros()).min(63) as u8
+}
+
 /// The entry of a bucket that a new key replaces: the first empty one,
 /// else the first of least `work` (what redoing the entry would cost).
 pub(super) fn victim(bucket: &[Entry; BUCKET], work: impl Fn(&Entry) -> u8) -> usize {
@@ -146,14 +152,7 @@ impl Slab {
     /// overlap instead of following one another.
     #[inline]
     pub(super) fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching is a hint; the address is in the slab anyway.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.bucket(key).as_ptr() as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::prefetch::prefetch(self.bucket(key))
     }
 }
 
@@ -184,6 +183,15 @@ mod tests {
             assert!(s.huge_page_aligned());
         }
         assert_eq!(s.bucket(u64::MAX)[BUCKET - 1][1].load(Relaxed), 0);
+    }
+
+    #[test]
+    fn work_is_the_bit_length_of_the_nodes_within_six_bits() {
+        assert_eq!(work(0), 0);
+        assert_eq!(work(1), 1);
+        assert_eq!(work(1023), 10);
+        assert_eq!(work(1024), 11);
+        assert_eq!(work(u64::MAX), 63);
     }
 
     #[test]

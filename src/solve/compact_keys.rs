@@ -319,7 +319,7 @@ impl CompactKeys {
     #[inline]
     pub fn prefetch_bucket(&self, u: u64) {
         if let Some(d) = self.dir.get((u >> self.shift) as usize) {
-            super::retrograde::prefetch(d);
+            crate::prefetch::prefetch(d);
         }
     }
 
@@ -328,7 +328,7 @@ impl CompactKeys {
     pub fn prefetch_field(&self, j: u64) {
         let at = (j as usize * self.shift as usize) / 8;
         if let Some(b) = self.fields.get(at) {
-            super::retrograde::prefetch(b);
+            crate::prefetch::prefetch(b);
         }
     }
 

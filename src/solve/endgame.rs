@@ -12,7 +12,8 @@ use super::index::BoardIndex;
 use crate::progress::Progress;
 
 use super::atomics::atomic_u32s;
-use super::retrograde::{pack_state, prefetch, LayerState, NO_EXIT};
+use super::retrograde::{pack_state, LayerState, NO_EXIT};
+use crate::prefetch::prefetch;
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::{Game, Side};

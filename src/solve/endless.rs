@@ -21,7 +21,8 @@
 use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
-use super::retrograde::{for_each_move_into, prefetch};
+use super::retrograde::for_each_move_into;
+use crate::prefetch::prefetch;
 
 /// "Can end" for every position of group `g` (keys `keys`, values
 /// `values`) of a locked region, from `seeds`: the positions whose value a

@@ -7,7 +7,7 @@
 //! exploration samples on its probes' loads; with this set kpe:4x5's
 //! exploration took 7-9% less time (results/BENCHMARKS.md, 2026-12-03).
 
-use super::retrograde::prefetch;
+use crate::prefetch::prefetch;
 
 /// The slot value of an empty slot; the key 0 is kept apart ([`KeySet::zero`]).
 const EMPTY: u64 = 0;

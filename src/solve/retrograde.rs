@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::bits::Bits;
+use crate::prefetch::prefetch;
 
 /// Value of a position not yet determined.
 pub const UNKNOWN: i8 = i8::MIN;
@@ -104,19 +105,6 @@ pub(super) fn for_each_move_into<P>(
             }
         }
     });
-}
-
-/// Asks the CPU to bring `x`'s cache line in ahead of its use.
-#[inline]
-pub(super) fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; any address is allowed.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// The working state of one layer.

@@ -23,7 +23,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::super::slab::{victim, Entry, Slab};
+use super::super::slab::{victim, work, Entry, Slab};
 use super::{Iv, Kid, Proved, Searchable, Worker, NONE_REP};
 
 /// Proof and disproof numbers are capped here ("infinite").
@@ -106,7 +106,7 @@ impl PnTable {
     pub(super) fn store(&self, key: u64, t: i32, phi: u64, delta: u64, nodes: u64) {
         let k = Self::key(key, t);
         let data = phi.clamp(1, PN_INF) | delta.clamp(1, PN_INF) << 32;
-        let work = (64 - nodes.leading_zeros()).min(WORK_MASK as u32) as u64;
+        let work = work(nodes) as u64;
         let bucket = self.slots.bucket(k);
         if let Some((slot, old)) = bucket
             .iter()
@@ -133,7 +133,7 @@ fn write(slot: &Entry, k: u64, data: u64, work: u64) {
 /// proof number: also making the disproof dearer where the evaluation
 /// expects a pass sped up the proofs but slowed the refutations (the last
 /// test of every exact value) by more. Measured on one thread, df-pn
-/// alone, six late engine-game positions (`results/kiothi/exact.compare.md`):
+/// alone, six late engine-game positions (`results/kiothi/exact.experiments.md`):
 /// tenfold took 14-57% fewer nodes than no evaluation; a hundredfold did
 /// about as well, onefold worse than none (game 3, 18 plies before the end).
 const EVAL_DOUBT: u64 = 10;
