@@ -39,8 +39,9 @@
 //!   `prove/dfpn.rs`, [`Method::ProofNumbers`], the default): no depth,
 //!   it expands the most proving line; a new node's disproof number starts
 //!   from its mover's mobility, so it goes for the lines where one side
-//!   runs out of moves, and its proof number grows with how far the
-//!   engine's evaluation falls short of its threshold. Every thread runs
+//!   runs out of moves; its proof number grows with how far the engine's
+//!   evaluation falls short of its threshold, its disproof number with how
+//!   far the evaluation passes it beyond a margin. Every thread runs
 //!   it from the root over the same tables, preferring the moves no other
 //!   thread is inside. The iterative deepening search below takes over a
 //!   test df-pn leaves open (lines past its ply cap); it also runs alone
