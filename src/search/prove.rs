@@ -93,9 +93,9 @@ use std::time::Instant;
 mod dfpn;
 
 use super::bounds::{BoundTable, Open, Proved};
-use super::slab::work;
 use super::exact_values::{ExactValues, NoTables};
 use super::negamax::Limits;
+use super::slab::work;
 use super::threads::search_with;
 use super::tt::TranspositionTable;
 use super::{Searchable, HISTORY_SLOTS};

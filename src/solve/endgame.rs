@@ -13,9 +13,9 @@ use crate::progress::Progress;
 
 use super::atomics::atomic_u32s;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
-use crate::prefetch::prefetch;
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::prefetch::prefetch;
 use crate::{Game, Side};
 
 /// Positions handled per parallel task when scanning a layer.
