@@ -147,9 +147,8 @@ impl Slab {
         unsafe { &(*self.ptr.as_ptr().add(i)).0 }
     }
 
-    /// Asks the CPU to bring `key`'s bucket into the cache: a node
-    /// prefetches every child's bucket before probing them, so the misses
-    /// overlap instead of following one another.
+    /// Asks the CPU to bring `key`'s bucket into the cache (why: the
+    /// tables' own `prefetch`, e.g. `BoundTable::prefetch`).
     #[inline]
     pub(super) fn prefetch(&self, key: u64) {
         crate::prefetch::prefetch(self.bucket(key))

@@ -89,8 +89,7 @@ impl PnTable {
     fn holds(slot: &Entry, k: u64) -> Option<(u64, u8)> {
         let data = slot[1].load(Relaxed);
         let tagged = slot[0].load(Relaxed) ^ data;
-        (data != 0 && tagged & !WORK_MASK == k & !WORK_MASK)
-            .then_some((data, (tagged & WORK_MASK) as u8))
+        (data != 0 && tagged & !WORK_MASK == k & !WORK_MASK).then_some((data, work_of(tagged)))
     }
 
     /// The numbers stored for the test, if any (never 0: answers are
@@ -115,11 +114,14 @@ impl PnTable {
             // The same test: the newest numbers, and the larger work.
             return write(slot, k, data, work.max(old as u64));
         }
-        let victim = victim(bucket, |e| {
-            ((e[0].load(Relaxed) ^ e[1].load(Relaxed)) & WORK_MASK) as u8
-        });
+        let victim = victim(bucket, |e| work_of(e[0].load(Relaxed) ^ e[1].load(Relaxed)));
         write(&bucket[victim], k, data, work)
     }
+}
+
+/// The work an entry holds, from its key word with the data XORed out.
+fn work_of(tagged: u64) -> u8 {
+    (tagged & WORK_MASK) as u8
 }
 
 fn write(slot: &Entry, k: u64, data: u64, work: u64) {
