@@ -149,11 +149,25 @@ const EVAL_DOUBT: u64 = 10;
 /// (61.3, 40.5, 36.5, 33.2, 40.0 M).
 const EVAL_SURE_MARGIN: i32 = 8;
 
+/// What refuting a new node's test is expected to cost, for its number of
+/// moves `m` (`Searchable::mobility`): a quarter of `m²` (rounded up), plus one. Refuting
+/// takes every move, and a position with many moves also offers more ways
+/// out below each of them, so the cost grows faster than the count. One
+/// thread, eleven late engine-game positions (`results/kiothi/
+/// exact.experiments.md`): 11-22% fewer nodes than `m` on every one (game 3
+/// at 20 plies 28.9 M against 32.5 M); `m²/2`, `m²/8`, `m²`, `m³/16`,
+/// `m + 4`, `min(m, 8)` and `√m` did less well on the first six.
+fn refutation_weight(moves: u32) -> u64 {
+    let m = moves.max(1) as u64;
+    (m * m).div_ceil(4) + 1
+}
+
 /// A new node's proof and disproof numbers for the test `V(pos) ≥ t`.
 ///
-/// Proving takes one move, refuting every move, each counted twice
-/// (measured on late engine-game positions: half the nodes of 1 and 1,
-/// fewer than once or four times); both times one more for each warrior
+/// Proving takes one move, refuting every move ([`refutation_weight`]),
+/// counted twice (measured with the weight `m` on late engine-game
+/// positions: half the nodes of 1 and 1, fewer than once or four times);
+/// both times one more for each warrior
 /// above the endgame tables (`far`), so that the search goes for the
 /// captures that reach them (measured with the tables of 13 warriors,
 /// three late positions: 1.8-3x faster than without the factor; 2d+1, d/2+1
@@ -165,7 +179,7 @@ fn first_numbers<G: Searchable>(pos: &G, t: i32, far: u64) -> (u64, u64) {
     let sure = (e - t - EVAL_SURE_MARGIN).max(0) as u64;
     (
         far * (1 + EVAL_DOUBT * doubt),
-        2 * far * pos.mobility().max(1) as u64 * (1 + EVAL_DOUBT * sure),
+        2 * far * refutation_weight(pos.mobility()) * (1 + EVAL_DOUBT * sure),
     )
 }
 
@@ -404,7 +418,7 @@ mod tests {
         let pos: KiothiPosition = "kiothi 0,1,0,10,1,0,0,2,2,4,3,1,1,0,2,1,4,0,2,0 S play 11 15"
             .parse()
             .unwrap();
-        let (e, m) = (pos.evaluate(), pos.mobility().max(1) as u64);
+        let (e, m) = (pos.evaluate(), refutation_weight(pos.mobility()));
         // At the evaluation itself: neither doubted nor sure.
         assert_eq!(first_numbers(&pos, e, 3), (3, 6 * m));
         // Above it the proof number grows, the disproof number stays.
@@ -413,6 +427,13 @@ mod tests {
         assert_eq!(first_numbers(&pos, e - EVAL_SURE_MARGIN, 1), (1, 2 * m));
         let past = first_numbers(&pos, e - EVAL_SURE_MARGIN - 3, 1);
         assert_eq!(past, (1, 2 * m * (1 + 3 * EVAL_DOUBT)));
+    }
+
+    #[test]
+    fn refuting_weighs_a_quarter_of_the_square_of_the_moves_plus_one() {
+        let weights: Vec<u64> = (0..=6).map(refutation_weight).collect();
+        // No move counts as one (a finished game never gets here).
+        assert_eq!(weights, [2, 2, 2, 4, 5, 8, 10]);
     }
 
     #[test]
