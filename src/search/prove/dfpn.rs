@@ -154,9 +154,9 @@ const EVAL_SURE_MARGIN: i32 = 8;
 /// takes every move, and a position with many moves also offers more ways
 /// out below each of them, so the cost grows faster than the count. One
 /// thread, eleven late engine-game positions (`results/kiothi/
-/// exact.experiments.md`): 11-22% fewer nodes than `m` on every one (game 3
+/// exact.experiments.md`): 2-22% fewer nodes than `m` on every one (game 3
 /// at 20 plies 28.9 M against 32.5 M); `m²/2`, `m²/8`, `m²`, `m³/16`,
-/// `m + 4`, `min(m, 8)` and `√m` did less well on the first six.
+/// `m + 4`, `min(m, 8)` and `√m` took more on the first six together.
 fn refutation_weight(moves: u32) -> u64 {
     let m = moves.max(1) as u64;
     (m * m).div_ceil(4) + 1
