@@ -14,6 +14,12 @@ use rayon::prelude::*;
 
 use crate::game::Game;
 
+/// The deepest walk `sow perft` takes: the walk recurses once a move, and a
+/// line of Kpé can go on for ever (RULES §0), so a depth of 10⁵ overflowed
+/// the stack at once. Far beyond any count anyone walks (RULES §4 lists
+/// depths up to a dozen); the estimate refuses such walks anyway.
+pub const MAX_DEPTH: u32 = 1000;
+
 /// Sequential perft. The last ply is counted without being expanded
 /// (a game may still have to play those moves to know they are legal).
 pub fn perft<G: Game>(pos: &G, depth: u32) -> u64 {
@@ -254,18 +260,30 @@ pub fn estimate<G: Game>(pos: &G, depth: u32, probes: u32, seed: u64) -> f64 {
     sum / probes.max(1) as f64
 }
 
-/// One random line: the work under `pos` as if every sibling were alike.
+/// One random line: the work under `pos` as if every sibling were alike,
+/// `b₁·(1 + b₂·(1 + …))` over the branching factors `bᵢ` met. A loop, not
+/// a recursion: a refused walk may be thousands of moves deep.
 fn probe<G: Game>(pos: &G, depth: u32, state: &mut u64) -> f64 {
-    if depth == 0 || (depth >= 2 && pos.perft_by_formula(depth).is_some()) {
-        return 1.0;
+    let mut branchings = Vec::new();
+    let mut leaf = 1.0;
+    let mut pos = pos.clone();
+    for left in (1..=depth).rev() {
+        if left >= 2 && pos.perft_by_formula(left).is_some() {
+            break;
+        }
+        let branching = pos.move_count();
+        if left == 1 || branching == 0 {
+            leaf = branching.max(1) as f64;
+            break;
+        }
+        branchings.push(branching as f64);
+        let pick = crate::rng::splitmix64(state) % branching;
+        pos = pos.nth_child(pick).expect("index below the move count");
     }
-    let branching = pos.move_count();
-    if depth == 1 || branching == 0 {
-        return branching.max(1) as f64;
-    }
-    let pick = crate::rng::splitmix64(state) % branching;
-    let child = pos.nth_child(pick).expect("index below the move count");
-    branching as f64 * (1.0 + probe(&child, depth - 1, state))
+    branchings
+        .iter()
+        .rev()
+        .fold(leaf, |under, b| b * (1.0 + under))
 }
 
 #[cfg(test)]
@@ -304,6 +322,18 @@ mod tests {
         assert_eq!(c.split.len(), 15);
         assert_eq!(estimate(&start, 2, 4, 1), 1.0);
         assert!(estimate(&start, 3, 16, 1) > 1e16);
+    }
+
+    #[test]
+    fn a_line_thousands_of_moves_deep_is_estimated_without_recursion() {
+        // Some random Kpé lines cycle for tens of thousands of moves: the
+        // recursive estimate overflowed the stack at depth 50,000 (`sow
+        // perft kpe 50000`, which samples these 64 lines).
+        let start = parse_position("kpe").unwrap();
+        let guess = estimate(&start, 100_000, 64, 1);
+        assert!(guess > 1e100, "{guess}");
+        assert_eq!(estimate(&start, 0, 4, 1), 1.0);
+        assert_eq!(estimate(&start, 1, 4, 1), 4.0);
     }
 
     #[test]

@@ -231,6 +231,7 @@ fn malformed_inputs_name_the_field() {
         (&["apply", "kpe", "9"], "move", "illegal_move"),
         (&["perft", "kpe", "abc"], "depth", "usage"),
         (&["perft", "kpe"], "depth", "usage"),
+        (&["perft", "kpe", "99999"], "depth", "usage"),
         (&["--threads", "0", "perft", "kpe", "1"], "threads", "usage"),
     ];
     for (args, field, kind) in cases {

@@ -59,6 +59,24 @@ pub fn depth(text: &str) -> Result<u32, CliError> {
     u32::try_from(n).map_err(|_| CliError::usage("depth", format!("--depth {n} is too deep")))
 }
 
+/// perft's `DEPTH`: a whole number up to [`crate::perft::MAX_DEPTH`].
+pub fn perft_depth(text: &str) -> Result<u32, CliError> {
+    let max = crate::perft::MAX_DEPTH;
+    let n: u64 = text.trim().parse().map_err(|_| {
+        CliError::usage(
+            "depth",
+            format!("perft DEPTH must be a whole number from 0 to {max}, found `{text}`"),
+        )
+    })?;
+    match u32::try_from(n) {
+        Ok(d) if d <= max => Ok(d),
+        _ => Err(CliError::usage(
+            "depth",
+            format!("perft DEPTH must be at most {max}, found {n} (the walk takes one stack frame a move)"),
+        )),
+    }
+}
+
 /// `--nodes N`: at least 1.
 pub fn nodes(text: &str) -> Result<u64, CliError> {
     at_least_one("nodes", text, "")

@@ -16,7 +16,8 @@ use crate::progress::Progress;
 pub struct PerftArgs {
     /// Position (quoted notation or a shortcut).
     pub position: String,
-    /// Number of moves.
+    /// Number of moves (at most 1000).
+    #[arg(value_parser = super::args::perft_depth)]
     pub depth: u32,
     /// List the count under each root move (a Kiothi opening counted by
     /// formula: under each lifted pair of pits, whatever the placement).
