@@ -14,6 +14,28 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+/// Creates `dir` if needed and checks that a file can be written in it,
+/// so that a long command refuses an unwritable `--out` before its work,
+/// not after.
+pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
+    let probe = dir.join(format!(".sow-write-check-{}", std::process::id()));
+    let fail = |source: std::io::Error| WriteError {
+        path: dir.to_path_buf(),
+        source,
+    };
+    fs::create_dir_all(dir).map_err(fail)?;
+    fs::File::create(&probe).map_err(fail)?;
+    fs::remove_file(&probe).map_err(fail)
+}
+
+/// [`check_writable_dir`] for the directory `path` will be written in.
+pub fn check_writable_parent(path: &Path) -> Result<(), WriteError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => check_writable_dir(dir),
+        _ => check_writable_dir(Path::new(".")),
+    }
+}
+
 /// `contents` written atomically as `dir/name`.
 pub fn write_in(dir: &Path, name: &str, contents: &str) -> Result<(), WriteError> {
     write_atomic(&dir.join(name), contents.as_bytes())

@@ -246,6 +246,44 @@ fn malformed_inputs_name_the_field() {
 }
 
 #[test]
+fn an_unwritable_output_is_refused_before_the_work() {
+    // A directory under a regular file can never be created.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let dir = format!("{file}/out");
+    let csv = format!("{dir}/data.csv");
+    let game = format!(
+        "{}/sow-unwritable-{}.txt",
+        std::env::temp_dir().display(),
+        std::process::id()
+    );
+    std::fs::write(&game, "kpe\n").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["report", "--out", &dir], "out"),
+        (&["variants", "--out", &dir], "out"),
+        (
+            &["openings", "kiothi", "--time", "600", "--out", &dir],
+            "out",
+        ),
+        (
+            &["tune", "kiothi", "--games", "100000", "--data", &csv],
+            "data",
+        ),
+        (&["tune", "kiothi", "--fit-only", "--out", &csv], "out"),
+        (&["analyze", "--out", &dir, &game], "out"),
+    ];
+    for (args, field) in cases {
+        // Refused at once: each of these would otherwise work for minutes.
+        let (err, e) = refused(args);
+        assert_eq!(e["field"], *field, "{args:?}: {err}");
+        assert_eq!(e["kind"], "io", "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("--{field}: cannot write in")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn usage_errors_exit_2_without_panic() {
     for args in [
         &["bogus"][..],

@@ -150,6 +150,9 @@ fn command_line() -> String {
 pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
     super::search_eval::check_seconds(args.time)?;
     super::search_eval::check_hash(args.hash)?;
+    if let Some(dir) = &args.out {
+        super::args::check_out_dir("out", dir)?;
+    }
     let text = read_input(&args.file)?;
     let game = parse_game_text(&text, args.record)?;
     let start = find_start(&game, args.start.as_deref())?;

@@ -65,6 +65,10 @@ fn check(args: &TuneArgs) -> Result<(), CliError> {
             format!("--ridge must be a number >= 0, found {}", args.ridge),
         ));
     }
+    super::args::check_out_file("out", &args.out)?;
+    if !args.fit_only {
+        super::args::check_out_file("data", &args.data)?;
+    }
     Ok(())
 }
 
