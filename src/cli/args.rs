@@ -106,6 +106,21 @@ pub enum TableFormat {
     Json,
 }
 
+/// `--FLAG DIR` of a command that writes there after long work: created if
+/// needed and checked writable first, refused (kind `io`, exit 2) if not.
+pub fn check_out_dir(flag: &str, dir: &std::path::Path) -> Result<(), CliError> {
+    crate::files::check_writable_dir(dir).map_err(|e| cannot_write(flag, e))
+}
+
+/// [`check_out_dir`] for the directory of the file `--FLAG FILE`.
+pub fn check_out_file(flag: &str, file: &std::path::Path) -> Result<(), CliError> {
+    crate::files::check_writable_parent(file).map_err(|e| cannot_write(flag, e))
+}
+
+fn cannot_write(flag: &str, e: crate::files::WriteError) -> CliError {
+    CliError::new("io", Some(flag), format!("--{flag}: cannot write in {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,19 +148,4 @@ mod tests {
         assert_eq!(seconds("0.5").unwrap(), 0.5);
         assert_eq!(games("20").unwrap(), 20);
     }
-}
-
-/// `--FLAG DIR` of a command that writes there after long work: created if
-/// needed and checked writable first, refused (kind `io`, exit 2) if not.
-pub fn check_out_dir(flag: &str, dir: &std::path::Path) -> Result<(), CliError> {
-    crate::files::check_writable_dir(dir).map_err(|e| cannot_write(flag, e))
-}
-
-/// [`check_out_dir`] for the directory of the file `--FLAG FILE`.
-pub fn check_out_file(flag: &str, file: &std::path::Path) -> Result<(), CliError> {
-    crate::files::check_writable_parent(file).map_err(|e| cannot_write(flag, e))
-}
-
-fn cannot_write(flag: &str, e: crate::files::WriteError) -> CliError {
-    CliError::new("io", Some(flag), format!("--{flag}: cannot write in {e}"))
 }
