@@ -236,24 +236,30 @@ impl Estimate {
         let eg = Endgame::new(variant);
         let mut done = 0u64;
         let mut layers_peak = 0u64;
+        // Saturating throughout: the layer sizes of variants far too large
+        // to solve saturate at `u64::MAX`, and their refusal still quotes
+        // this estimate.
+        let bytes = |per: u64, n: u64| per.saturating_mul(n);
         for n in eg.layers() {
             let size = eg.index.layer_size(n);
-            layers_peak = layers_peak.max(done + WORKING_BYTES * size);
-            done += size;
+            layers_peak = layers_peak.max(done.saturating_add(bytes(WORKING_BYTES, size)));
+            done = done.saturating_add(size);
         }
         let unlocked = done;
         let region = match scope {
             Scope::Whole => region_positions(variant, unlocked),
             Scope::Endgame => 0,
         };
-        let memory = FIXED_BYTES
-            + layers_peak
-                .max(unlocked + EXIT_BYTES * region)
-                .max(REGION_BYTES * region);
-        let memory_out_of_core = FIXED_BYTES
-            + layers_peak
-                .max(unlocked + OUT_OF_CORE_EXIT_BYTES * region)
-                .max(OUT_OF_CORE_REGION_BYTES * region);
+        let memory = FIXED_BYTES.saturating_add(
+            layers_peak
+                .max(unlocked.saturating_add(bytes(EXIT_BYTES, region)))
+                .max(bytes(REGION_BYTES, region)),
+        );
+        let memory_out_of_core = FIXED_BYTES.saturating_add(
+            layers_peak
+                .max(unlocked.saturating_add(bytes(OUT_OF_CORE_EXIT_BYTES, region)))
+                .max(bytes(OUT_OF_CORE_REGION_BYTES, region)),
+        );
         let disk = (unlocked as f64 * DISK_LAYER_BYTES + region as f64 * DISK_REGION_BYTES) as u64;
         Estimate {
             unlocked,
@@ -289,11 +295,12 @@ impl Estimate {
     /// The positions the estimate is for: the unlocked ones, and the
     /// locked ones when the region is part of it (joined by `and`).
     fn positions(&self, and: &str) -> String {
+        let unlocked = positions_count(self.unlocked);
         match self.region {
-            0 => format!("{} unlocked positions", self.unlocked),
+            0 => format!("{unlocked} unlocked positions"),
             region => format!(
-                "{} unlocked positions{and}about {region} locked ones",
-                self.unlocked
+                "{unlocked} unlocked positions{and}about {} locked ones",
+                positions_count(region)
             ),
         }
     }
@@ -305,7 +312,7 @@ impl Estimate {
             false => (self.memory, self.disk, ""),
             true => (
                 self.memory_out_of_core,
-                self.disk + self.scratch_disk,
+                self.disk.saturating_add(self.scratch_disk),
                 ", its region out of core",
             ),
         };
@@ -347,7 +354,19 @@ impl Estimate {
 
 /// Bytes as the estimate's messages give them: GiB, one decimal.
 fn gib(bytes: u64) -> String {
-    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+    match bytes {
+        u64::MAX => "16 EiB or more".to_string(),
+        b => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+    }
+}
+
+/// A count of positions, which saturates at `u64::MAX` for variants far
+/// too large to solve: then only a floor is known.
+pub fn positions_count(n: u64) -> String {
+    match n {
+        u64::MAX => "1.8e19 or more".to_string(),
+        n => n.to_string(),
+    }
 }
 
 /// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
@@ -560,6 +579,16 @@ mod tests {
     fn a_relative_directory_has_the_free_space_of_its_file_system() {
         assert!(disk_available(Path::new("not-made-yet/db")).is_some());
         assert!(disk_available(Path::new("/")).is_some());
+    }
+
+    #[test]
+    fn variants_too_large_to_rank_saturate_instead_of_overflowing() {
+        // kpe:8x8's layer sizes saturate at u64::MAX (the fuzz profile's
+        // overflow checks panicked here; release builds wrapped to 0 GiB).
+        let e = Estimate::new(KpeVariant::new(8, 8).unwrap(), Path::new("/"));
+        assert_eq!(e.unlocked, u64::MAX);
+        assert_eq!(e.memory, u64::MAX);
+        assert!(e.memory_out_of_core > 1 << 60, "{e:?}");
     }
 
     #[test]

@@ -60,9 +60,11 @@ pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
     };
     let largest = largest_layer(variant);
     if largest > MAX_LAYER_POSITIONS {
+        let count = super::estimate::positions_count;
         return refuse(format!(
-            "has a layer of {largest} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
-            endgame_positions(variant)
+            "has a layer of {} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
+            count(largest),
+            count(endgame_positions(variant))
         ));
     }
     Ok(())
