@@ -233,6 +233,8 @@ fn malformed_inputs_name_the_field() {
         (&["perft", "kpe"], "depth", "usage"),
         (&["perft", "kpe", "99999"], "depth", "usage"),
         (&["--threads", "0", "perft", "kpe", "1"], "threads", "usage"),
+        // A request's time limit is a `Duration`: 1e20 s overflowed it.
+        (&["serve", "--max-time", "1e20"], "max-time", "usage"),
     ];
     for (args, field, kind) in cases {
         let (err, e) = refused(args);

@@ -143,14 +143,19 @@ async fn serve(
     }
 }
 
+/// The largest `--max-time`, in seconds: a day.
+pub const MAX_TIME_SECONDS: f64 = 86_400.0;
+
 /// `sow serve`: listens (loopback by default), prints the address, serves
 /// until Ctrl-C.
 pub fn run(args: &ServeArgs, out: &mut Out) -> Result<(), CliError> {
-    if !(args.max_time.is_finite() && args.max_time > 0.0) {
+    // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
+    // overflowed it, a panic).
+    if !(args.max_time > 0.0 && args.max_time <= MAX_TIME_SECONDS) {
         return Err(CliError::usage(
             "max-time",
             format!(
-                "--max-time must be a positive number of seconds, found {}",
+                "--max-time must be a positive number of seconds, at most {MAX_TIME_SECONDS} (a day), found {}",
                 args.max_time
             ),
         ));
