@@ -142,6 +142,11 @@ fn openings_and_bad_limits_are_refused() {
         (vec!["solve", "--time", "0", LATE], "time"),
         (vec!["solve", "--nodes", "0", LATE], "nodes"),
         (vec!["solve", "--hash", "0", LATE], "hash"),
+        // More than any machine's memory (it overflowed the table's size).
+        (
+            vec!["solve", "--hash", "18446744073709551615", LATE],
+            "hash",
+        ),
         (vec!["solve", "kiothi 1,2 S play"], "counts"),
         (vec!["solve", "--stones", "16", "kiothi"], "stones"),
         (vec!["solve", "--stones", "x", LATE], "stones"),

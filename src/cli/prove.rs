@@ -72,9 +72,9 @@ pub fn run(
     if args.nodes == Some(0) {
         return Err(CliError::usage("nodes", "--nodes must be at least 1"));
     }
-    if args.hash_mb == 0 {
-        return Err(CliError::usage("hash", "--hash must be at least 1 MiB"));
-    }
+    // At most the memory available, as `eval --hash` (`--hash` near
+    // `usize::MAX` overflowed the table's size, a panic).
+    crate::limits::check_memory("--hash", args.hash_mb).map_err(|e| CliError::usage("hash", e))?;
     if pos.is_opening() {
         return Err(CliError::new(
             "unsupported",
