@@ -235,6 +235,18 @@ fn malformed_inputs_name_the_field() {
         (&["--threads", "0", "perft", "kpe", "1"], "threads", "usage"),
         // A request's time limit is a `Duration`: 1e20 s overflowed it.
         (&["serve", "--max-time", "1e20"], "max-time", "usage"),
+        // Every game's record is kept: the count overflowed.
+        (
+            &[
+                "match",
+                "random",
+                "random",
+                "--games",
+                "18446744073709551615",
+            ],
+            "games",
+            "usage",
+        ),
     ];
     for (args, field, kind) in cases {
         let (err, e) = refused(args);
@@ -272,6 +284,18 @@ fn an_unwritable_output_is_refused_before_the_work() {
         ),
         (&["tune", "kiothi", "--fit-only", "--out", &csv], "out"),
         (&["analyze", "--out", &dir, &game], "out"),
+        (
+            &[
+                "match",
+                "random",
+                "random",
+                "--games",
+                "1000000",
+                "--records",
+                &csv,
+            ],
+            "records",
+        ),
     ];
     for (args, field) in cases {
         // Refused at once: each of these would otherwise work for minutes.

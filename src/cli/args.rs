@@ -38,9 +38,21 @@ pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
     Ok(n)
 }
 
-/// `--games N`: at least 1.
+/// The most `--games` a command plays: every game's record is kept in
+/// memory (`--games 18446744073709551615` overflowed a count, and four
+/// billion ate the memory).
+pub const MAX_GAMES: u64 = 1_000_000;
+
+/// `--games N`: 1 to [`MAX_GAMES`].
 pub fn games(text: &str) -> Result<usize, CliError> {
-    at_least_one("games", text, "").map(|n| n as usize)
+    let n = at_least_one("games", text, "")?;
+    if n > MAX_GAMES {
+        return Err(CliError::usage(
+            "games",
+            format!("--games must be at most {MAX_GAMES}, found {n}"),
+        ));
+    }
+    Ok(n as usize)
 }
 
 /// `--threads N`: at least 1.
@@ -117,7 +129,8 @@ pub fn check_out_file(flag: &str, file: &std::path::Path) -> Result<(), CliError
     crate::files::check_writable_parent(file).map_err(|e| cannot_write(flag, e))
 }
 
-fn cannot_write(flag: &str, e: crate::files::WriteError) -> CliError {
+/// A file of `--FLAG` that could not be written: kind `io`, field `FLAG`.
+pub fn cannot_write(flag: &str, e: crate::files::WriteError) -> CliError {
     CliError::new("io", Some(flag), format!("--{flag}: cannot write in {e}"))
 }
 
@@ -147,5 +160,9 @@ mod tests {
         }
         assert_eq!(seconds("0.5").unwrap(), 0.5);
         assert_eq!(games("20").unwrap(), 20);
+        assert_eq!(games("1000000").unwrap(), 1_000_000);
+        for bad in ["1000001", "4294967296", "18446744073709551615"] {
+            assert_eq!(games(bad).unwrap_err().field.as_deref(), Some("games"));
+        }
     }
 }
