@@ -8,8 +8,8 @@ use std::process::Command;
 
 use serde_json::Value;
 use sow::analysis::tune::{
-    features, from_csv, ridge_regression, solve_linear, to_csv, Feature, FEATURES, FEATURE_NAMES,
-    WEIGHTS, WEIGHT_SCALE,
+    evaluate_with, features, from_csv, ridge_regression, solve_linear, to_csv, Feature, FEATURES,
+    FEATURE_NAMES, WEIGHTS, WEIGHT_SCALE,
 };
 use sow::game::{Game, Side};
 use sow::games::kiothi::{parse_position, KiothiMove, KiothiPosition, Phase, Setup};
@@ -227,6 +227,46 @@ fn tune_refuses_bad_requests() {
         ]),
         "data"
     );
+    // Values no position has: refused by line, not cut to 32 bits, not
+    // overflowing the evaluation (a panic), not fitted into NaN weights.
+    let header = sow::analysis::tune::csv_header();
+    let dir = std::env::temp_dir().join(format!("sow-tune-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, (material, target)) in [("9000000", "1"), ("4294967297", "1"), ("1", "1e308")]
+        .into_iter()
+        .enumerate()
+    {
+        let rows: String = (0..30)
+            .map(|g| {
+                format!(
+                    "{g},0,S,1,{material},{},0,0,0,0,0,0,{},0,{target}\n",
+                    g % 3,
+                    g % 7
+                )
+            })
+            .collect();
+        assert!(
+            from_csv(&format!("{header}\n{rows}")).is_err(),
+            "{material} {target}"
+        );
+        let data = dir.join(format!("bad{i}.csv"));
+        std::fs::write(&data, format!("{header}\n{rows}")).unwrap();
+        let field = run(&[
+            "--json",
+            "tune",
+            "kiothi",
+            "--fit-only",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            dir.join("w.json").to_str().unwrap(),
+        ]);
+        assert_eq!(field, "data", "{material} {target}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    let big = [i32::MAX; FEATURES];
+    assert_eq!(evaluate_with(&big, &[10_000; FEATURES]), i32::MAX);
+    assert_eq!(evaluate_with(&WEIGHTS, &[0; FEATURES]), 0);
 }
 
 /// The largest capture among the moves whose first lap ends in an empty own

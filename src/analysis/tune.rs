@@ -204,6 +204,11 @@ pub fn from_csv(text: &str) -> Result<Vec<Sample>, InputError> {
     Ok(samples)
 }
 
+/// The largest feature, `hand` or `target` a data row may hold (a
+/// position has at most 60 warriors and 20 pits): beyond, the fit's sums
+/// and the fixed-point evaluation would overflow.
+pub const MAX_FEATURE: i32 = 10_000;
+
 fn parse_row(cells: &[&str]) -> Result<Sample, String> {
     if cells.len() != FEATURES + 5 {
         return Err(format!(
@@ -217,15 +222,33 @@ fn parse_row(cells: &[&str]) -> Result<Sample, String> {
             .parse()
             .map_err(|_| format!("`{}` is not an integer", cells[i]))
     };
+    // A feature or `hand` is a few warriors or pits: one beyond i32 was
+    // cut to its low bits, one near it overflowed `evaluate_with`.
+    let small = |i: usize| -> Result<i32, String> {
+        i32::try_from(int(i)?)
+            .ok()
+            .filter(|v| v.abs() <= MAX_FEATURE)
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is out of range (-{MAX_FEATURE} to {MAX_FEATURE})",
+                    cells[i]
+                )
+            })
+    };
     let mut features = [0; FEATURES];
     for (k, f) in features.iter_mut().enumerate() {
-        *f = int(3 + k)? as i32;
+        *f = small(3 + k)?;
     }
     let target: f64 = cells[FEATURES + 4]
         .parse()
         .ok()
-        .filter(|t: &f64| t.is_finite())
-        .ok_or_else(|| format!("`{}` is not a number", cells[FEATURES + 4]))?;
+        .filter(|t: &f64| t.abs() <= MAX_FEATURE as f64)
+        .ok_or_else(|| {
+            format!(
+                "`{}` is not a number from -{MAX_FEATURE} to {MAX_FEATURE}",
+                cells[FEATURES + 4]
+            )
+        })?;
     Ok(Sample {
         game: int(0)?
             .try_into()
@@ -234,7 +257,7 @@ fn parse_row(cells: &[&str]) -> Result<Sample, String> {
         mover: Side::from_letter(cells[2])
             .ok_or_else(|| format!("mover `{}` is not S or N", cells[2]))?,
         features,
-        hand: int(FEATURES + 3)? as i32,
+        hand: small(FEATURES + 3)?,
         target,
     })
 }
@@ -328,8 +351,15 @@ fn errors(samples: &[&Sample], predict: impl Fn(&Sample) -> f64) -> Errors {
 
 /// The engine's integer evaluation from features and fixed-point weights.
 pub fn evaluate_with(weights: &[i32; FEATURES], f: &[i32; FEATURES]) -> i32 {
-    let sum: i32 = weights.iter().zip(f).map(|(w, x)| w * x).sum();
-    (sum + WEIGHT_SCALE / 2) >> WEIGHT_SCALE.trailing_zeros()
+    // In i64, saturated to i32: a fitted weight may be as large as i32
+    // holds (the engine's own weights and features are small).
+    let sum: i64 = weights
+        .iter()
+        .zip(f)
+        .map(|(&w, &x)| i64::from(w) * i64::from(x))
+        .sum();
+    let v = (sum + i64::from(WEIGHT_SCALE / 2)) >> WEIGHT_SCALE.trailing_zeros();
+    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
 /// Errors of the evaluations compared on one set of positions.
@@ -382,7 +412,9 @@ pub fn fit(samples: &[Sample], ridge: f64) -> Result<Fit, FitError> {
     let y: Vec<f64> = train.iter().map(|s| s.target).collect();
     let mut penalty = [ridge; FEATURES];
     penalty[Feature::Bias as usize] = 0.0;
-    let w = ridge_regression(&x, &y, &penalty).ok_or(FitError::Singular)?;
+    let w = ridge_regression(&x, &y, &penalty)
+        .filter(|w| w.iter().all(|v| v.is_finite()))
+        .ok_or(FitError::Singular)?;
     let mut real = [0.0; FEATURES];
     real.copy_from_slice(&w);
     let fixed = real.map(|v| (v * WEIGHT_SCALE as f64).round() as i32);

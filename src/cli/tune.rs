@@ -77,7 +77,11 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     let clock = Instant::now();
     let (samples, provenance) = if args.fit_only {
         let text = std::fs::read_to_string(&args.data).map_err(|e| {
-            CliError::new("io", Some("data"), format!("{}: {e}", args.data.display()))
+            CliError::new(
+                "io",
+                Some("data"),
+                format!("--data: cannot read {}: {e}", args.data.display()),
+            )
         })?;
         let samples = from_csv(&text)?;
         let provenance = TuneProvenance {
