@@ -247,6 +247,7 @@ fn malformed_inputs_name_the_field() {
             "games",
             "usage",
         ),
+        (&["analyze", "/nonexistent/game.txt"], "file", "io"),
     ];
     for (args, field, kind) in cases {
         let (err, e) = refused(args);

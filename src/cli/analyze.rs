@@ -48,17 +48,39 @@ pub struct AnalyzeArgs {
     pub out: Option<PathBuf>,
 }
 
+/// The largest game file read, in bytes: a game is a few kilobytes, a
+/// `sow match --records` file of thousands of games some megabytes
+/// (`sow analyze /dev/zero` read until the memory ran out).
+const MAX_INPUT_BYTES: u64 = 256 << 20;
+
 fn read_input(file: &str) -> Result<String, CliError> {
+    read_at_most(file, MAX_INPUT_BYTES)
+}
+
+fn read_at_most(file: &str, max: u64) -> Result<String, CliError> {
     let mut text = String::new();
+    let limit = max + 1;
     let result = if file == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
+        std::io::stdin()
+            .take(limit)
+            .read_to_string(&mut text)
+            .map(|_| ())
     } else {
-        std::fs::File::open(file).and_then(|mut f| f.read_to_string(&mut text).map(|_| ()))
+        std::fs::File::open(file).and_then(|f| f.take(limit).read_to_string(&mut text).map(|_| ()))
     };
-    result.map_err(|e| {
-        let name = if file == "-" { "standard input" } else { file };
-        CliError::new("io", Some("file"), format!("cannot read {name}: {e}"))
-    })?;
+    let name = if file == "-" {
+        "standard input".to_string()
+    } else {
+        format!("the game file {file}")
+    };
+    result.map_err(|e| CliError::new("io", Some("file"), format!("cannot read {name}: {e}")))?;
+    if text.len() as u64 > max {
+        return Err(CliError::new(
+            "io",
+            Some("file"),
+            format!("cannot read {name}: more than {max} bytes, far beyond any game record"),
+        ));
+    }
     Ok(text)
 }
 
@@ -248,4 +270,17 @@ fn print_text<G: Game>(
         out.line(line)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_input_is_refused_at_the_limit() {
+        let e = read_at_most("/dev/zero", 1 << 16).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("file"));
+        assert!(e.message.contains("more than 65536 bytes"), "{}", e.message);
+        assert_eq!(read_at_most("/dev/null", 0).unwrap(), "");
+    }
 }
