@@ -28,11 +28,30 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
     fs::remove_file(&probe).map_err(fail)
 }
 
-/// [`check_writable_dir`] for the directory `path` will be written in.
+/// [`check_writable_dir`] for the directory `path` will be written in,
+/// and [`check_replaceable`] for `path` itself.
 pub fn check_writable_parent(path: &Path) -> Result<(), WriteError> {
+    check_replaceable(path).map_err(|source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    })?;
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => check_writable_dir(dir),
         _ => check_writable_dir(Path::new(".")),
+    }
+}
+
+/// Refuses an existing `path` that is not a regular file: a file written
+/// whole is a temporary file renamed over `path`, which would replace a
+/// directory's place or a device itself (`--out /dev/full`, run as root,
+/// left a regular file in `/dev`). A missing `path` is fine.
+pub fn check_replaceable(path: &Path) -> std::io::Result<()> {
+    match fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(std::io::Error::other("is a directory")),
+        Ok(m) if !m.is_file() => Err(std::io::Error::other(
+            "not a regular file (an output is written whole, then renamed over its path)",
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -54,6 +73,7 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), WriteError
         path: path.to_path_buf(),
         source,
     };
+    check_replaceable(path).map_err(fail)?;
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(fail)?;
     }
@@ -116,4 +136,39 @@ pub fn write_report<T: serde::Serialize + ?Sized>(
     write_atomic(&json_path, pretty_json(model).as_bytes())?;
     write_atomic(&md_path, markdown.as_bytes())?;
     Ok((md_path, json_path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_or_a_pipe_is_not_replaced() {
+        let dir = std::env::temp_dir().join(format!("sow-files-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for path in [fifo.as_path(), dir.as_path(), Path::new("/dev/null")] {
+            let e = write_atomic(path, b"x").unwrap_err();
+            assert!(
+                e.to_string().contains("not a regular file")
+                    || e.to_string().contains("is a directory"),
+                "{e}"
+            );
+            assert!(check_writable_parent(path).is_err(), "{}", path.display());
+        }
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert!(fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        let file = dir.join("out.txt");
+        write_atomic(&file, b"a").unwrap();
+        write_atomic(&file, b"b").unwrap();
+        assert_eq!(fs::read(&file).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -297,6 +297,11 @@ fn an_unwritable_output_is_refused_before_the_work() {
             ],
             "records",
         ),
+        // A device is not replaced by the file (as root it was).
+        (
+            &["tune", "kiothi", "--fit-only", "--out", "/dev/null"],
+            "out",
+        ),
     ];
     for (args, field) in cases {
         // Refused at once: each of these would otherwise work for minutes.

@@ -279,6 +279,20 @@ fn bad_requests_are_refused_with_the_field() {
             "positions",
         );
     }
+    // A device is refused, not replaced by a regular file (as root it was).
+    refused(
+        &[
+            "export",
+            "kpe:3x2",
+            "--positions",
+            "2",
+            "--db",
+            dir,
+            "--out",
+            "/dev/null",
+        ],
+        "out",
+    );
     let o = sow(&["export", "kpe:3x2", "--positions", "14", "--db", dir]);
     assert!(text(&o.stderr).contains("0, 2, ..., 12"), "names the range");
     refused(

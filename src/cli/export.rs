@@ -385,8 +385,10 @@ fn write_file_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    let fail =
-        |e: std::io::Error| CliError::new("io", Some("out"), format!("{}: {e}", path.display()));
+    let fail = |e: std::io::Error| {
+        CliError::new("io", Some("out"), format!("--out {}: {e}", path.display()))
+    };
+    crate::files::check_replaceable(path).map_err(fail)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).map_err(fail)?;
     }
@@ -403,7 +405,7 @@ fn write_file_atomically<T>(
         "io" => CliError::new(
             "io",
             Some("out"),
-            format!("{}: {}", path.display(), e.message),
+            format!("--out {}: {}", path.display(), e.message),
         ),
         _ => e,
     })?;
