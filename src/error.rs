@@ -154,6 +154,25 @@ impl std::error::Error for CliError {}
 /// (`\n`). Found by the `http` fuzz target (and, in [`InputError`]'s
 /// messages, by AFL++ on `agent-spec`).
 fn one_line(message: String) -> String {
+    shortened(escaped(message))
+}
+
+/// The longest message, in characters: a refusal quotes what it refuses,
+/// and a 50 MB one-line game file made a 50 MB error line.
+const MAX_MESSAGE_CHARS: usize = 2000;
+
+/// `message` cut to [`MAX_MESSAGE_CHARS`], saying how much was left out.
+fn shortened(message: String) -> String {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => message,
+        Some((cut, _)) => {
+            let left_out = message[cut..].chars().count();
+            format!("{}… ({left_out} more characters)", &message[..cut])
+        }
+    }
+}
+
+fn escaped(message: String) -> String {
     if !message.contains(|c: char| c.is_control()) {
         return message;
     }
@@ -211,5 +230,22 @@ impl From<crate::solve::db::DbError> for CliError {
 impl From<crate::solve::kiothi_endgame::EndgameError> for CliError {
     fn from(e: crate::solve::kiothi_endgame::EndgameError) -> Self {
         CliError::new("database", Some("db"), e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_one_line_of_bounded_length() {
+        let short = CliError::usage("game", "unknown game `a\nb`");
+        assert_eq!(short.message, "unknown game `a\\nb`");
+        // 14 + 20,000 + 1 characters, multi-byte ones: cut on a character.
+        let quoted = "é".repeat(20_000);
+        let long = CliError::usage("game", format!("unknown game `{quoted}`"));
+        let kept: String = long.message.chars().take(MAX_MESSAGE_CHARS).collect();
+        assert!(kept.starts_with("unknown game `éé"));
+        assert_eq!(long.message, format!("{kept}… (18015 more characters)"));
     }
 }

@@ -316,6 +316,22 @@ fn an_unwritable_output_is_refused_before_the_work() {
 }
 
 #[test]
+fn a_huge_input_is_refused_in_a_short_line() {
+    // One line of 4 MB that names no game: the refusal quotes it.
+    let file = format!(
+        "{}/sow-huge-line-{}.txt",
+        std::env::temp_dir().display(),
+        std::process::id()
+    );
+    std::fs::write(&file, "x".repeat(4 << 20)).unwrap();
+    let (err, e) = refused(&["analyze", &file]);
+    std::fs::remove_file(&file).unwrap();
+    assert!(err.len() < 3000, "{} bytes", err.len());
+    assert!(err.contains("more characters)"), "{err}");
+    assert!(e["message"].as_str().unwrap().len() < 3000);
+}
+
+#[test]
 fn usage_errors_exit_2_without_panic() {
     for args in [
         &["bogus"][..],
