@@ -329,6 +329,16 @@ fn a_huge_input_is_refused_in_a_short_line() {
     assert!(err.len() < 3000, "{} bytes", err.len());
     assert!(err.contains("more characters)"), "{err}");
     assert!(e["message"].as_str().unwrap().len() < 3000);
+    // An endless input is refused at its bound, as `analyze /dev/zero` is.
+    let weights = format!(
+        "{}/sow-weights-{}.json",
+        std::env::temp_dir().display(),
+        std::process::id()
+    );
+    let args = ["tune", "kiothi", "--fit-only", "--data", "/dev/zero"];
+    let (err, e) = refused(&[&args[..], &["--out", &weights]].concat());
+    assert_eq!(e["field"], "data", "{err}");
+    assert!(err.contains("more than 268435456 bytes"), "{err}");
 }
 
 #[test]

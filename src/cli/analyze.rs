@@ -2,7 +2,6 @@
 //! per-player summaries and the ply at which the result was decided, as a
 //! text table, `--json`, or a Markdown page with its value graph (`--out`).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{parse_any, AnyPosition, CliError, Out};
@@ -46,42 +45,6 @@ pub struct AnalyzeArgs {
     /// Also write DIR/analysis.md, DIR/analysis.json and DIR/values.svg.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-}
-
-/// The largest game file read, in bytes: a game is a few kilobytes, a
-/// `sow match --records` file of thousands of games some megabytes
-/// (`sow analyze /dev/zero` read until the memory ran out).
-const MAX_INPUT_BYTES: u64 = 256 << 20;
-
-fn read_input(file: &str) -> Result<String, CliError> {
-    read_at_most(file, MAX_INPUT_BYTES)
-}
-
-fn read_at_most(file: &str, max: u64) -> Result<String, CliError> {
-    let mut text = String::new();
-    let limit = max + 1;
-    let result = if file == "-" {
-        std::io::stdin()
-            .take(limit)
-            .read_to_string(&mut text)
-            .map(|_| ())
-    } else {
-        std::fs::File::open(file).and_then(|f| f.take(limit).read_to_string(&mut text).map(|_| ()))
-    };
-    let name = if file == "-" {
-        "standard input".to_string()
-    } else {
-        format!("the game file {file}")
-    };
-    result.map_err(|e| CliError::new("io", Some("file"), format!("cannot read {name}: {e}")))?;
-    if text.len() as u64 > max {
-        return Err(CliError::new(
-            "io",
-            Some("file"),
-            format!("cannot read {name}: more than {max} bytes, far beyond any game record"),
-        ));
-    }
-    Ok(text)
 }
 
 /// Replays the moves from `start` by RULES and §0's repetition rule (the
@@ -173,9 +136,11 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
     super::search_eval::check_seconds(args.time)?;
     super::search_eval::check_hash(args.hash)?;
     if let Some(dir) = &args.out {
-        super::args::check_out_dir("out", dir)?;
+        super::paths::check_out_dir("out", dir)?;
     }
-    let text = read_input(&args.file)?;
+    let file = (args.file != "-").then(|| Path::new(&args.file));
+    let name = format!("the game file {}", args.file);
+    let text = super::paths::read_input(file, "file", &name)?;
     let game = parse_game_text(&text, args.record)?;
     let start = find_start(&game, args.start.as_deref())?;
     let quiet = out.quiet || out.json;
@@ -270,17 +235,4 @@ fn print_text<G: Game>(
         out.line(line)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_endless_input_is_refused_at_the_limit() {
-        let e = read_at_most("/dev/zero", 1 << 16).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("file"));
-        assert!(e.message.contains("more than 65536 bytes"), "{}", e.message);
-        assert_eq!(read_at_most("/dev/null", 0).unwrap(), "");
-    }
 }

@@ -118,22 +118,6 @@ pub enum TableFormat {
     Json,
 }
 
-/// `--FLAG DIR` of a command that writes there after long work: created if
-/// needed and checked writable first, refused (kind `io`, exit 2) if not.
-pub fn check_out_dir(flag: &str, dir: &std::path::Path) -> Result<(), CliError> {
-    crate::files::check_writable_dir(dir).map_err(|e| cannot_write(flag, e))
-}
-
-/// [`check_out_dir`] for the directory of the file `--FLAG FILE`.
-pub fn check_out_file(flag: &str, file: &std::path::Path) -> Result<(), CliError> {
-    crate::files::check_writable_parent(file).map_err(|e| cannot_write(flag, e))
-}
-
-/// A file of `--FLAG` that could not be written: kind `io`, field `FLAG`.
-pub fn cannot_write(flag: &str, e: crate::files::WriteError) -> CliError {
-    CliError::new("io", Some(flag), format!("--{flag}: cannot write in {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -98,7 +98,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     let a = agent(&args.a, args.seconds)?;
     let b = agent(&args.b, args.seconds)?;
     if let Some(path) = &args.records {
-        args::check_out_file("records", path)?;
+        super::paths::check_out_file("records", path)?;
     }
     let cfg = MatchConfig {
         games: args.games,
@@ -130,7 +130,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     if let Some(path) = &args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;
-        write_atomic(path, &buf).map_err(|e| args::cannot_write("records", e))?;
+        write_atomic(path, &buf).map_err(|e| super::paths::cannot_write("records", e))?;
     }
     let summary = report.summary(&start.to_string(), &cfg);
     if out.json {

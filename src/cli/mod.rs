@@ -20,6 +20,7 @@ pub mod matches;
 pub mod moves;
 pub mod openings;
 pub mod output;
+pub mod paths;
 pub mod perft;
 pub mod play;
 pub mod position;

@@ -33,7 +33,7 @@ pub struct OpeningsArgs {
 
 impl OpeningsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        super::args::check_out_dir("out", &self.out)?;
+        super::paths::check_out_dir("out", &self.out)?;
         match self.game {
             GameArg::Kiothi(setup) => run_kiothi(
                 &KiothiPosition::start(setup),

@@ -74,7 +74,7 @@ pub fn run(
     }
     // At most the memory available, as `eval --hash` (`--hash` near
     // `usize::MAX` overflowed the table's size, a panic).
-    crate::limits::check_memory("--hash", args.hash_mb).map_err(|e| CliError::usage("hash", e))?;
+    super::search_eval::check_hash(args.hash_mb)?;
     if pos.is_opening() {
         return Err(CliError::new(
             "unsupported",

@@ -68,7 +68,7 @@ pub fn run(
     out: &mut Out,
 ) -> Result<(), CliError> {
     let t0 = Instant::now();
-    super::args::check_out_dir("out", out_dir)?;
+    super::paths::check_out_dir("out", out_dir)?;
     let progress = Progress::auto(out.quiet || out.json);
     let mut command = String::from("sow report");
     if quick {

@@ -65,9 +65,9 @@ fn check(args: &TuneArgs) -> Result<(), CliError> {
             format!("--ridge must be a number >= 0, found {}", args.ridge),
         ));
     }
-    super::args::check_out_file("out", &args.out)?;
+    super::paths::check_out_file("out", &args.out)?;
     if !args.fit_only {
-        super::args::check_out_file("data", &args.data)?;
+        super::paths::check_out_file("data", &args.data)?;
     }
     Ok(())
 }
@@ -76,13 +76,8 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     check(args)?;
     let clock = Instant::now();
     let (samples, provenance) = if args.fit_only {
-        let text = std::fs::read_to_string(&args.data).map_err(|e| {
-            CliError::new(
-                "io",
-                Some("data"),
-                format!("--data: cannot read {}: {e}", args.data.display()),
-            )
-        })?;
+        let name = format!("--data {}", args.data.display());
+        let text = super::paths::read_input(Some(&args.data), "data", &name)?;
         let samples = from_csv(&text)?;
         let provenance = TuneProvenance {
             data: args.data.display().to_string(),

@@ -68,7 +68,7 @@ pub struct VariantsArgs {
 
 impl VariantsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        super::args::check_out_dir("out", &self.out)?;
+        super::paths::check_out_dir("out", &self.out)?;
         run(self.db.as_deref(), &self.out, self.max_positions, out)
     }
 }
