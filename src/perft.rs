@@ -17,7 +17,7 @@ use crate::game::Game;
 /// The deepest walk `sow perft` takes: the walk recurses once a move, and a
 /// line of Kpé can go on for ever (RULES §0), so a depth of 10⁵ overflowed
 /// the stack at once. Far beyond any count anyone walks (RULES §4 lists
-/// depths up to a dozen); the estimate refuses such walks anyway.
+/// depths up to 8); the estimate refuses such walks anyway.
 pub const MAX_DEPTH: u32 = 1000;
 
 /// Sequential perft. The last ply is counted without being expanded
