@@ -87,3 +87,29 @@ fn probe_db_standard(bencher: Bencher) {
     let solution = Solution::open(KpeVariant::STANDARD, std::path::Path::new(&dir)).unwrap();
     probe(bencher, &solution);
 }
+
+/// The retrograde's inner loop alone: every un-move of 2^20 consecutive
+/// boards of the standard game's layer of 36 stones, each predecessor
+/// ranked (`Endgame::unmove_edges` without the work list), counted in
+/// boards. About a third of the standard solve's layer time is here.
+#[divan::bench(sample_count = 20)]
+fn unmoves_ranked(bencher: Bencher) {
+    use sow::solve::index::BoardIndex;
+    use sow::solve::unmove::for_each_unmove;
+    const BOARDS: u64 = 1 << 20;
+    let variant = KpeVariant::STANDARD;
+    let index = BoardIndex::new(variant.pits(), variant.total() as usize);
+    let first = index.layer_size(36) / 3;
+    bencher.counter(ItemsCount::new(BOARDS)).bench(|| {
+        let mut board = [0u8; 8];
+        index.unrank(36, first, &mut board);
+        let mut sum = 0u64;
+        for _ in 0..BOARDS {
+            for_each_unmove(variant, black_box(&board), true, |pred, _| {
+                sum = sum.wrapping_add(index.rank(pred))
+            });
+            index.next(&mut board);
+        }
+        sum
+    });
+}

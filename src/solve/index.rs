@@ -8,6 +8,12 @@ pub struct BoardIndex {
     pits: usize,
     /// `binom[a][b]` = C(a, b), saturating at `u64::MAX`.
     binom: Vec<[u64; 22]>,
+    /// `tails[i * stride + m]` = the boards of pits `i + 1..` holding at
+    /// most `m` stones, C(m + P - i - 1, P - i - 1): a board's rank is a
+    /// sum of differences of these ([`Self::rank`]), one flat table of a
+    /// few KiB that ranking reads without a second index.
+    tails: Vec<u64>,
+    stride: usize,
 }
 
 impl BoardIndex {
@@ -23,7 +29,20 @@ impl BoardIndex {
                     binom[a - 1][b - 1].saturating_add(if b < a { binom[a - 1][b] } else { 0 });
             }
         }
-        BoardIndex { pits, binom }
+        let stride = max_stones + 1;
+        let mut tails = vec![0u64; (pits - 1) * stride];
+        for i in 0..pits - 1 {
+            let k = pits - i - 2;
+            for m in 0..stride {
+                tails[i * stride + m] = binom[m + k + 1][k + 1];
+            }
+        }
+        BoardIndex {
+            pits,
+            binom,
+            tails,
+            stride,
+        }
     }
 
     pub fn pits(&self) -> usize {
@@ -48,14 +67,20 @@ impl BoardIndex {
     }
 
     /// The index of a board within its layer (`n` = its stone count).
+    ///
+    /// The boards before it are, pit by pit, those that put fewer stones
+    /// in pit `i` with the same pits before it: with `m` stones left for
+    /// pits `i..`, `tail(i, m) - tail(i, m - c)` of them.
     #[inline]
     pub fn rank(&self, board: &[u8]) -> u64 {
         let mut m: usize = board.iter().map(|&c| c as usize).sum();
+        assert!(m < self.stride, "board of {m} stones");
         let mut r = 0;
         for (i, &c) in board[..self.pits - 1].iter().enumerate() {
-            let c = c as usize;
-            r += self.below(i, m, c);
-            m -= c;
+            let row = &self.tails[i * self.stride..][..self.stride];
+            let rest = m - c as usize;
+            r += row[m] - row[rest];
+            m = rest;
         }
         r
     }

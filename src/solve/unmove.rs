@@ -26,30 +26,35 @@ pub fn for_each_unmove(
     // a few vector operations over 16 lanes (it was the solver's hottest
     // loop as one modular index a pit).
     let mut rotated = [0u8; 16];
-    for (i, slot) in rotated[..n].iter_mut().enumerate() {
-        *slot = board[(i + w) % n];
-    }
+    rotated[..n - w].copy_from_slice(&board[w..n]);
+    rotated[n - w..n].copy_from_slice(&board[..w]);
     for q in w..n {
         // RULES §1.1: the origin is emptied, then gets one stone per full lap.
         let laps = board[q];
         if laps > least {
             continue;
         }
-        // Y's pit of the origin, and how far along the sowing each of Y's
-        // pits lies from it (the origin itself at 0, lanes past the board
-        // never reached).
+        // Y's pit of the origin. The board before the move is built
+        // incrementally: every pit lost a stone a lap (`before`, a few
+        // vector operations over 16 lanes), and each further stone sown
+        // takes one more from the next pit along; the origin's own count
+        // is overwritten with the stones lifted. (Built afresh for every
+        // length with a modular index per pit, this was the solver's
+        // hottest loop, `results/BENCHMARKS.md`.)
         let origin = q - w;
-        let mut distance = [u8::MAX; 16];
-        for (i, d) in distance[..n].iter_mut().enumerate() {
-            *d = ((i + n - origin) % n) as u8;
+        let mut before = [0u8; 16];
+        for i in 0..16 {
+            before[i] = rotated[i].wrapping_sub(laps);
         }
-        let mut last = q;
+        let mut pit = origin; // Y's pit of the last stone sown
         for r in 0..n {
             if r > 0 {
-                last = if last + 1 == n { 0 } else { last + 1 };
-                if board[last] <= laps {
-                    break; // pits q+1..q+r each got one stone more than a lap
+                pit = if pit + 1 == n { 0 } else { pit + 1 };
+                // Pit `pit` got one stone more than a lap.
+                if rotated[pit] <= laps {
+                    break;
                 }
+                before[pit] -= 1;
             }
             let sown = laps as usize * n + r;
             if sown == 0 {
@@ -58,22 +63,16 @@ pub fn for_each_unmove(
             if sown > total {
                 break;
             }
-            if y_unlocked && last < w && matches!(board[last], 2 | 4) {
-                continue; // this move would have captured
-            }
-            // The board before the move: every pit lost a stone a lap, and
-            // the r pits after the origin one more (`distance - 1 < r`
-            // wraps the origin's 0 out).
-            let mut relative = [0u8; 16];
-            for i in 0..16 {
-                let extra = (distance[i].wrapping_sub(1) < r as u8) as u8;
-                relative[i] = rotated[i].wrapping_sub(laps).wrapping_sub(extra);
-            }
-            relative[origin] = sown as u8;
-            if !is_legal_for_y(&relative[..n], w, origin) {
+            // X's pits are Y's w..n: a last stone there on a 2 or 4 would
+            // have captured.
+            if y_unlocked && pit >= w && matches!(rotated[pit], 2 | 4) {
                 continue;
             }
-            f(&relative[..n], origin);
+            before[origin] = sown as u8;
+            if !is_legal_for_y(&before[..n], w, origin) {
+                continue;
+            }
+            f(&before[..n], origin);
         }
     }
 }
