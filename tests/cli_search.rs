@@ -135,6 +135,14 @@ fn openings_kiothi_writes_its_report() {
 fn bad_search_requests_are_refused_with_the_field() {
     for (args, field) in [
         (&["--json", "eval", "kiothi", "--time", "0"][..], "time"),
+        // Shorter than a search can use: taken, it was printed back as
+        // 300 digits.
+        (&["--json", "analyze", "-", "--time", "1e-300"][..], "time"),
+        (&["--json", "play", "--time", "0.0001"][..], "time"),
+        (&["--json", "match", "ab:time=1e-9", "random"][..], "agent"),
+        // Each flag serves one game's openings: not ignored on the other.
+        (&["--json", "openings", "kpe", "--time", "3"][..], "time"),
+        (&["--json", "openings", "kiothi", "--db", "/tmp"][..], "db"),
         (&["--json", "eval", "kiothi", "--depth", "0"][..], "depth"),
         (&["--json", "match", "alphazero", "random"][..], "agent"),
         (&["--json", "match", "ab:time=0", "random"][..], "agent"),

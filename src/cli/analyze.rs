@@ -34,7 +34,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "N")]
     pub record: Option<usize>,
     /// Kiothi: search time per position, in seconds (default 1).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
     pub time: Option<f64>,
     /// Transposition table size in MiB (Kiothi search).
     #[arg(long, value_name = "MB", default_value_t = 256)]
@@ -133,7 +133,6 @@ fn command_line() -> String {
 }
 
 pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
-    super::search_eval::check_seconds(args.time)?;
     super::search_eval::check_hash(args.hash)?;
     if let Some(dir) = &args.out {
         super::paths::check_out_dir("out", dir)?;

@@ -94,18 +94,26 @@ pub fn nodes(text: &str) -> Result<u64, CliError> {
     at_least_one("nodes", text, "")
 }
 
-/// `--time S`: a positive, finite number of seconds.
+/// The shortest `--time` taken (`Limits::takes_seconds`).
+pub const MIN_SECONDS: f64 = crate::search::Limits::MIN_SECONDS;
+
+/// `--time S`: a finite number of seconds, at least [`MIN_SECONDS`].
 pub fn seconds(text: &str) -> Result<f64, CliError> {
     let s: f64 = text.trim().parse().map_err(|_| {
         CliError::usage(
             "time",
-            format!("--time must be a positive number of seconds, found `{text}`"),
+            format!("--time must be a number of seconds, at least {MIN_SECONDS}, found `{text}`"),
         )
     })?;
-    if !(s.is_finite() && s > 0.0) {
+    check_seconds(s)
+}
+
+/// Refuses a `--time` that is not finite or under [`MIN_SECONDS`].
+pub fn check_seconds(s: f64) -> Result<f64, CliError> {
+    if !crate::search::Limits::takes_seconds(s) {
         return Err(CliError::usage(
             "time",
-            format!("--time must be a positive number of seconds, found {s}"),
+            format!("--time must be a number of seconds, at least {MIN_SECONDS}, found {s}"),
         ));
     }
     Ok(s)
@@ -135,7 +143,7 @@ mod tests {
             "--hash must be at least 1 MiB"
         );
         assert_eq!(depth("0").unwrap_err().kind, "usage");
-        for bad in ["0", "-1", "inf", "NaN", "x"] {
+        for bad in ["0", "-1", "inf", "NaN", "x", "1e-300", "0.0009"] {
             assert_eq!(
                 seconds(bad).unwrap_err().field.as_deref(),
                 Some("time"),
@@ -143,6 +151,7 @@ mod tests {
             );
         }
         assert_eq!(seconds("0.5").unwrap(), 0.5);
+        assert_eq!(seconds("0.001").unwrap(), 0.001);
         assert_eq!(games("20").unwrap(), 20);
         assert_eq!(games("1000000").unwrap(), 1_000_000);
         for bad in ["1000001", "4294967296", "18446744073709551615"] {

@@ -34,6 +34,7 @@ pub struct OpeningsArgs {
 impl OpeningsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         super::paths::check_out_dir("out", &self.out)?;
+        self.refuse_other_games_flags()?;
         match self.game {
             GameArg::Kiothi(setup) => run_kiothi(
                 &KiothiPosition::start(setup),
@@ -43,6 +44,24 @@ impl OpeningsArgs {
                 out,
             ),
             GameArg::Kpe(v) => run_kpe(v, self.db.as_deref(), &self.out, out),
+        }
+    }
+}
+
+impl OpeningsArgs {
+    /// `--time` and `--db` each serve one game: given to the other they
+    /// were silently ignored.
+    fn refuse_other_games_flags(&self) -> Result<(), CliError> {
+        match self.game {
+            GameArg::Kpe(_) if self.time.is_some() => Err(CliError::usage(
+                "time",
+                "--time is for Kiothi (searched openings); Kpé openings are exact, from the database",
+            )),
+            GameArg::Kiothi(_) if self.db.is_some() => Err(CliError::usage(
+                "db",
+                "--db is for Kpé (its solved database); Kiothi openings are searched",
+            )),
+            _ => Ok(()),
         }
     }
 }

@@ -51,7 +51,7 @@ pub struct PlayArgs {
     pub level: Level,
     /// Search time per move and per hint, in seconds (Kiothi; Kpé is
     /// exact from its database unless this is given). Default 1.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
     pub time: Option<f64>,
     /// Seed of the weaker levels' choices.
     #[arg(long, default_value_t = 1)]
@@ -86,7 +86,6 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             "sow play is interactive: --json is not supported",
         ));
     }
-    super::search_eval::check_seconds(args.time)?;
     super::search_eval::check_hash(args.hash)?;
     let start = parse_any(&args.position)?;
     let human = match args.side {

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use super::search_eval::check_seconds;
+use super::args::check_seconds;
 use super::{CliError, Out};
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::Progress;
@@ -68,7 +68,7 @@ pub fn run(
     db: &Path,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    check_seconds(args.seconds)?;
+    args.seconds.map(check_seconds).transpose()?;
     if args.nodes == Some(0) {
         return Err(CliError::usage("nodes", "--nodes must be at least 1"));
     }

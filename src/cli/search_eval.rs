@@ -25,31 +25,13 @@ pub struct Budget {
 
 pub const DEFAULT_SECONDS: f64 = 5.0;
 
-/// Refuses a `--time` that is not a positive number of seconds.
-pub fn check_seconds(seconds: Option<f64>) -> Result<(), CliError> {
-    match seconds {
-        Some(s) if !(s.is_finite() && s > 0.0) => Err(CliError::usage(
-            "time",
-            format!("--time must be a positive number of seconds, found {s}"),
-        )),
-        _ => Ok(()),
-    }
-}
-
 impl Budget {
     /// Checks the numbers and turns them into search limits.
     pub fn limits(&self) -> Result<Limits, CliError> {
         if self.depth == Some(0) {
             return Err(CliError::usage("depth", "--depth must be at least 1"));
         }
-        if let Some(s) = self.seconds {
-            if !(s.is_finite() && s > 0.0) {
-                return Err(CliError::usage(
-                    "time",
-                    format!("--time must be a positive number of seconds, found {s}"),
-                ));
-            }
-        }
+        self.seconds.map(super::args::check_seconds).transpose()?;
         if self.nodes == Some(0) {
             return Err(CliError::usage("nodes", "--nodes must be at least 1"));
         }

@@ -100,9 +100,10 @@ impl AgentSpec {
                     limits.depth = Some(d);
                 }
                 "time" => {
-                    let s: f64 = v.parse().map_err(|_| bad("a positive number of seconds"))?;
-                    if !(s.is_finite() && s > 0.0) {
-                        return Err(bad("a positive number of seconds"));
+                    const SECONDS: &str = "a positive number of seconds (at least 0.001)";
+                    let s: f64 = v.parse().map_err(|_| bad(SECONDS))?;
+                    if !Limits::takes_seconds(s) {
+                        return Err(bad(SECONDS));
                     }
                     limits.seconds = Some(s);
                 }

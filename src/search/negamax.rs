@@ -27,6 +27,18 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The shortest time budget taken (seconds): a search that short does
+    /// not finish one iteration, and `1e-300` is a typing slip, not a
+    /// budget (it was taken, and printed back as 300 digits).
+    pub const MIN_SECONDS: f64 = 0.001;
+
+    /// Whether `s` is a time budget this tool takes: finite and at least
+    /// [`Self::MIN_SECONDS`]. The one check of every `--time`, agent
+    /// `time=` and server `time` field.
+    pub fn takes_seconds(s: f64) -> bool {
+        s.is_finite() && s >= Self::MIN_SECONDS
+    }
+
     pub fn depth(d: u32) -> Self {
         Limits {
             depth: Some(d),

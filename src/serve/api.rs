@@ -146,10 +146,11 @@ impl Params {
             return Err(usage("depth", "`depth` must be at least 1"));
         }
         if let Some(s) = seconds {
-            if !(s.is_finite() && s > 0.0) {
+            if !crate::search::Limits::takes_seconds(s) {
+                let least = crate::search::Limits::MIN_SECONDS;
                 return Err(usage(
                     "time",
-                    format!("`time` must be a positive number of seconds, found {s}"),
+                    format!("`time` must be a number of seconds, at least {least}, found {s}"),
                 ));
             }
         }
