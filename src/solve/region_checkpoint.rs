@@ -58,7 +58,7 @@ pub struct RegionCheckpoint {
 /// How far a checkpointed exploration got.
 pub(super) enum Exploration {
     /// Every stone count: the region, none of its groups solved.
-    Done(LockedRegion),
+    Done(Box<LockedRegion>),
     /// Part way, with the stone counts explored (the most first).
     Partial(Explored),
 }
@@ -226,7 +226,7 @@ impl RegionCheckpoint {
         if below == 0 {
             groups.reverse();
             let region = LockedRegion::from_explored(self.variant, groups, scratch.clone());
-            return Ok(Some(Exploration::Done(region)));
+            return Ok(Some(Exploration::Done(Box::new(region))));
         }
         let seeds = Seeds::new(total + 1, scratch.clone());
         let runs = reader.u64()?;

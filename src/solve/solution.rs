@@ -212,7 +212,7 @@ fn solve_region(
     let stone_counts = variant.total() as usize + 1;
     let t = Instant::now();
     let (mut region, explored_reused) = match checkpoint.load_exploration(&scratch)? {
-        Some(Exploration::Done(region)) => (region, stone_counts),
+        Some(Exploration::Done(region)) => (*region, stone_counts),
         start => {
             let start = match start {
                 Some(Exploration::Partial(explored)) => Some(explored),

@@ -28,9 +28,8 @@ pub fn for_each_unmove(
     let mut rotated = [0u8; 16];
     rotated[..n - w].copy_from_slice(&board[w..n]);
     rotated[n - w..n].copy_from_slice(&board[..w]);
-    for q in w..n {
+    for (q, &laps) in board.iter().enumerate().take(n).skip(w) {
         // RULES §1.1: the origin is emptied, then gets one stone per full lap.
-        let laps = board[q];
         if laps > least {
             continue;
         }
