@@ -185,6 +185,9 @@ proptest! {
         let game = kpe_game(w, k, seed, plies);
         let p = *game.last().unwrap();
         let r = p.rotated();
+        let n = 2 * wu;
+        let turned: Vec<u8> = (0..n).map(|i| p.pits()[(i + wu) % n]).collect();
+        prop_assert_eq!(r.pits(), &turned[..], "{}", p);
         prop_assert_eq!(r.rotated(), p);
         prop_assert_eq!(r.side(), p.side().other());
         prop_assert_eq!(r.marks(Side::South), p.marks(Side::North));

@@ -131,12 +131,15 @@ impl KpePosition {
     /// The same position seen from the other side: the board turned by W
     /// pits, players, marks and captures swapped (RULES §1, symmetry).
     pub fn rotated(&self) -> Self {
-        let n = self.variant.pits();
-        let w = self.variant.w();
-        let mut pits = [0u8; MAX_PITS];
-        for (i, p) in pits[..n].iter_mut().enumerate() {
-            *p = self.pits[(i + w) % n];
-        }
+        // The two rows (W bytes each, pits past 2W zero) swap places as
+        // halves of one word: the solver ranks a turned board for every
+        // child it looks up, and a modular index a pit showed in its
+        // profile.
+        debug_assert!(self.pits[self.variant.pits()..].iter().all(|&c| c == 0));
+        let half = 8 * self.variant.w() as u32;
+        let word = u128::from_le_bytes(self.pits);
+        let south = word & ((1u128 << half) - 1);
+        let pits = ((word >> half) | south << half).to_le_bytes();
         KpePosition {
             pits,
             variant: self.variant,
