@@ -46,9 +46,7 @@ impl OpeningsArgs {
             GameArg::Kpe(v) => run_kpe(v, self.db.as_deref(), &self.out, out),
         }
     }
-}
 
-impl OpeningsArgs {
     /// `--time` and `--db` each serve one game: given to the other they
     /// were silently ignored.
     fn refuse_other_games_flags(&self) -> Result<(), CliError> {

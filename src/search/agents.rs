@@ -100,10 +100,11 @@ impl AgentSpec {
                     limits.depth = Some(d);
                 }
                 "time" => {
-                    const SECONDS: &str = "a positive number of seconds (at least 0.001)";
-                    let s: f64 = v.parse().map_err(|_| bad(SECONDS))?;
+                    let least = Limits::MIN_SECONDS;
+                    let seconds = format!("a positive number of seconds (at least {least})");
+                    let s: f64 = v.parse().map_err(|_| bad(&seconds))?;
                     if !Limits::takes_seconds(s) {
-                        return Err(bad(SECONDS));
+                        return Err(bad(&seconds));
                     }
                     limits.seconds = Some(s);
                 }

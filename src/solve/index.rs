@@ -10,8 +10,8 @@ pub struct BoardIndex {
     binom: Vec<[u64; 22]>,
     /// `tails[i * stride + m]` = the boards of pits `i + 1..` holding at
     /// most `m` stones, C(m + P - i - 1, P - i - 1): a board's rank is a
-    /// sum of differences of these ([`Self::rank`]), one flat table of a
-    /// few KiB that ranking reads without a second index.
+    /// sum of differences of these ([`Self::below`]), one flat table of a
+    /// few KiB that ranking and unranking read without a second index.
     tails: Vec<u64>,
     stride: usize,
 }
@@ -59,28 +59,33 @@ impl BoardIndex {
         self.c(n + self.pits - 1, self.pits - 1)
     }
 
+    /// Row `i` of [`Self::tails`]: entry `m` counts the boards of pits
+    /// `i + 1..` holding at most `m` stones.
+    #[inline]
+    fn tail_row(&self, i: usize) -> &[u64] {
+        &self.tails[i * self.stride..][..self.stride]
+    }
+
     /// Compositions of the `m` stones left with pit `i` holding fewer than `c`.
     #[inline]
     fn below(&self, i: usize, m: usize, c: usize) -> u64 {
-        let k = self.pits - i - 2;
-        self.c(m + k + 1, k + 1) - self.c(m - c + k + 1, k + 1)
+        let row = self.tail_row(i);
+        row[m] - row[m - c]
     }
 
     /// The index of a board within its layer (`n` = its stone count).
     ///
     /// The boards before it are, pit by pit, those that put fewer stones
     /// in pit `i` with the same pits before it: with `m` stones left for
-    /// pits `i..`, `tail(i, m) - tail(i, m - c)` of them.
+    /// pits `i..`, [`Self::below`] of them.
     #[inline]
     pub fn rank(&self, board: &[u8]) -> u64 {
         let mut m: usize = board.iter().map(|&c| c as usize).sum();
         assert!(m < self.stride, "board of {m} stones");
         let mut r = 0;
         for (i, &c) in board[..self.pits - 1].iter().enumerate() {
-            let row = &self.tails[i * self.stride..][..self.stride];
-            let rest = m - c as usize;
-            r += row[m] - row[rest];
-            m = rest;
+            r += self.below(i, m, c as usize);
+            m -= c as usize;
         }
         r
     }
