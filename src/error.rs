@@ -210,29 +210,6 @@ impl From<io::Error> for CliError {
     }
 }
 
-impl From<crate::solve::solution::SolveError> for CliError {
-    fn from(e: crate::solve::solution::SolveError) -> Self {
-        match e {
-            crate::solve::solution::SolveError::Input(e) => e.into(),
-            crate::solve::solution::SolveError::Db(e) => {
-                CliError::new("database", Some("db"), e.to_string())
-            }
-        }
-    }
-}
-
-impl From<crate::solve::db::DbError> for CliError {
-    fn from(e: crate::solve::db::DbError) -> Self {
-        crate::solve::solution::SolveError::Db(e).into()
-    }
-}
-
-impl From<crate::solve::kiothi_endgame::EndgameError> for CliError {
-    fn from(e: crate::solve::kiothi_endgame::EndgameError) -> Self {
-        CliError::new("database", Some("db"), e.to_string())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

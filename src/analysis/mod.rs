@@ -6,6 +6,7 @@
 
 pub mod annotate;
 pub mod elo;
+pub mod engine_errors;
 pub mod evaluation;
 pub mod game_text;
 pub mod kiothi_openings;
