@@ -106,7 +106,7 @@ fn unmoves_ranked(bencher: Bencher) {
         let mut sum = 0u64;
         for _ in 0..BOARDS {
             for_each_unmove(variant, black_box(&board), true, |pred, _| {
-                sum = sum.wrapping_add(index.rank(pred))
+                sum = sum.wrapping_add(index.rank_in_layer(pred, 36))
             });
             index.next(&mut board);
         }

@@ -111,7 +111,7 @@ impl Ranker {
         let stones = board.iter().map(|&c| c as usize).sum();
         key_of(
             stones,
-            self.with_marks(self.rank_board(board), mover, opponent),
+            self.with_marks(self.rank_board(board, stones), mover, opponent),
         )
     }
 
@@ -122,10 +122,11 @@ impl Ranker {
         self.key(rel.pits(), rel.marks(Side::South), rel.marks(Side::North))
     }
 
-    /// The part of a ranked key that the board decides.
+    /// The part of a ranked key that the board, of `stones` stones,
+    /// decides.
     #[inline]
-    pub fn rank_board(&self, board: &[u8]) -> u64 {
-        self.index.rank(board)
+    pub fn rank_board(&self, board: &[u8], stones: usize) -> u64 {
+        self.index.rank_in_layer(board, stones)
     }
 
     /// The ranked key of a board ranked `board_rank` by

@@ -291,7 +291,7 @@ impl Endgame {
             self.index.seek(n, at, i as u64, &mut board[..pits]);
             at = Some(i as u64);
             for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
-                out.push((self.index.rank(pred) as u32, i))
+                out.push((self.index.rank_in_layer(pred, n) as u32, i))
             });
         }
     }

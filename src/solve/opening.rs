@@ -463,6 +463,8 @@ impl LockedRegion {
             mover: x_marks,
             opponent: y_marks,
         } = child;
+        // An un-move keeps the stone count.
+        let stones = board[..v.pits()].iter().map(|&c| c as usize).sum();
         for_each_unmove(
             v,
             &board[..v.pits()],
@@ -473,9 +475,11 @@ impl LockedRegion {
                 }
                 // Y moved from the parent (Y is its mover) and had the mark
                 // of q already: a parent without it is of a lower class.
-                let u = self
-                    .ranker
-                    .with_marks(self.ranker.rank_board(before), y_marks, x_marks);
+                let u = self.ranker.with_marks(
+                    self.ranker.rank_board(before, stones),
+                    y_marks,
+                    x_marks,
+                );
                 f(self.ranker.classes().local(u));
             },
         );
