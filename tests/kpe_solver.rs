@@ -315,3 +315,40 @@ fn layers_are_shared_by_every_k_of_a_w() {
     }
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// The principal variation of every position reachable in small variants
+/// keeps the value at every move, and ends the game exactly where perfect
+/// play can end (otherwise it repeats a position): the captures along it
+/// and the final sweep add up to the value.
+#[test]
+fn principal_variations_keep_the_value_and_end_where_play_can_end() {
+    let mut ending = 0;
+    for (w, k) in [(2, 3), (3, 2), (3, 3)] {
+        let variant = KpeVariant::new(w, k).unwrap();
+        let (positions, _) = reachable(KpePosition::start(variant));
+        let solution = Solution::in_memory(variant, Progress::Hidden);
+        for pos in &positions {
+            let value = solution.value(pos, None).unwrap();
+            let line = solution.principal_variation(pos, None, 1000).unwrap();
+            // The mover's margin along the line, sign flipping each ply.
+            let (mut at, mut margin, mut sign) = (*pos, 0, 1);
+            for mv in &line {
+                let before = solution.value(&at, None).unwrap();
+                let (child, gained) = at.sow(mv.pit());
+                let after = solution.value(&child, None).unwrap();
+                assert_eq!(gained as i32 - after, before, "{at}: move {mv} loses value");
+                margin += sign * gained as i32;
+                (at, sign) = (child, -sign);
+            }
+            if solution.can_end(pos, None).unwrap() {
+                assert!(at.is_over(), "{pos} can end; its line stops at {at}");
+                margin += sign * at.terminal_value();
+                assert_eq!(margin, value, "{pos}: the line's captures and sweep");
+                ending += 1;
+            } else {
+                assert!(!at.is_over(), "{pos} cannot end; its line ends");
+            }
+        }
+    }
+    assert!(ending > 100, "{ending} positions that can end");
+}

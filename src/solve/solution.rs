@@ -645,14 +645,24 @@ impl Solution {
         Ok(out)
     }
 
-    /// Perfect play from `pos` until the game ends or a position repeats
-    /// (the repeating line is endless play), at most `max_len` moves.
+    /// Perfect play from `pos`, at most `max_len` moves: where perfect
+    /// play can end ([`Self::can_end`]), a line of value-keeping moves that
+    /// ends the game ([`Self::ending_line`]); otherwise (or if that search
+    /// gives up) the first best move each time until the game ends or a
+    /// position repeats (the repeating line is endless play).
+    ///
+    /// The first best move alone can cycle where perfect play could end:
+    /// from the start of the standard game it repeated after 357 moves,
+    /// while the search finds an ending line of 147 in milliseconds.
     pub fn principal_variation(
         &self,
         pos: &KpePosition,
         extra: Option<&LockedRegion>,
         max_len: usize,
     ) -> Result<Vec<KpeMove>, SolveError> {
+        if let Some(line) = self.ending_line(pos, extra, max_len)? {
+            return Ok(line);
+        }
         let mut line = Vec::new();
         let mut seen = hashbrown::HashSet::new();
         let mut at = *pos;
@@ -665,7 +675,80 @@ impl Solution {
         }
         Ok(line)
     }
+
+    /// A line of at most `max_len` value-keeping moves from `pos` to the
+    /// end of the game through positions that can end, if `pos` can end:
+    /// a depth-first search that never enters a position twice, captures
+    /// first (they bring the end nearer), then in pit order. Every
+    /// position that can end has a value-keeping move into another that
+    /// can, or ends the game itself (`endless.rs`), so the search reaches
+    /// the end unless the line would be longer than `max_len` or it visits
+    /// [`ENDING_LINE_NODES`] positions first (then None).
+    pub fn ending_line(
+        &self,
+        pos: &KpePosition,
+        extra: Option<&LockedRegion>,
+        max_len: usize,
+    ) -> Result<Option<Vec<KpeMove>>, SolveError> {
+        if !self.can_end(pos, extra)? {
+            return Ok(None);
+        }
+        let mut visited = hashbrown::HashSet::new();
+        visited.insert(pos.repetition_key());
+        // Each frame: a position of the line, its moves to try, and how
+        // many of them were tried (the last one tried led to the next frame).
+        let mut stack = vec![(*pos, self.ending_moves(pos, extra)?, 0)];
+        for _ in 0..ENDING_LINE_NODES {
+            let depth = stack.len();
+            let Some((at, moves, tried)) = stack.last_mut() else {
+                return Ok(None);
+            };
+            if at.is_over() {
+                let line = stack[..depth - 1]
+                    .iter()
+                    .map(|(_, moves, tried)| moves[tried - 1])
+                    .collect();
+                return Ok(Some(line));
+            }
+            if *tried == moves.len() || depth > max_len {
+                stack.pop();
+                continue;
+            }
+            let child = at.play_unchecked(&moves[*tried]);
+            *tried += 1;
+            if visited.insert(child.repetition_key()) {
+                let moves = self.ending_moves(&child, extra)?;
+                stack.push((child, moves, 0));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The value-keeping moves of `pos` into positions that can end, the
+    /// largest captures first, then in pit order.
+    fn ending_moves(
+        &self,
+        pos: &KpePosition,
+        extra: Option<&LockedRegion>,
+    ) -> Result<Vec<KpeMove>, SolveError> {
+        let values = self.move_values(pos, extra)?;
+        let best = values.first().map(|&(_, v)| v);
+        let mut moves = Vec::new();
+        for &(mv, _) in values.iter().filter(|&&(_, v)| Some(v) == best) {
+            let (child, gained) = pos.sow(mv.pit());
+            if self.can_end(&child, extra)? {
+                moves.push((std::cmp::Reverse(gained), mv));
+            }
+        }
+        moves.sort_unstable();
+        Ok(moves.into_iter().map(|(_, mv)| mv).collect())
+    }
 }
+
+/// Positions [`Solution::ending_line`] visits before it gives up, a few
+/// probes each: a bound on its time (from the standard game's start it
+/// finds a line of 147 moves in about 16 ms).
+pub const ENDING_LINE_NODES: usize = 100_000;
 
 /// The error for a database not all of whose files are there: who is
 /// building it, or which `sow solve` completes it (`lock.rs`).
