@@ -119,6 +119,13 @@ impl Endgame {
         KpePosition::from_parts(self.variant, board, Side::South, [all, all], [0, 0])
     }
 
+    /// [`Self::position`] of a board held as one word (`BoardIndex::next_word`).
+    #[inline]
+    fn position_of_word(&self, board: u128) -> KpePosition {
+        let all = self.variant.all_marks();
+        KpePosition::from_pits_word(self.variant, board, Side::South, [all, all], [0, 0])
+    }
+
     /// Looks a position with both players unlocked up in solved layers.
     pub fn probe(&self, layers: &impl LayerValues, pos: &KpePosition) -> i8 {
         entry_value(self.probe_entry(layers, pos))
@@ -152,11 +159,12 @@ impl Endgame {
             .par_chunks_mut(CHUNK as usize)
             .enumerate()
             .for_each(|(c, words)| {
-                let mut board = [0u8; 16];
-                self.index.unrank(n, c as u64 * CHUNK, &mut board[..pits]);
+                let mut first = [0u8; 16];
+                self.index.unrank(n, c as u64 * CHUNK, &mut first[..pits]);
+                let mut board = u128::from_le_bytes(first);
                 let mut captures = Vec::with_capacity(4 * PREFETCHED_POSITIONS);
                 for batch in words.chunks_mut(PREFETCHED_POSITIONS) {
-                    self.classify_batch(n, layers, &mut board[..pits], batch, &mut captures);
+                    self.classify_batch(n, layers, &mut board, batch, &mut captures);
                 }
                 bar.inc(words.len() as u64);
             });
@@ -164,7 +172,8 @@ impl Endgame {
     }
 
     /// The retrograde words of the positions of layer `n` from `board`
-    /// on, one a word of `words` (`board` ends on the next position). Two
+    /// (its pits as one word, `BoardIndex::next_word`) on, one a word of
+    /// `words` (`board` ends on the next position). Two
     /// steps: every position's moves are sown, the entries of the captures'
     /// children asked for ([`LayerValues::prefetch`]), then read, so that
     /// the cache misses of these probes (scattered over the smaller
@@ -173,7 +182,7 @@ impl Endgame {
         &self,
         n: usize,
         layers: &impl LayerValues,
-        board: &mut [u8],
+        board: &mut u128,
         words: &mut [std::sync::atomic::AtomicU32],
         captures: &mut Vec<Capture>,
     ) {
@@ -182,7 +191,7 @@ impl Endgame {
         let mut ending = [NO_EXIT; PREFETCHED_POSITIONS];
         captures.clear();
         for k in 0..words.len() {
-            let pos = self.position(board);
+            let pos = self.position_of_word(*board);
             let mut mask = pos.legal_mask();
             if mask == 0 {
                 // RULES §1.5: the opponent sweeps the n stones of their row.
@@ -205,7 +214,7 @@ impl Endgame {
                     index,
                 });
             }
-            self.index.next(board);
+            *board = self.index.next_word(*board).unwrap_or(*board);
         }
         for c in captures.iter() {
             let e = layers.entry(n - c.gained as usize, c.index);

@@ -155,11 +155,67 @@ impl BoardIndex {
         board[j] = 0;
         true
     }
+
+    /// [`Self::next`] for a board of at most 16 pits held as one word (pit
+    /// `i` in byte `i`, little-endian, as `KpePosition` keeps its pits):
+    /// `None` after the last board. A scan that steps a board in memory a
+    /// byte at a time and then reads it as a word waits for those stores
+    /// to reach the cache (a store cannot be forwarded to a wider load);
+    /// as a word the board stays in registers.
+    #[inline]
+    pub fn next_word(&self, board: u128) -> Option<u128> {
+        debug_assert!(self.pits <= 16);
+        let last = self.pits - 1;
+        let unit = |i: usize| 1u128 << (8 * i);
+        if (board >> (8 * last)) as u8 > 0 {
+            return Some(board + unit(last - 1) - unit(last));
+        }
+        // The last pit is empty: the highest non-empty pit is below it.
+        let j = board.checked_ilog2()? as usize / 8;
+        if j == 0 {
+            return None;
+        }
+        let stones = (board >> (8 * j)) as u8 as u128;
+        Some(board + unit(j - 1) - (stones << (8 * j)) + ((stones - 1) << (8 * last)))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn next_word_steps_as_next_does() {
+        for pits in [2usize, 3, 8, 16] {
+            let index = BoardIndex::new(pits, 12);
+            for n in [0usize, 1, 2, 7, 12] {
+                let mut board = vec![0u8; pits];
+                index.unrank(n, 0, &mut board);
+                let mut bytes = [0u8; 16];
+                bytes[..pits].copy_from_slice(&board);
+                let mut word = u128::from_le_bytes(bytes);
+                let mut steps = 0u64;
+                loop {
+                    let more = index.next(&mut board);
+                    let next = index.next_word(word);
+                    assert_eq!(
+                        next.is_some(),
+                        more,
+                        "{pits} pits, {n} stones, step {steps}"
+                    );
+                    let Some(next) = next else { break };
+                    word = next;
+                    assert_eq!(
+                        &word.to_le_bytes()[..pits],
+                        &board[..],
+                        "{pits} pits, {n} stones"
+                    );
+                    steps += 1;
+                }
+                assert_eq!(steps + 1, index.layer_size(n));
+            }
+        }
+    }
 
     #[test]
     fn rank_and_unrank_are_inverse_bijections_on_every_small_layer() {

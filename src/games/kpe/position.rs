@@ -80,6 +80,27 @@ impl KpePosition {
         }
     }
 
+    /// [`Self::from_parts`] with the pits as one word (pit `i` in byte
+    /// `i`, little-endian; bytes past `2W` zero), as the solver's scans
+    /// step them (`BoardIndex::next_word`).
+    #[inline]
+    pub fn from_pits_word(
+        variant: KpeVariant,
+        pits: u128,
+        side: Side,
+        marks: [u8; 2],
+        captured: [u16; 2],
+    ) -> Self {
+        debug_assert!(variant.pits() == 16 || pits >> (8 * variant.pits()) == 0);
+        KpePosition {
+            pits: pits.to_le_bytes(),
+            variant,
+            side,
+            marks,
+            captured,
+        }
+    }
+
     pub fn variant(&self) -> KpeVariant {
         self.variant
     }
