@@ -61,6 +61,7 @@ pub fn rank(key: RegionKey) -> u64 {
 /// A board relative to its mover, with the mover's and the opponent's
 /// marks: what a [`RegionKey`] stands for.
 pub struct KeyParts {
+    /// The pits, zero past the board's `2W`.
     pub board: [u8; 16],
     pub mover: u8,
     pub opponent: u8,
@@ -166,7 +167,7 @@ impl Ranker {
         KeyCursor {
             ranker: self,
             at: None,
-            board: [0; 16],
+            board: 0,
         }
     }
 }
@@ -178,7 +179,8 @@ pub struct KeyCursor<'a> {
     ranker: &'a Ranker,
     /// Stone count and rank of `board`.
     at: Option<(usize, u64)>,
-    board: [u8; 16],
+    /// The pits as one word (`BoardIndex::next_word`).
+    board: u128,
 }
 
 impl KeyCursor<'_> {
@@ -189,11 +191,9 @@ impl KeyCursor<'_> {
         let (stones, u) = (stones_of(key), rank(key));
         let board_rank = u >> r.marks_bits;
         let from = self.at.filter(|&(n, _)| n == stones).map(|(_, at)| at);
-        let pits = r.variant.pits();
-        r.index
-            .seek(stones, from, board_rank, &mut self.board[..pits]);
+        self.board = r.index.seek_word(stones, from, board_rank, self.board);
         self.at = Some((stones, board_rank));
-        r.parts_with_board(key, self.board)
+        r.parts_with_board(key, self.board.to_le_bytes())
     }
 
     /// The position (mover as South) of a key.
@@ -207,9 +207,11 @@ impl KeyParts {
     /// The position (mover as South) of these parts.
     #[inline]
     pub fn position(&self, variant: KpeVariant) -> KpePosition {
-        KpePosition::from_parts(
+        // The board past its pits is zero (every maker of parts keeps it
+        // so), and one word copied whole is read back at once.
+        KpePosition::from_pits_word(
             variant,
-            &self.board[..variant.pits()],
+            u128::from_le_bytes(self.board),
             Side::South,
             [self.mover, self.opponent],
             [0, 0],

@@ -115,6 +115,26 @@ impl BoardIndex {
         board[self.pits - 1] = m as u8;
     }
 
+    /// [`Self::unrank`] into one word (pit `i` in byte `i`), built in
+    /// registers: stored a byte at a time, the board would be read back
+    /// as a word only once those stores reach the cache.
+    #[inline]
+    pub fn unrank_word(&self, n: usize, mut r: u64) -> u128 {
+        debug_assert!(self.pits <= 16);
+        let mut m = n;
+        let mut word = 0u128;
+        for i in 0..self.pits - 1 {
+            let mut c = 0;
+            while c < m && self.below(i, m, c + 1) <= r {
+                c += 1;
+            }
+            r -= self.below(i, m, c);
+            word |= (c as u128) << (8 * i);
+            m -= c;
+        }
+        word | (m as u128) << (8 * (self.pits - 1))
+    }
+
     /// Moves `board`, the board of index `at` of layer `n` (any board if
     /// `at` is `None`), to the board of index `to`. A few steps forward
     /// cost less than ranking from scratch: the solver visits the members
@@ -130,6 +150,19 @@ impl BoardIndex {
                 }
             }
             _ => self.unrank(n, to, board),
+        }
+    }
+
+    /// [`Self::seek`] for a board held as one word ([`Self::next_word`]).
+    #[inline]
+    pub fn seek_word(&self, n: usize, at: Option<u64>, to: u64, board: u128) -> u128 {
+        /// Beyond this many steps, unranking is cheaper (as in `seek`).
+        const NEAR: u64 = 48;
+        match at {
+            Some(at) if at <= to && to - at <= NEAR => {
+                (at..to).fold(board, |b, _| self.next_word(b).unwrap_or(b))
+            }
+            _ => self.unrank_word(n, to),
         }
     }
 
@@ -194,6 +227,7 @@ mod tests {
                 let mut bytes = [0u8; 16];
                 bytes[..pits].copy_from_slice(&board);
                 let mut word = u128::from_le_bytes(bytes);
+                assert_eq!(index.unrank_word(n, 0), word);
                 let mut steps = 0u64;
                 loop {
                     let more = index.next(&mut board);
@@ -211,6 +245,7 @@ mod tests {
                         "{pits} pits, {n} stones"
                     );
                     steps += 1;
+                    assert_eq!(index.unrank_word(n, steps), word);
                 }
                 assert_eq!(steps + 1, index.layer_size(n));
             }
