@@ -151,7 +151,6 @@ impl Endgame {
         bar: &indicatif::ProgressBar,
     ) -> LayerState {
         let size = self.index.layer_size(n);
-        let pits = self.variant.pits();
         // Sized once and filled in place: collected from the tasks, the
         // words passed through a list of pieces as large as themselves.
         let mut words = atomic_u32s(size as usize);
@@ -159,9 +158,7 @@ impl Endgame {
             .par_chunks_mut(CHUNK as usize)
             .enumerate()
             .for_each(|(c, words)| {
-                let mut first = [0u8; 16];
-                self.index.unrank(n, c as u64 * CHUNK, &mut first[..pits]);
-                let mut board = u128::from_le_bytes(first);
+                let mut board = self.index.unrank_word(n, c as u64 * CHUNK);
                 let mut captures = Vec::with_capacity(4 * PREFETCHED_POSITIONS);
                 for batch in words.chunks_mut(PREFETCHED_POSITIONS) {
                     self.classify_batch(n, layers, &mut board, batch, &mut captures);

@@ -2,6 +2,9 @@
 //! `P` pits gets a dense index in `0..C(n+P-1, P-1)`, in lexicographic order
 //! of the pit counts. No hashing, no gaps.
 
+/// Beyond this many steps forward, [`BoardIndex::seek`] unranks instead.
+const NEAR: u64 = 48;
+
 /// Ranks and unranks boards of one pit count.
 #[derive(Clone, Debug)]
 pub struct BoardIndex {
@@ -101,38 +104,37 @@ impl BoardIndex {
     }
 
     /// The board of layer `n` with index `r`.
-    pub fn unrank(&self, n: usize, mut r: u64, board: &mut [u8]) {
-        let mut m = n;
-        for (i, slot) in board[..self.pits - 1].iter_mut().enumerate() {
-            let mut c = 0;
-            while c < m && self.below(i, m, c + 1) <= r {
-                c += 1;
-            }
-            r -= self.below(i, m, c);
-            *slot = c as u8;
-            m -= c;
-        }
-        board[self.pits - 1] = m as u8;
+    pub fn unrank(&self, n: usize, r: u64, board: &mut [u8]) {
+        let board = &mut board[..self.pits];
+        self.for_each_unranked_count(n, r, |i, c| board[i] = c);
     }
 
     /// [`Self::unrank`] into one word (pit `i` in byte `i`), built in
     /// registers: stored a byte at a time, the board would be read back
     /// as a word only once those stores reach the cache.
     #[inline]
-    pub fn unrank_word(&self, n: usize, mut r: u64) -> u128 {
+    pub fn unrank_word(&self, n: usize, r: u64) -> u128 {
         debug_assert!(self.pits <= 16);
-        let mut m = n;
         let mut word = 0u128;
+        self.for_each_unranked_count(n, r, |i, c| word |= (c as u128) << (8 * i));
+        word
+    }
+
+    /// Calls `put(i, count)` for every pit `i` of the board of layer `n`
+    /// with index `r`, in pit order.
+    #[inline]
+    fn for_each_unranked_count(&self, n: usize, mut r: u64, mut put: impl FnMut(usize, u8)) {
+        let mut m = n;
         for i in 0..self.pits - 1 {
             let mut c = 0;
             while c < m && self.below(i, m, c + 1) <= r {
                 c += 1;
             }
             r -= self.below(i, m, c);
-            word |= (c as u128) << (8 * i);
+            put(i, c as u8);
             m -= c;
         }
-        word | (m as u128) << (8 * (self.pits - 1))
+        put(self.pits - 1, m as u8);
     }
 
     /// Moves `board`, the board of index `at` of layer `n` (any board if
@@ -141,8 +143,6 @@ impl BoardIndex {
     /// of its work lists in increasing order, often close together.
     #[inline]
     pub fn seek(&self, n: usize, at: Option<u64>, to: u64, board: &mut [u8]) {
-        /// Beyond this many steps, unranking is cheaper.
-        const NEAR: u64 = 48;
         match at {
             Some(at) if at <= to && to - at <= NEAR => {
                 for _ in at..to {
@@ -156,8 +156,6 @@ impl BoardIndex {
     /// [`Self::seek`] for a board held as one word ([`Self::next_word`]).
     #[inline]
     pub fn seek_word(&self, n: usize, at: Option<u64>, to: u64, board: u128) -> u128 {
-        /// Beyond this many steps, unranking is cheaper (as in `seek`).
-        const NEAR: u64 = 48;
         match at {
             Some(at) if at <= to && to - at <= NEAR => {
                 (at..to).fold(board, |b, _| self.next_word(b).unwrap_or(b))
