@@ -108,6 +108,18 @@ proptest! {
         }
     }
 
+    /// The solver's capture test without sowing agrees with the sowing,
+    /// on every legal move of random games (locked and unlocked, laps).
+    #[test]
+    fn kpe_move_captures_agrees_with_sow(w in 2u8..=8, k in 1u8..=8, seed: u64, plies in 0usize..300) {
+        for p in kpe_game(w, k, seed, plies) {
+            for mv in p.legal_moves() {
+                let (_, gained) = p.sow(mv.pit());
+                prop_assert_eq!(p.move_captures(mv.pit()), gained > 0, "{} {}", p, mv);
+            }
+        }
+    }
+
     #[test]
     fn kiothi_warriors_are_conserved(five: bool, seed: u64, plies in 0usize..300) {
         let total = if five { 50 } else { 60 };

@@ -198,11 +198,14 @@ impl Endgame {
             while mask != 0 {
                 let pit = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
-                let (child, gained) = pos.sow(pit);
-                if gained == 0 {
+                // Most moves capture nothing: they are only counted, not
+                // sown.
+                if !pos.move_captures(pit) {
                     internal[k] += 1;
                     continue;
                 }
+                let (child, gained) = pos.sow(pit);
+                debug_assert!(gained > 0);
                 let index = self.board_index(&child);
                 layers.prefetch(n - gained as usize, index);
                 captures.push(Capture {

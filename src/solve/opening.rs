@@ -906,6 +906,14 @@ impl LockedRegion {
                     };
                     let mut inside = 0u8;
                     let _ = pos.for_each_move(|mv| {
+                        // A move that sets no mark keeps the marks, hence
+                        // the class and the lock (`mark_classes.rs`): it
+                        // stays in the group unless it captures, and is
+                        // then only counted, not sown.
+                        if !pos.move_sets_mark(mv.pit()) && !pos.move_captures(mv.pit()) {
+                            inside += 1;
+                            return std::ops::ControlFlow::Continue(());
+                        }
                         let (child, gained) = pos.sow(mv.pit());
                         if !is_locked(&child) {
                             return std::ops::ControlFlow::Continue(());

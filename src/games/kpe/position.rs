@@ -179,6 +179,53 @@ impl KpePosition {
         }
     }
 
+    /// The whole laps and the stones after them of a move from `pit`, and
+    /// the pit its last stone falls into (RULES §1.1, Choice: whole laps
+    /// sow every pit, the origin included, and the rest follow it).
+    #[inline]
+    fn sowing_shape(&self, pit: usize) -> (usize, usize, usize) {
+        let n = self.variant.pits();
+        let stones = self.pits[pit] as usize;
+        let (laps, rest) = if stones < n {
+            (0, stones)
+        } else {
+            (stones / n, stones % n)
+        };
+        let last = if pit + rest >= n {
+            pit + rest - n
+        } else {
+            pit + rest
+        };
+        (laps, rest, last)
+    }
+
+    /// Whether the move from `pit` sets the mover's mark for it (RULES
+    /// §1.2: its first move from that pit).
+    #[inline]
+    pub fn move_sets_mark(&self, pit: usize) -> bool {
+        let me = self.side;
+        self.marks[me.index()] & 1 << (pit - self.row_start(me)) == 0
+    }
+
+    /// Whether the move from `pit` captures (RULES §1.3), known without
+    /// sowing: the mover is unlocked once the move's mark is set, and the
+    /// last stone makes a 2 or a 4 in the opponent's row (the chain
+    /// backwards starts only there). The solver's exits ask this of every
+    /// move and sow only the captures (`solve/endgame.rs`).
+    #[inline]
+    pub fn move_captures(&self, pit: usize) -> bool {
+        let me = self.side;
+        let marks = self.marks[me.index()] | 1 << (pit - self.row_start(me));
+        let (laps, rest, last) = self.sowing_shape(pit);
+        // With no stone past the whole laps the last falls in the origin,
+        // the mover's own pit; otherwise the last pit got a stone a lap
+        // and the last one.
+        rest > 0
+            && marks == self.variant.all_marks()
+            && self.owner(last) != me
+            && matches!(self.pits[last] as usize + laps + 1, 2 | 4)
+    }
+
     /// Sows the stones of `pit` (RULES §1.1–1.3) and passes the turn.
     /// Returns the child and the number of stones captured.
     #[inline]
@@ -187,18 +234,12 @@ impl KpePosition {
         let n = self.variant.pits();
         let w = self.variant.w();
         let me = self.side;
-        let stones = self.pits[pit] as usize;
         // §1.2: the mark is set when the move starts.
         next.marks[me.index()] |= 1 << (pit - self.row_start(me));
         // All pits are updated at once as bytes of one word (no count
         // reaches 256, so no byte carries into the next): the origin is
-        // emptied, then §1.1 Choice: whole laps sow every pit, the origin
-        // included, and the rest follow it.
-        let (laps, rest) = if stones < n {
-            (0, stones)
-        } else {
-            (stones / n, stones % n)
-        };
+        // emptied, then the whole laps and the rest (`sowing_shape`).
+        let (laps, rest, last) = self.sowing_shape(pit);
         let tail = rest.min(n - 1 - pit);
         let sown = laps as u128 * byte_ones(n)
             // From the last pit of a 16-pit board nothing follows (tail 0),
@@ -206,11 +247,6 @@ impl KpePosition {
             + byte_ones(tail).checked_shl(8 * (pit as u32 + 1)).unwrap_or(0)
             + byte_ones(rest - tail);
         let mut word = (u128::from_le_bytes(self.pits) & !(0xff << (8 * pit))) + sown;
-        let last = if pit + rest >= n {
-            pit + rest - n
-        } else {
-            pit + rest
-        };
         let mut gained = 0u32;
         if next.marks[me.index()] == self.variant.all_marks() {
             // §1.3: capture 2s and 4s backwards from the last pit while in
