@@ -108,14 +108,19 @@ proptest! {
         }
     }
 
-    /// The solver's capture test without sowing agrees with the sowing,
-    /// on every legal move of random games (locked and unlocked, laps).
+    /// The solver's tests of a move without sowing it (captures, sets a
+    /// mark, unlocks both players) agree with the sowing, on every legal
+    /// move of random games (locked and unlocked, laps).
     #[test]
-    fn kpe_move_captures_agrees_with_sow(w in 2u8..=8, k in 1u8..=8, seed: u64, plies in 0usize..300) {
+    fn kpe_move_tests_agree_with_sow(w in 2u8..=8, k in 1u8..=8, seed: u64, plies in 0usize..300) {
         for p in kpe_game(w, k, seed, plies) {
             for mv in p.legal_moves() {
-                let (_, gained) = p.sow(mv.pit());
+                let (child, gained) = p.sow(mv.pit());
                 prop_assert_eq!(p.move_captures(mv.pit()), gained > 0, "{} {}", p, mv);
+                let me = p.side_to_move();
+                prop_assert_eq!(p.move_sets_mark(mv.pit()), child.marks(me) != p.marks(me));
+                let unlocked = child.is_unlocked(Side::South) && child.is_unlocked(Side::North);
+                prop_assert_eq!(p.move_unlocks_both(mv.pit()), unlocked, "{} {}", p, mv);
             }
         }
     }

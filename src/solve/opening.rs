@@ -781,8 +781,11 @@ impl LockedRegion {
                             let mut best = NO_EXIT;
                             let mut ending = NO_EXIT;
                             let _ = pos.for_each_move(|mv| {
-                                let (child, gained) = pos.sow(mv.pit());
-                                if !is_locked(&child) {
+                                // Only the moves that leave the lock are
+                                // sown.
+                                if pos.move_unlocks_both(mv.pit()) {
+                                    let (child, gained) = pos.sow(mv.pit());
+                                    debug_assert!(!is_locked(&child));
                                     let e = eg.probe_entry(layers, &child);
                                     let value = gained as i8 - entry_value(e);
                                     best = best.max(value);

@@ -207,6 +207,15 @@ impl KpePosition {
         self.marks[me.index()] & 1 << (pit - self.row_start(me)) == 0
     }
 
+    /// Whether both players are unlocked after the move from `pit` (RULES
+    /// §1.2: it may set the mover's last mark).
+    #[inline]
+    pub fn move_unlocks_both(&self, pit: usize) -> bool {
+        let me = self.side;
+        let marks = self.marks[me.index()] | 1 << (pit - self.row_start(me));
+        marks == self.variant.all_marks() && self.is_unlocked(me.other())
+    }
+
     /// Whether the move from `pit` captures (RULES §1.3), known without
     /// sowing: the mover is unlocked once the move's mark is set, and the
     /// last stone makes a 2 or a 4 in the opponent's row (the chain
