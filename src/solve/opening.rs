@@ -917,14 +917,16 @@ impl LockedRegion {
                             inside += 1;
                             return std::ops::ControlFlow::Continue(());
                         }
+                        // A move into the unlocked database counts in
+                        // `unlocked` (`Self::unlocked_exits`).
+                        if pos.move_unlocks_both(mv.pit()) {
+                            return std::ops::ControlFlow::Continue(());
+                        }
+                        // Every other move leaves the group for one solved
+                        // already: it sets a mark (a higher class) or
+                        // captures (fewer stones).
                         let (child, gained) = pos.sow(mv.pit());
-                        if !is_locked(&child) {
-                            return std::ops::ControlFlow::Continue(());
-                        }
-                        if gained == 0 && class_of(&self.ranker, &child) == class {
-                            inside += 1;
-                            return std::ops::ControlFlow::Continue(());
-                        }
+                        debug_assert!(gained > 0 || class_of(&self.ranker, &child) != class);
                         let (cg, ci) = self
                             .locate(self.ranker.region_key(&child))
                             .expect("closure holds every child");

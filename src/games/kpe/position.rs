@@ -199,21 +199,26 @@ impl KpePosition {
         (laps, rest, last)
     }
 
+    /// The mover's marks once the move from `pit` has started (RULES
+    /// §1.2: the mark is set when the move starts).
+    #[inline]
+    fn mover_marks_after(&self, pit: usize) -> u8 {
+        self.marks[self.side.index()] | 1 << (pit - self.row_start(self.side))
+    }
+
     /// Whether the move from `pit` sets the mover's mark for it (RULES
     /// §1.2: its first move from that pit).
     #[inline]
     pub fn move_sets_mark(&self, pit: usize) -> bool {
-        let me = self.side;
-        self.marks[me.index()] & 1 << (pit - self.row_start(me)) == 0
+        self.mover_marks_after(pit) != self.marks[self.side.index()]
     }
 
     /// Whether both players are unlocked after the move from `pit` (RULES
     /// §1.2: it may set the mover's last mark).
     #[inline]
     pub fn move_unlocks_both(&self, pit: usize) -> bool {
-        let me = self.side;
-        let marks = self.marks[me.index()] | 1 << (pit - self.row_start(me));
-        marks == self.variant.all_marks() && self.is_unlocked(me.other())
+        self.mover_marks_after(pit) == self.variant.all_marks()
+            && self.is_unlocked(self.side.other())
     }
 
     /// Whether the move from `pit` captures (RULES §1.3), known without
@@ -223,15 +228,13 @@ impl KpePosition {
     /// move and sow only the captures (`solve/endgame.rs`).
     #[inline]
     pub fn move_captures(&self, pit: usize) -> bool {
-        let me = self.side;
-        let marks = self.marks[me.index()] | 1 << (pit - self.row_start(me));
         let (laps, rest, last) = self.sowing_shape(pit);
         // With no stone past the whole laps the last falls in the origin,
         // the mover's own pit; otherwise the last pit got a stone a lap
         // and the last one.
         rest > 0
-            && marks == self.variant.all_marks()
-            && self.owner(last) != me
+            && self.mover_marks_after(pit) == self.variant.all_marks()
+            && self.owner(last) != self.side
             && matches!(self.pits[last] as usize + laps + 1, 2 | 4)
     }
 
@@ -243,8 +246,7 @@ impl KpePosition {
         let n = self.variant.pits();
         let w = self.variant.w();
         let me = self.side;
-        // §1.2: the mark is set when the move starts.
-        next.marks[me.index()] |= 1 << (pit - self.row_start(me));
+        next.marks[me.index()] = self.mover_marks_after(pit);
         // All pits are updated at once as bytes of one word (no count
         // reaches 256, so no byte carries into the next): the origin is
         // emptied, then the whole laps and the rest (`sowing_shape`).
