@@ -145,8 +145,22 @@ impl BoardIndex {
     pub fn seek(&self, n: usize, at: Option<u64>, to: u64, board: &mut [u8]) {
         match at {
             Some(at) if at <= to && to - at <= NEAR => {
-                for _ in at..to {
-                    self.next(board);
+                let last = self.pits - 1;
+                let mut steps = to - at;
+                while steps > 0 {
+                    // While the last pit holds stones, a step moves one of
+                    // them to the pit before it: as many steps as it holds
+                    // are one move (stepping one at a time waited on each
+                    // step's stores, 17% of the un-moves' samples).
+                    let k = steps.min(board[last] as u64);
+                    if k > 0 {
+                        board[last - 1] += k as u8;
+                        board[last] -= k as u8;
+                        steps -= k;
+                    } else {
+                        self.next(board);
+                        steps -= 1;
+                    }
                 }
             }
             _ => self.unrank(n, to, board),
@@ -158,7 +172,22 @@ impl BoardIndex {
     pub fn seek_word(&self, n: usize, at: Option<u64>, to: u64, board: u128) -> u128 {
         match at {
             Some(at) if at <= to && to - at <= NEAR => {
-                (at..to).fold(board, |b, _| self.next_word(b).unwrap_or(b))
+                let last = self.pits - 1;
+                let (mut board, mut steps) = (board, to - at);
+                while steps > 0 {
+                    // As in [`Self::seek`]: the last pit's stones move a
+                    // batch of steps at once.
+                    let k = steps.min((board >> (8 * last)) as u8 as u64);
+                    if k > 0 {
+                        board =
+                            board + ((k as u128) << (8 * (last - 1))) - ((k as u128) << (8 * last));
+                        steps -= k;
+                    } else {
+                        board = self.next_word(board).unwrap_or(board);
+                        steps -= 1;
+                    }
+                }
+                board
             }
             _ => self.unrank_word(n, to),
         }
@@ -283,9 +312,15 @@ mod tests {
                         (Some(f), 1) => (f + below(&mut rng, 60)).min(size - 1),
                         _ => below(&mut rng, size),
                     };
+                    let word = from.map_or(0, |f| index.unrank_word(n, f));
                     index.seek(n, from, to, &mut sought);
                     index.unrank(n, to, &mut back);
                     assert_eq!(sought, back, "seek from {from:?} to {to}");
+                    assert_eq!(
+                        index.seek_word(n, from, to, word),
+                        index.unrank_word(n, to),
+                        "seek_word from {from:?} to {to}"
+                    );
                     from = Some(to);
                 }
             }
