@@ -11,7 +11,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `SOWDB\0\0\x01` |
-//! | 8 | 4 | format version (2; version 1 files are refused: re-solve) |
+//! | 8 | 4 | format version (3; earlier files are refused: re-solve. Version 3 ranks boards with the rows interleaved, `index.rs`) |
 //! | 12 | 4 | kind: 1 = endgame layer, 2 = values of the locked region, 3 = keys of the locked region; 4 to 6 = checkpoints of a region being built (`region_checkpoint.rs`) |
 //! | 16 | 1 | W |
 //! | 17 | 1 | K |
@@ -49,7 +49,7 @@ use thiserror::Error;
 use crate::games::kpe::KpeVariant;
 
 const MAGIC: [u8; 8] = *b"SOWDB\0\0\x01";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// zstd level of value blocks: level 3 compresses 4 KiB of entries about
 /// 3.1× (measured on kpe:4x5 layer 40, as level 3 on 16 KiB blocks); higher
 /// levels cost solve time for little.
