@@ -11,8 +11,9 @@
 //! nearby children lay far apart. Interleaved, the half turn swaps each
 //! pair of digits and keeps their significance: the parents that the
 //! retrograde's un-moves find for 64 consecutive boards of the standard
-//! game's 48-stone layer fall on 57 cache lines and 16 pages of its state
-//! instead of 192 and 190 (`results/BENCHMARKS.md`).
+//! game's 48-stone layer fall on 56 cache lines and 15 pages of its state
+//! instead of 194 and 192 (the test `parents_of_nearby_boards_are_near_\
+//! with_interleaved_rows` in `unmove.rs` prints them; `results/BENCHMARKS.md`).
 
 /// Beyond this many steps forward, [`BoardIndex::seek`] unranks instead.
 const NEAR: u64 = 48;

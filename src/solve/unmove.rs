@@ -91,6 +91,57 @@ fn is_legal_for_y(before: &[u8], w: usize, q: usize) -> bool {
 mod tests {
     use super::*;
     use crate::solve::endgame::Endgame;
+    use crate::solve::index::BoardIndex;
+
+    /// Distinct cache lines (16 four-byte retrograde words) and 4 KiB pages
+    /// holding the parents that un-moves find for 2,000 runs of 64
+    /// consecutive boards of the standard game's 48-stone layer: the
+    /// figures of `index.rs`'s module documentation (`cargo test --release
+    /// --lib parents_of_nearby_boards -- --nocapture` prints them).
+    fn parent_spread(index: &BoardIndex) -> (f64, f64) {
+        use std::collections::HashSet;
+        let variant = KpeVariant::STANDARD;
+        let n = 48;
+        let size = index.layer_size(n);
+        let mut rng = crate::rng::Rng::new(12345);
+        let (mut lines, mut pages) = (0usize, 0usize);
+        const RUNS: usize = 2000;
+        for _ in 0..RUNS {
+            let start = rng.below(size as usize - 64) as u64;
+            let (mut run_lines, mut run_pages) = (HashSet::new(), HashSet::new());
+            let mut board = [0u8; 8];
+            for r in start..start + 64 {
+                index.unrank(n, r, &mut board);
+                for_each_unmove(variant, &board, true, |pred, _| {
+                    let rank = index.rank_in_layer(pred, n);
+                    run_lines.insert(rank / 16);
+                    run_pages.insert(rank / 1024);
+                });
+            }
+            lines += run_lines.len();
+            pages += run_pages.len();
+        }
+        (lines as f64 / RUNS as f64, pages as f64 / RUNS as f64)
+    }
+
+    /// Interleaved rows keep the parents of nearby boards near each other
+    /// (`index.rs`): far fewer lines and pages than plain pit order.
+    #[test]
+    fn parents_of_nearby_boards_are_near_with_interleaved_rows() {
+        let plain = parent_spread(&BoardIndex::new(8, 48));
+        let interleaved = parent_spread(&BoardIndex::interleaved_rows(8, 48));
+        println!(
+            "lines and pages a run of 64 boards: plain {plain:.1?}, interleaved {interleaved:.1?}"
+        );
+        assert!(
+            interleaved.0 * 2.0 < plain.0,
+            "{interleaved:?} against {plain:?}"
+        );
+        assert!(
+            interleaved.1 * 5.0 < plain.1,
+            "{interleaved:?} against {plain:?}"
+        );
+    }
 
     /// Every non-capturing move from every unlocked position is found back
     /// as an un-move from the child, and nothing else is.
