@@ -98,7 +98,7 @@ fn unmoves_ranked(bencher: Bencher) {
     use sow::solve::unmove::for_each_unmove;
     const BOARDS: u64 = 1 << 20;
     let variant = KpeVariant::STANDARD;
-    let index = BoardIndex::interleaved_rows(variant.pits(), variant.total() as usize);
+    let index = BoardIndex::kpe(variant);
     let first = index.layer_size(36) / 3;
     bencher.counter(ItemsCount::new(BOARDS)).bench(|| {
         let mut board = [0u8; 8];

@@ -80,7 +80,7 @@ impl Ranker {
     pub fn new(variant: KpeVariant) -> Self {
         Ranker {
             variant,
-            index: BoardIndex::interleaved_rows(variant.pits(), variant.total() as usize),
+            index: BoardIndex::kpe(variant),
             marks_bits: 2 * variant.w(),
             classes: MarkClasses::new(variant.w()),
         }

@@ -103,7 +103,7 @@ impl Endgame {
     pub fn new(variant: KpeVariant) -> Self {
         Endgame {
             variant,
-            index: BoardIndex::interleaved_rows(variant.pits(), variant.total() as usize),
+            index: BoardIndex::kpe(variant),
         }
     }
 

@@ -15,6 +15,8 @@
 //! instead of 194 and 192 (the test `parents_of_nearby_boards_are_near_\
 //! with_interleaved_rows` in `unmove.rs` prints them; `results/BENCHMARKS.md`).
 
+use crate::games::kpe::KpeVariant;
+
 /// Beyond this many steps forward, [`BoardIndex::seek`] unranks instead.
 const NEAR: u64 = 48;
 /// Most pits a board of an index has (Kiothi's 20).
@@ -41,6 +43,13 @@ impl BoardIndex {
     /// ranked in plain pit order.
     pub fn new(pits: usize, max_stones: usize) -> Self {
         Self::with_order(pits, max_stones, &(0..pits).collect::<Vec<_>>())
+    }
+
+    /// The index of every Kpé board of `variant` (the layers, the region's
+    /// keys): its rows interleaved. The one place that chooses the order
+    /// the database is laid out in (`db.rs`, format version 3).
+    pub fn kpe(variant: KpeVariant) -> Self {
+        Self::interleaved_rows(variant.pits(), variant.total() as usize)
     }
 
     /// An index for boards of two rows of `pits / 2` pits, ranked with
@@ -253,13 +262,13 @@ impl BoardIndex {
             board[last] = tail - 1;
             return true;
         }
+        // The last pit is empty: the least significant non-empty pit
+        // before it (none but the first: the last board) gives one stone
+        // to the pit before it, the rest to the last pit.
         let order = &self.order[..self.pits];
-        let Some(j) = (0..self.pits - 1).rev().find(|&j| board[order[j]] > 0) else {
+        let Some(j) = (1..self.pits - 1).rev().find(|&j| board[order[j]] > 0) else {
             return false;
         };
-        if j == 0 {
-            return false;
-        }
         board[order[j - 1]] += 1;
         board[last] = board[order[j]] - 1;
         board[order[j]] = 0;
