@@ -18,7 +18,7 @@ use super::compact_keys::{key_of, rank, CompactKeys, CompactKeysBuilder, KeyPart
 use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
-use super::key_set::KeySet;
+use super::paged_bits::PagedBits;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
@@ -28,31 +28,6 @@ use crate::progress::Progress;
 use crate::{Game, Side};
 
 pub use super::compact_keys::{stones_of, RegionKey};
-
-const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
-const fn inverse(m: u64) -> u64 {
-    let mut x = m;
-    let mut i = 0;
-    while i < 6 {
-        x = x.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(x)));
-        i += 1;
-    }
-    x
-}
-const UNMIX: u64 = inverse(MIX);
-
-/// A bijection of keys that spreads them evenly, so that the top bits of a
-/// mixed key index a directory of nearly equal buckets.
-#[inline]
-pub fn mix(key: RegionKey) -> u64 {
-    let x = key.wrapping_mul(MIX);
-    x ^ (x >> 32)
-}
-
-#[inline]
-pub fn unmix(mixed: u64) -> RegionKey {
-    (mixed ^ (mixed >> 32)).wrapping_mul(UNMIX)
-}
 
 /// Values of every locked position reachable from a root.
 #[derive(Debug)]
@@ -76,119 +51,13 @@ pub struct LockedRegion {
     scratch: Scratch,
 }
 
-const SHARDS: usize = 64;
-
-fn shard_of(mixed: u64) -> usize {
-    (mixed >> 58) as usize
-}
-
-/// Visited positions of one group during exploration, sharded by the
-/// keys' top bits so that both threads insert at once, each into shards
-/// of its own ([`ShardedSet::insert_level`]).
-struct ShardedSet {
-    shards: Vec<KeySet>,
-}
-
-/// A mixed key waiting for its set, with what its finder knows of it.
-trait Pending: Copy {
-    fn mixed(&self) -> u64;
-}
-
-impl Pending for u64 {
-    fn mixed(&self) -> u64 {
-        *self
-    }
-}
-
-/// A key found by a move inside its stone count, with its board: expanding
-/// it then needs no unranking (kpe:4x4's exploration took 5.6 s with every
+/// A key found by a move inside its group, with its board: expanding it
+/// then needs no unranking (kpe:4x4's exploration took 5.6 s with every
 /// key of the frontier unranked, 4.2-4.9 s with the boards carried).
 #[derive(Clone, Copy)]
 struct Found {
-    mixed: u64,
+    key: RegionKey,
     board: [u8; 16],
-}
-
-impl Pending for Found {
-    fn mixed(&self) -> u64 {
-        self.mixed
-    }
-}
-
-/// Keys waiting to be inserted, by shard: each task of a level's
-/// expansion fills one, and the shards then take their keys side by side.
-struct Batch<T>(Vec<Vec<T>>);
-
-impl<T: Pending> Batch<T> {
-    fn new() -> Self {
-        Batch((0..SHARDS).map(|_| Vec::new()).collect())
-    }
-
-    fn push(&mut self, item: T) {
-        self.0[shard_of(item.mixed())].push(item);
-    }
-}
-
-impl ShardedSet {
-    fn new() -> Self {
-        ShardedSet {
-            shards: (0..SHARDS).map(|_| KeySet::default()).collect(),
-        }
-    }
-
-    /// Inserts the keys of `batches` (one a task of a level), both threads
-    /// taking shards, each shard its keys in one run with their slots
-    /// prefetched (`key_set.rs`); returns the items whose keys were new.
-    fn insert_level<T: Pending + Send + Sync>(&mut self, batches: Vec<Batch<T>>) -> Vec<T> {
-        let mut by_shard: Vec<Vec<T>> = (0..SHARDS).map(|_| Vec::new()).collect();
-        for batch in batches {
-            for (all, keys) in by_shard.iter_mut().zip(batch.0) {
-                if all.is_empty() {
-                    *all = keys;
-                } else {
-                    all.extend(keys);
-                }
-            }
-        }
-        let new: Vec<Vec<T>> = self
-            .shards
-            .par_iter_mut()
-            .zip(by_shard)
-            .map(|(set, keys)| {
-                let mut new = Vec::new();
-                set.insert_each(&keys, |k| k.mixed(), |k| new.push(k));
-                new
-            })
-            .collect();
-        new.concat()
-    }
-
-    /// Every key mapped by `f`, the shards freed one by one (both
-    /// threads taking shards) into a vector sized up front (a growing one
-    /// would double the largest stone count's keys), each shard into a
-    /// slice of its own.
-    fn into_mapped(self, f: impl Fn(u64) -> u64 + Sync) -> Vec<u64> {
-        let shards = self.shards;
-        // Allocated zeroed: its pages are cleared by the threads that fill
-        // them, not one by one here.
-        let mut keys = vec![0u64; shards.iter().map(KeySet::len).sum()];
-        let mut slices = Vec::with_capacity(shards.len());
-        let mut rest = keys.as_mut_slice();
-        for shard in &shards {
-            let (slice, after) = rest.split_at_mut(shard.len());
-            slices.push(slice);
-            rest = after;
-        }
-        shards
-            .into_par_iter()
-            .zip(slices)
-            .for_each(|(shard, slice)| {
-                for (slot, key) in slice.iter_mut().zip(shard.into_keys()) {
-                    *slot = f(key);
-                }
-            });
-        keys
-    }
 }
 
 /// Calls `visit(u, p, j)` for every key of the groups `parts` (class,
@@ -241,9 +110,10 @@ fn slot(ranker: &Ranker, stones: usize, class: usize) -> usize {
 
 /// Closes group (`n` stones, `class`) of an exploration: expands every
 /// key that moves from other groups found for it (`seeds`) breadth first,
-/// adding the keys its moves find in the group to its set and handing
-/// those found in other groups to `seeds`, and returns the group's keys,
-/// compact by local rank.
+/// adding the keys its moves find in the group to its set (a bitmap over
+/// the group's local ranks, `paged_bits.rs`) and handing those found in
+/// other groups to `seeds`, and returns the group's keys, compact by local
+/// rank.
 fn close_group(
     ranker: &Ranker,
     (n, class): (usize, usize),
@@ -252,27 +122,21 @@ fn close_group(
     bar: &indicatif::ProgressBar,
 ) -> Result<CompactKeys, DbError> {
     let classes = ranker.classes();
-    let mut set = ShardedSet::new();
-    // The keys that moves from other groups found, unranked once (a
-    // slice at a time, as the levels below).
+    let universe = ranker.class_universe(n, class);
+    let set = PagedBits::new(universe);
+    // The keys that moves from other groups found, unranked once.
     let mut frontier: Vec<Found> = Vec::new();
     for slice in seeds.of_class(n, class as u32).chunks(LEVEL_SLICE) {
-        let batches: Vec<Batch<u64>> = slice
-            .par_chunks(4096)
-            .map(|chunk| {
-                let mut batch = Batch::new();
-                for &local in chunk {
-                    batch.push(mix(key_of(n, classes.global(class, local))));
-                }
-                batch
-            })
-            .collect();
         frontier.par_extend(
-            set.insert_level(batches)
-                .into_par_iter()
-                .map(|mixed| Found {
-                    mixed,
-                    board: ranker.parts(unmix(mixed)).board,
+            slice
+                .par_iter()
+                .filter(|&&local| set.insert(local))
+                .map(|&local| {
+                    let key = key_of(n, classes.global(class, local));
+                    Found {
+                        key,
+                        board: ranker.parts(key).board,
+                    }
                 }),
         );
     }
@@ -280,40 +144,47 @@ fn close_group(
         let mut next = Vec::new();
         // A slice of the level at a time ([`LEVEL_SLICE`]).
         for slice in frontier.chunks(LEVEL_SLICE) {
-            next.extend(set.insert_level(expand_slice(ranker, (n, class), seeds, slice)?));
+            next.par_extend(
+                expand_slice(ranker, (n, class), seeds, &set, slice)?
+                    .into_par_iter()
+                    .flatten(),
+            );
         }
         frontier = next;
         bar.inc(frontier.len() as u64);
     }
-    let locals = set.into_mapped(|k| classes.local(rank(unmix(k))));
-    CompactKeys::from_ranked(scratch, ranker.class_universe(n, class), n, locals)
+    let mut keys = CompactKeysBuilder::new(scratch, universe, n, set.len())?;
+    for local in set.iter() {
+        keys.push(local);
+    }
+    Ok(keys.finish())
 }
 
-/// Keys of a level (or of a group's seeds) whose moves' keys, or whose
-/// own, are gathered by shard before they are inserted: they wait 24 (8)
-/// bytes each, repeated keys included, and a whole level's took the
-/// exploration's peak above the layers'.
+/// Keys of a level expanded at once: the keys their moves find elsewhere
+/// wait, 16 bytes each, repeats included, until the slice is done.
 const LEVEL_SLICE: usize = 1 << 18;
 
 /// Expands `slice` (keys of group (`n`, `class`) found by the exploration's
-/// last level): the keys its moves find in the group, by shard, one batch
-/// a task, and those found in other groups handed to `seeds`.
+/// last level): the keys its moves find in the group that `set` did not
+/// hold yet are added to it and returned, one list a task; those found in
+/// other groups are handed to `seeds`.
 fn expand_slice(
     ranker: &Ranker,
     (n, class): (usize, usize),
     seeds: &Seeds,
+    set: &PagedBits,
     slice: &[Found],
-) -> Result<Vec<Batch<Found>>, DbError> {
+) -> Result<Vec<Vec<Found>>, DbError> {
     let v = ranker.variant();
     let classes = ranker.classes();
     slice
         .par_chunks(4096)
         .map(|chunk| {
-            let mut same = Batch::new();
+            let mut same = Vec::new();
             // (stones, class, local rank) of the keys found elsewhere.
             let mut elsewhere: Vec<(usize, u32, u64)> = Vec::new();
-            for &Found { mixed, board } in chunk {
-                let pos = ranker.parts_with_board(unmix(mixed), board).position(v);
+            for &Found { key, board } in chunk {
+                let pos = ranker.parts_with_board(key, board).position(v);
                 let _ = pos.for_each_move(|mv| {
                     let (child, gained) = pos.sow(mv.pit());
                     if is_locked(&child) {
@@ -321,15 +192,14 @@ fn expand_slice(
                         let rel = child.relative();
                         let key = ranker.region_key(&rel);
                         let child_class = class_of(ranker, &rel);
+                        let local = classes.local(rank(key));
                         if gained == 0 && child_class == class {
-                            let mut board = [0u8; 16];
-                            board[..rel.pits().len()].copy_from_slice(rel.pits());
-                            same.push(Found {
-                                mixed: mix(key),
-                                board,
-                            });
+                            if set.insert(local) {
+                                let mut board = [0u8; 16];
+                                board[..rel.pits().len()].copy_from_slice(rel.pits());
+                                same.push(Found { key, board });
+                            }
                         } else {
-                            let local = classes.local(rank(key));
                             elsewhere.push((n - gained as usize, child_class as u32, local));
                         }
                     }
@@ -994,13 +864,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mixing_is_a_bijection() {
-        for k in [0u64, 1, 2, 12345, u64::MAX, 0xdead_beef_0000_0001] {
-            assert_eq!(unmix(mix(k)), k);
-        }
-    }
-
-    #[test]
     fn keys_rank_and_unrank() {
         let ranker = Ranker::new(KpeVariant::STANDARD);
         let pos: KpePosition = "kpe 1,2,3,4,5,6,7,8 N x.x. xxxx 0 12".parse().unwrap();
@@ -1029,5 +892,46 @@ mod tests {
             );
             assert_eq!(stones_of(key), pos.variant().total() as usize, "{tag}");
         }
+    }
+}
+
+/// How clustered the groups' keys are, which the exploration's bitmaps
+/// (`paged_bits.rs`) rely on: `cargo test --release --lib
+/// clustering_of_group_keys -- --ignored --nocapture` (the standard game,
+/// 30 s; `SOW_VARIANT=WxK` for another).
+#[cfg(test)]
+mod clustering {
+    use super::*;
+
+    #[test]
+    #[ignore]
+    fn clustering_of_group_keys() {
+        let tag = std::env::var("SOW_VARIANT").unwrap_or("4x6".into());
+        let v = KpeVariant::parse_tag(&tag).expect("a WxK variant");
+        let region = LockedRegion::explore(
+            &KpePosition::start(v),
+            Scratch::Memory,
+            Progress::auto(true),
+        )
+        .expect("explored in memory");
+        let (mut keys, mut universe, mut pages, mut largest) = (0u64, 0u64, 0u64, (0, 0));
+        for (g, group) in region.groups.iter().enumerate() {
+            let mut touched: Vec<u64> = group.iter_ranked().map(|u| u >> 15).collect();
+            touched.dedup();
+            keys += group.len as u64;
+            universe += region
+                .ranker
+                .class_universe(group.stones, region.classes[g]);
+            pages += touched.len() as u64;
+            largest = largest.max((group.len, touched.len()));
+        }
+        eprintln!(
+            "kpe:{tag}: {} groups, {keys} keys, universe {universe}, {pages} pages of 2^15 ranks \
+             touched; the largest group {} keys on {} pages",
+            region.groups.len(),
+            largest.0,
+            largest.1
+        );
+        assert!(pages <= keys && keys <= universe);
     }
 }
