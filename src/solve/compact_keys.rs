@@ -318,23 +318,6 @@ impl CompactKeys {
         Some((lo as u64, hi as u64))
     }
 
-    /// Asks for the directory entry of a ranked key ahead of its use.
-    #[inline]
-    pub fn prefetch_bucket(&self, u: u64) {
-        if let Some(d) = self.dir.get((u >> self.shift) as usize) {
-            crate::prefetch::prefetch(d);
-        }
-    }
-
-    /// Asks for the fields of index `j` ahead of their use.
-    #[inline]
-    pub fn prefetch_field(&self, j: u64) {
-        let at = (j as usize * self.shift as usize) / 8;
-        if let Some(b) = self.fields.get(at) {
-            crate::prefetch::prefetch(b);
-        }
-    }
-
     /// The index of ranked key `u` in the range of its bucket.
     #[inline]
     pub fn find_in(&self, u: u64, (lo, hi): (u64, u64)) -> Option<u64> {

@@ -21,21 +21,23 @@
 use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
+use super::rank_bitmap::RankBitmap;
 use super::retrograde::for_each_move_into;
 use crate::prefetch::prefetch;
 
-/// "Can end" for every position of group `g` (keys `keys`, values
-/// `values`) of a locked region, from `seeds`: the positions whose value a
-/// move leaving the group keeps on a line that can end.
+/// "Can end" for every position of a group (keys `keys`, members found by
+/// `index`, values `values`) of a locked region, from `seeds`: the
+/// positions whose value a move leaving the group keeps on a line that can
+/// end.
 pub(super) fn locked_group(
     region: &LockedRegion,
-    g: usize,
+    index: &RankBitmap,
     keys: &[RegionKey],
     values: &[i8],
     seeds: Bits,
 ) -> Bits {
     spread(values, seeds, |chunk, out| {
-        region.predecessors_of(g, keys, chunk, out)
+        region.predecessors_of(index, keys, chunk, out)
     })
 }
 

@@ -16,6 +16,7 @@ pub mod malloc;
 pub mod mark_classes;
 pub mod opening;
 pub mod paged_bits;
+pub mod rank_bitmap;
 pub mod region_checkpoint;
 pub mod region_keys;
 pub mod retrograde;

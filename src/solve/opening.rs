@@ -19,6 +19,7 @@ use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
 use super::paged_bits::PagedBits;
+use super::rank_bitmap::RankBitmap;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
@@ -355,41 +356,29 @@ impl LockedRegion {
         );
     }
 
-    /// `(parent, child)` for every move inside group `g` (non-capturing,
+    /// `(parent, child)` for every move inside a group (non-capturing,
     /// setting no mark) into each child of `chunk` (indices in the group,
-    /// whose keys are `keys`), looked up in three passes (candidate keys ranked, their
-    /// directory ranges, the searches) with prefetching, so that the cache
-    /// misses of the lookups overlap.
+    /// whose keys are `keys` and whose members `index` finds): the
+    /// candidate parents ranked and their entries prefetched, then looked
+    /// up, so that the cache misses of the lookups overlap.
     pub(super) fn predecessors_of(
         &self,
-        g: usize,
+        index: &RankBitmap,
         keys: &[RegionKey],
         chunk: &[u32],
         out: &mut Vec<(u32, u32)>,
     ) {
-        let group = &self.groups[g];
         let mut candidates = Vec::with_capacity(4 * chunk.len());
         // The children come in increasing order.
         let mut cursor = self.ranker.cursor();
         for &child in chunk {
             self.for_each_candidate_parent(cursor.parts(keys[child as usize]), |u| {
-                group.prefetch_bucket(u);
+                index.prefetch(u);
                 candidates.push((u, child));
             });
         }
-        let ranges: Vec<Option<(u64, u64)>> = candidates
-            .iter()
-            .map(|&(u, _)| {
-                let range = group.bucket(u);
-                if let Some((lo, hi)) = range.filter(|(lo, hi)| lo < hi) {
-                    group.prefetch_field(lo);
-                    group.prefetch_field(hi - 1);
-                }
-                range
-            })
-            .collect();
-        for (&(u, child), range) in candidates.iter().zip(ranges) {
-            if let Some(j) = range.and_then(|r| group.find_in(u, r)) {
+        for &(u, child) in &candidates {
+            if let Some(j) = index.index(u) {
                 out.push((j as u32, child));
             }
         }
@@ -831,13 +820,17 @@ impl LockedRegion {
             .collect();
         drop((unlocked_best, unlocked_ends));
         let state = LayerState::from_words(words);
+        let index = RankBitmap::new(
+            self.ranker.class_universe(n, class),
+            self.groups[g].iter_ranked(),
+        );
         state.solve(
             n as i8,
-            |chunk, out| self.predecessors_of(g, &keys, chunk, out),
+            |chunk, out| self.predecessors_of(&index, &keys, chunk, out),
             |_, _| {},
         );
         let (values, seeds) = state.into_values();
-        let ends = endless::locked_group(self, g, &keys, &values, seeds);
+        let ends = endless::locked_group(self, &index, &keys, &values, seeds);
         Ok((self.scratch.copy_of(&values)?, ends))
     }
 }
