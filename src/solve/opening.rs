@@ -25,6 +25,7 @@ use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
 use super::unmove::for_each_unmove;
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::prefetch::prefetch;
 use crate::progress::Progress;
 use crate::{Game, Side};
 
@@ -368,6 +369,11 @@ impl LockedRegion {
         chunk: &[u32],
         out: &mut Vec<(u32, u32)>,
     ) {
+        // The children are scattered over the group: their keys' lines
+        // are asked for before the first is read.
+        for &child in chunk {
+            prefetch(&keys[child as usize]);
+        }
         let mut candidates = Vec::with_capacity(4 * chunk.len());
         // The children come in increasing order.
         let mut cursor = self.ranker.cursor();
