@@ -90,6 +90,16 @@ impl PagedBits {
         word.fetch_or(bit, Ordering::Relaxed) & bit == 0
     }
 
+    /// Asks for the word of `i` ahead of an insert, if its page exists.
+    #[inline]
+    pub fn prefetch(&self, i: u64) {
+        let page = self.pages[(i >> PAGE_BITS) as usize].load(Ordering::Acquire);
+        if !page.is_null() {
+            // SAFETY: as in `page`.
+            crate::prefetch::prefetch(&unsafe { &*page }.0[(i >> 6) as usize & (PAGE_WORDS - 1)]);
+        }
+    }
+
     /// The allocated pages with their first numbers, ascending.
     fn allocated(&self) -> impl Iterator<Item = (u64, &Page)> + '_ {
         self.pages.iter().enumerate().filter_map(|(p, slot)| {
