@@ -99,10 +99,9 @@ const DISK_REGION_BYTES: f64 = 4.0;
 /// Out of core (`scratch.rs`): bytes of memory per locked position, the
 /// compact keys, exit values and values being in mapped scratch files, and
 /// the keys found ahead of their group's turn in sorted runs there
-/// (`seeds.rs`). What stays in memory is the visited sets of the groups being
-/// closed, then the group being solved (its decoded keys, words and rank
-/// bitmap) and
-/// each group's directory and bits. Measured on kpe:7x1 (`--out-of-core
+/// (`seeds.rs`). What stays in memory is the visited sets of the groups
+/// being closed, then the group being solved (its decoded keys, words and
+/// rank bitmap) and each group's directory and bits. Measured on kpe:7x1 (`--out-of-core
 /// always`, 2026-12-02, results/BENCHMARKS.md): anonymous memory peaked
 /// at 594 MiB while exploring (3.0 bytes a locked position) and at 295 MiB
 /// while solving; rounded up as `REGION_BYTES` was.
