@@ -101,10 +101,10 @@ const DISK_REGION_BYTES: f64 = 4.0;
 /// the keys found ahead of their group's turn in sorted runs there
 /// (`seeds.rs`). What stays in memory is the visited sets of the groups
 /// being closed, then the group being solved (its decoded keys, words and
-/// rank bitmap) and each group's directory and bits. Measured on kpe:7x1 (`--out-of-core
-/// always`, 2026-12-02, results/BENCHMARKS.md): anonymous memory peaked
-/// at 594 MiB while exploring (3.0 bytes a locked position) and at 295 MiB
-/// while solving; rounded up as `REGION_BYTES` was.
+/// rank bitmap) and each group's directory and bits. Measured on kpe:7x1
+/// (`--out-of-core always`, 2026-12-02, results/BENCHMARKS.md): anonymous
+/// memory peaked at 594 MiB while exploring (3.0 bytes a locked position)
+/// and at 295 MiB while solving; rounded up as `REGION_BYTES` was.
 const OUT_OF_CORE_REGION_BYTES: u64 = 4;
 /// Out of core: bytes per locked position beside the layers while the
 /// region's moves into them are valued: each group's directory (about
