@@ -282,34 +282,6 @@ pub struct CompactKeys {
 }
 
 impl CompactKeys {
-    /// Builds the set from ranked keys below `universe` (any order, no
-    /// duplicates), reusing their vector for the sort; its fields in
-    /// `scratch`.
-    pub fn from_ranked(
-        scratch: &Scratch,
-        universe: u64,
-        stones: usize,
-        mut ranked: Vec<u64>,
-    ) -> Result<Self, DbError> {
-        ranked.par_sort_unstable();
-        let (shift, buckets) = layout(universe, ranked.len());
-        let dir = bucket_starts(&ranked, shift, buckets);
-        let mut fields = scratch.zeroed(fields_len(ranked.len(), shift))?;
-        // Runs of 8 keys fill whole bytes, so each run of keys has bytes
-        // of its own and is packed on any thread.
-        fields
-            .par_chunks_mut(PACKED_RUN / 8 * shift as usize)
-            .zip(ranked.par_chunks(PACKED_RUN))
-            .for_each(|(bytes, keys)| pack_fields(keys, shift, bytes));
-        Ok(CompactKeys {
-            stones,
-            len: ranked.len(),
-            shift,
-            dir,
-            fields,
-        })
-    }
-
     /// The bucket of a ranked key, and the range of indices it holds.
     #[inline]
     pub fn bucket(&self, u: u64) -> Option<(u64, u64)> {
@@ -393,8 +365,7 @@ impl CompactKeys {
 }
 
 /// Builds a [`CompactKeys`] from its keys given one at a time in
-/// ascending order, without holding them: the same set as
-/// [`CompactKeys::from_ranked`] builds from a vector of them.
+/// ascending order, without holding them.
 pub struct CompactKeysBuilder {
     keys: CompactKeys,
     pushed: usize,
@@ -459,57 +430,18 @@ impl CompactKeysBuilder {
 
 /// Keys per task when packing or unpacking the fields: a multiple of 8.
 const PACKED_RUN: usize = 1 << 15;
-/// Buckets per task when building the directory (each holds about
-/// 2^`EXTRA_BITS` keys).
-const BUCKET_RUN: usize = 1 << 10;
-
-/// The directory of sorted ranked keys: `dir[b]` is the number of keys
-/// of buckets below `b`, for `b` from 0 to `buckets` (a run of buckets
-/// per task, each found by one binary search, then walked).
-fn bucket_starts(sorted: &[u64], shift: u32, buckets: usize) -> Vec<u32> {
-    let mut dir = vec![0u32; buckets + 1];
-    dir.par_chunks_mut(BUCKET_RUN)
-        .enumerate()
-        .for_each(|(c, dir)| {
-            let first = c * BUCKET_RUN;
-            let bucket = |u: u64| (u >> shift) as usize;
-            let mut j = sorted.partition_point(|&u| bucket(u) < first);
-            for (b, d) in (first..).zip(dir) {
-                while j < sorted.len() && bucket(sorted[j]) < b {
-                    j += 1;
-                }
-                *d = j as u32;
-            }
-        });
-    dir
-}
-
-/// Packs the low `shift` bits of each key, in order, into `bytes`
-/// (zeroed), from its first bit.
-fn pack_fields(keys: &[u64], shift: u32, bytes: &mut [u8]) {
-    let mask = (1u64 << shift) - 1;
-    let mut pending = 0u128;
-    let mut bits = 0;
-    let mut at = 0;
-    for &u in keys {
-        pending |= ((u & mask) as u128) << bits;
-        bits += shift;
-        while bits >= 8 {
-            bytes[at] = pending as u8;
-            pending >>= 8;
-            bits -= 8;
-            at += 1;
-        }
-    }
-    if bits > 0 {
-        bytes[at] = pending as u8;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    /// The set of sorted keys `ranked`, built one key at a time.
+    fn built(universe: u64, stones: usize, ranked: &[u64]) -> CompactKeys {
+        let mut builder =
+            CompactKeysBuilder::new(&Scratch::Memory, universe, stones, ranked.len()).unwrap();
+        ranked.iter().for_each(|&u| builder.push(u));
+        builder.finish()
+    }
 
     #[test]
     fn every_key_is_found_at_its_sorted_index_and_no_other_key_is() {
@@ -524,8 +456,7 @@ mod tests {
                 .collect();
             ranked.sort_unstable();
             ranked.dedup();
-            let set = CompactKeys::from_ranked(&Scratch::Memory, universe, stones, ranked.clone())
-                .unwrap();
+            let set = built(universe, stones, &ranked);
             assert_eq!(set.len, ranked.len());
             assert_eq!(set.ranked(), ranked);
             let n = ranked.len();
@@ -548,8 +479,9 @@ mod tests {
     }
 
     /// Sets of many runs of keys, some buckets crowded and some empty:
-    /// the directory and fields built a run of keys per task are those of
-    /// one pass in order, and decoding across runs gives the keys back.
+    /// the directory and fields built are those counted and packed here
+    /// by hand, and decoding a run of keys per task across runs gives the
+    /// keys back.
     #[test]
     fn sets_built_and_read_in_runs_equal_one_pass_in_order() {
         let v = KpeVariant::new(4, 6).unwrap();
@@ -563,9 +495,8 @@ mod tests {
         ranked.extend(universe / 2..universe / 2 + 2 * PACKED_RUN as u64);
         ranked.sort_unstable();
         ranked.dedup();
-        let set =
-            CompactKeys::from_ranked(&Scratch::Memory, universe, stones, ranked.clone()).unwrap();
-        assert!(ranked.len() > 4 * PACKED_RUN && set.dir.len() > 4 * BUCKET_RUN);
+        let set = built(universe, stones, &ranked);
+        assert!(ranked.len() > 4 * PACKED_RUN);
         let shift = set.shift;
         let mut dir = vec![0u32; set.dir.len()];
         for &u in &ranked {
@@ -586,15 +517,6 @@ mod tests {
         assert!(set.fields[..] == fields[..], "fields differ");
         assert_eq!(set.ranked(), ranked);
         assert!(set.iter_ranked().eq(ranked.iter().copied()));
-        let mut builder =
-            CompactKeysBuilder::new(&Scratch::Memory, universe, stones, ranked.len()).unwrap();
-        ranked.iter().for_each(|&u| builder.push(u));
-        let built = builder.finish();
-        assert_eq!((built.shift, built.len), (set.shift, set.len));
-        assert!(
-            built.dir == set.dir && built.fields[..] == set.fields[..],
-            "builder differs"
-        );
         let n = ranked.len();
         let cut = PACKED_RUN;
         for (a, b) in [(1, n - 1), (cut - 1, 2 * cut + 1), (cut, cut), (n - 3, n)] {
