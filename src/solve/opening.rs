@@ -127,21 +127,18 @@ fn close_group(
     let universe = ranker.class_universe(n, class);
     let set = PagedBits::new(universe);
     // The keys that moves from other groups found, unranked once.
-    let mut frontier: Vec<Found> = Vec::new();
-    for slice in seeds.of_class(n, class as u32).chunks(LEVEL_SLICE) {
-        frontier.par_extend(
-            slice
-                .par_iter()
-                .filter(|&&local| set.insert(local))
-                .map(|&local| {
-                    let key = key_of(n, classes.global(class, local));
-                    Found {
-                        key,
-                        board: ranker.parts(key).board,
-                    }
-                }),
-        );
-    }
+    let mut frontier: Vec<Found> = seeds
+        .of_class(n, class as u32)
+        .par_iter()
+        .filter(|&&local| set.insert(local))
+        .map(|&local| {
+            let key = key_of(n, classes.global(class, local));
+            Found {
+                key,
+                board: ranker.parts(key).board,
+            }
+        })
+        .collect();
     while !frontier.is_empty() {
         let mut next = Vec::new();
         // A slice of the level at a time ([`LEVEL_SLICE`]).
@@ -162,8 +159,8 @@ fn close_group(
     Ok(keys.finish())
 }
 
-/// Keys of a level expanded at once: the keys their moves find elsewhere
-/// wait, 16 bytes each, repeats included, until the slice is done.
+/// Keys of a level expanded at once: the new keys their moves find in the
+/// group wait, 24 bytes each with their boards, until the slice is done.
 const LEVEL_SLICE: usize = 1 << 18;
 
 /// Keys of a level whose moves are found before the keys those moves find
@@ -842,9 +839,11 @@ impl LockedRegion {
             .collect();
         drop((unlocked_best, unlocked_ends));
         let state = LayerState::from_words(words);
+        // The members of the keys just decoded, in their order.
+        let classes = self.ranker.classes();
         let index = RankBitmap::new(
             self.ranker.class_universe(n, class),
-            self.groups[g].iter_ranked(),
+            keys.iter().map(|&key| classes.local(rank(key))),
         );
         state.solve(
             n as i8,
