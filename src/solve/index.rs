@@ -35,6 +35,10 @@ pub struct BoardIndex {
     /// sum of differences of these ([`Self::below`]), one flat table of a
     /// few KiB that ranking and unranking read without a second index.
     tails: Vec<u64>,
+    /// `steps[i * stride + m]` = `tails` row `i` minus row `i - 1` at `m`
+    /// (wrapping: rows shrink as `i` grows), for `i` in `1..P - 1`; row 0
+    /// is unused. [`Self::rank_in_layer`] reads one of these a pit.
+    steps: Vec<u64>,
     stride: usize,
 }
 
@@ -90,11 +94,19 @@ impl BoardIndex {
                 tails[i * stride + m] = binom[m + k + 1][k + 1];
             }
         }
+        let mut steps = vec![0u64; (pits - 1) * stride];
+        for i in 1..pits - 1 {
+            for m in 0..stride {
+                steps[i * stride + m] =
+                    tails[i * stride + m].wrapping_sub(tails[(i - 1) * stride + m]);
+            }
+        }
         BoardIndex {
             pits,
             order: significance,
             binom,
             tails,
+            steps,
             stride,
         }
     }
@@ -141,16 +153,25 @@ impl BoardIndex {
     /// (an un-move keeps it): the sum is not taken again. Taken from bytes
     /// just written one by one, it stalled on their stores (the
     /// retrograde's hottest instruction, `results/BENCHMARKS.md`).
+    ///
+    /// The sum of [`Self::below`] over the pits telescopes: with `m_i` the
+    /// stones in pits `i..` (significance order), pit `i`'s term is
+    /// `T_i[m_i] - T_i[m_{i+1}]` (`T_i` = row `i` of `tails`), so the rank
+    /// is `T_0[n] + Σ_{0<i<P-1} (T_i[m_i] - T_{i-1}[m_i]) - T_{P-2}[m_{P-1}]`,
+    /// and `T_{P-2}[m] = m + 1`. One table read a pit ([`Self::steps`]),
+    /// each address known from the counts alone, instead of two reads a
+    /// pit in a chain: the un-moves' ranking is the retrograde's hottest
+    /// code (`results/BENCHMARKS.md`).
     #[inline]
     pub fn rank_in_layer(&self, board: &[u8], n: usize) -> u64 {
         debug_assert_eq!(board.iter().map(|&c| c as usize).sum::<usize>(), n);
+        assert!(n < self.stride, "board of {n} stones");
+        let last = self.order[self.pits - 1];
+        let mut r = self.tails[n].wrapping_sub(board[last] as u64 + 1);
         let mut m = n;
-        assert!(m < self.stride, "board of {m} stones");
-        let mut r = 0;
-        for (i, &pit) in self.order[..self.pits - 1].iter().enumerate() {
-            let c = board[pit] as usize;
-            r += self.below(i, m, c);
-            m -= c;
+        for i in 1..self.pits - 1 {
+            m -= board[self.order[i - 1]] as usize;
+            r = r.wrapping_add(self.steps[i * self.stride + m]);
         }
         r
     }
