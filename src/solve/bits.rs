@@ -1,6 +1,6 @@
 //! A set of position indices, one bit each, that both threads fill at once.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -61,51 +61,52 @@ impl Bits {
     }
 
     /// Empties the set by handing its members to `visit`, a slice of the
-    /// index space at a time, until none is left; `visit` may insert
-    /// members again (anywhere: a later slice gets them in this sweep, an
-    /// earlier one in the next). A work list kept as bits costs one bit a
-    /// position however many are pending: as vectors of indices, a wave of
-    /// a large layer held hundreds of megabytes.
-    pub fn drain(&self, mut visit: impl FnMut(&[u32])) {
-        const SLICE_WORDS: usize = 1 << 16;
+    /// index space at a time (both threads taking slices), until none is
+    /// left; `visit` may insert members again (anywhere: a slice not yet
+    /// taken gets them in this sweep, one already taken in the next). A
+    /// work list kept as bits costs one bit a position however many are
+    /// pending: as vectors of indices, a wave of a large layer held
+    /// hundreds of megabytes. Each task hands its own slice's members on
+    /// as it takes them: collected across the threads into one list a
+    /// sweep, they cost the layers' retrograde 4-5% of its samples in
+    /// `Vec` growth and copies (`results/BENCHMARKS.md`).
+    pub fn drain(&self, visit: impl Fn(&[u32]) + Sync) {
+        /// Words of one task: 16,384 positions.
+        const TASK_WORDS: usize = 256;
         loop {
-            let mut any = false;
-            for start in (0..self.0.len()).step_by(SLICE_WORDS) {
-                let words = &self.0[start..self.0.len().min(start + SLICE_WORDS)];
-                let members = take_members(words, start as u64 * 64);
-                if !members.is_empty() {
-                    any = true;
-                    visit(&members);
-                }
-            }
-            if !any {
+            let any = AtomicBool::new(false);
+            self.0.par_chunks(TASK_WORDS).enumerate().for_each_init(
+                Vec::new,
+                |members, (c, words)| {
+                    members.clear();
+                    take_members(words, (c * TASK_WORDS * 64) as u64, members);
+                    if !members.is_empty() {
+                        any.store(true, Relaxed);
+                        visit(members);
+                    }
+                },
+            );
+            if !any.load(Relaxed) {
                 return;
             }
         }
     }
 }
 
-/// The members held by `words` (the first of which holds index `base`),
-/// removed from them, in increasing order.
-fn take_members(words: &[AtomicU64], base: u64) -> Vec<u32> {
-    words
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(w, word)| {
-            let mut bits = match word.load(Relaxed) {
-                0 => 0,
-                _ => word.swap(0, Relaxed),
-            };
-            let first = base + 64 * w as u64;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let i = bits.trailing_zeros() as u64;
-                    bits &= bits - 1;
-                    (first + i) as u32
-                })
-            })
-        })
-        .collect()
+/// Appends the members held by `words` (the first of which holds index
+/// `base`) to `members`, in increasing order, removing them from the set.
+fn take_members(words: &[AtomicU64], base: u64, members: &mut Vec<u32>) {
+    for (w, word) in words.iter().enumerate() {
+        let mut bits = match word.load(Relaxed) {
+            0 => continue,
+            _ => word.swap(0, Relaxed),
+        };
+        let first = base + 64 * w as u64;
+        while bits != 0 {
+            members.push((first + bits.trailing_zeros() as u64) as u32);
+            bits &= bits - 1;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! internal children not yet in `W` make each step linear in the edges.
 //! Positions never admitted are worth 0 (exits of 0, or endless play).
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -296,9 +296,9 @@ impl LayerState {
         let pending = Bits::new(self.words.len() as u64);
         for t in (1..=max_value).rev().filter(|t| t % 2 == 0) {
             self.seeds(t, &pending);
-            let mut admitted = 0u64;
+            let admitted = AtomicU64::new(0);
             pending.drain(|children| {
-                admitted += children.len() as u64;
+                admitted.fetch_add(children.len() as u64, Relaxed);
                 for_each_move_into(
                     children,
                     &predecessors,
@@ -311,7 +311,7 @@ impl LayerState {
                     },
                 );
             });
-            on_threshold(t, admitted);
+            on_threshold(t, admitted.into_inner());
         }
     }
 }
