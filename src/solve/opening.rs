@@ -414,7 +414,7 @@ impl LockedRegion {
     pub(super) fn for_each_stone_count(
         self,
         entries: &mut [u8],
-        f: impl FnMut(CompactKeys),
+        mut f: impl FnMut(CompactKeys),
     ) -> Result<(), DbError> {
         let (ranker, scratch) = (&self.ranker, &self.scratch);
         type Solved = ((CompactKeys, usize), (ScratchVec<i8>, Bits));
@@ -434,11 +434,16 @@ impl LockedRegion {
             slices.push(slice);
             rest = after;
         }
-        let merged: Vec<CompactKeys> = counts
+        // The largest counts are taken first, so that the last one taken
+        // is small: the standard game's largest count holds 42% of its
+        // keys, and in count order it was merged alone, by one thread, at
+        // the very end of the solve.
+        let mut work: Vec<_> = counts.into_iter().zip(slices).enumerate().collect();
+        work.sort_by_key(|(_, (_, out))| std::cmp::Reverse(out.len()));
+        let mut merged: Vec<(usize, CompactKeys)> = work
             .into_par_iter()
-            .zip(slices)
             .with_max_len(1)
-            .map(|(same, out)| {
+            .map(|(i, (same, out))| {
                 let stones = same[0].0 .0.stones;
                 let parts: Vec<(usize, &CompactKeys)> =
                     same.iter().map(|((k, c), _)| (*c, k)).collect();
@@ -451,10 +456,11 @@ impl LockedRegion {
                     *out.next().expect("entries as many as positions") =
                         entry(values[j], ends.get(j as u64));
                 });
-                Ok(keys.finish())
+                Ok((i, keys.finish()))
             })
             .collect::<Result<_, DbError>>()?;
-        merged.into_iter().for_each(f);
+        merged.sort_unstable_by_key(|(i, _)| *i);
+        merged.into_iter().for_each(|(_, keys)| f(keys));
         Ok(())
     }
 
