@@ -161,8 +161,10 @@ impl BoardIndex {
     /// and `T_{P-2}[m] = m + 1`. One table read a pit ([`Self::steps`]),
     /// each address known from the counts alone, instead of two reads a
     /// pit in a chain: the un-moves' ranking is the retrograde's hottest
-    /// code (`results/BENCHMARKS.md`).
-    #[inline]
+    /// code (`results/BENCHMARKS.md`). Always inlined: called on its own
+    /// it reloaded the index's fields and pushed registers every call
+    /// (8.6% of the standard solve's samples).
+    #[inline(always)]
     pub fn rank_in_layer(&self, board: &[u8], n: usize) -> u64 {
         debug_assert_eq!(board.iter().map(|&c| c as usize).sum::<usize>(), n);
         assert!(n < self.stride, "board of {n} stones");
