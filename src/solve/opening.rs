@@ -127,7 +127,7 @@ fn close_group(
     let universe = ranker.class_universe(n, class);
     let set = PagedBits::new(universe);
     // The keys that moves from other groups found, unranked once.
-    let frontier: Vec<Found> = seeds
+    let seeded: Vec<Found> = seeds
         .of_class(n, class as u32)
         .par_iter()
         .filter(|&&local| set.insert(local))
@@ -142,7 +142,7 @@ fn close_group(
     // A level is kept as the lists its tasks found, not copied into one:
     // gathered, the copies and the vector's growth were 9% of the
     // exploration's samples.
-    let mut frontier: Vec<Vec<Found>> = vec![frontier];
+    let mut frontier: Vec<Vec<Found>> = vec![seeded];
     loop {
         let tasks: Vec<&[Found]> = frontier
             .iter()
@@ -170,8 +170,10 @@ fn close_group(
     Ok(keys.finish())
 }
 
-/// Keys of a level expanded at once: the new keys their moves find in the
-/// group wait, 24 bytes each with their boards, until the slice is done.
+/// At most this many keys of a level are expanded at once (tasks of up to
+/// [`EXPAND_TASK`], fewer where a part of the level is shorter): the new
+/// keys their moves find in the group wait, 24 bytes each with their
+/// boards, until the slice is done.
 const LEVEL_SLICE: usize = 1 << 18;
 
 /// Keys of a level one task of [`expand_slice`] expands.
