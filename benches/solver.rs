@@ -95,20 +95,21 @@ fn probe_db_standard(bencher: Bencher) {
 #[divan::bench(sample_count = 20)]
 fn unmoves_ranked(bencher: Bencher) {
     use sow::solve::index::BoardIndex;
-    use sow::solve::unmove::for_each_unmove;
+    use sow::solve::unmove::for_each_unmove_word;
     const BOARDS: u64 = 1 << 20;
     let variant = KpeVariant::STANDARD;
     let index = BoardIndex::kpe(variant);
     let first = index.layer_size(36) / 3;
     bencher.counter(ItemsCount::new(BOARDS)).bench(|| {
-        let mut board = [0u8; 8];
-        index.unrank(36, first, &mut board);
+        let mut board = [0u8; 16];
+        index.unrank(36, first, &mut board[..8]);
         let mut sum = 0u64;
         for _ in 0..BOARDS {
-            for_each_unmove(variant, black_box(&board), true, |pred, _| {
+            let word = u128::from_le_bytes(black_box(board));
+            for_each_unmove_word(variant, word, 36, true, |pred, _| {
                 sum = sum.wrapping_add(index.rank_in_layer(pred, 36))
             });
-            index.next(&mut board);
+            index.next(&mut board[..8]);
         }
         sum
     });

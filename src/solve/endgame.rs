@@ -13,7 +13,7 @@ use crate::progress::Progress;
 
 use super::atomics::atomic_u32s;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
-use super::unmove::for_each_unmove;
+use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::prefetch::prefetch;
 use crate::{Game, Side};
@@ -299,7 +299,8 @@ impl Endgame {
         for &i in chunk {
             self.index.seek(n, at, i as u64, &mut board[..pits]);
             at = Some(i as u64);
-            for_each_unmove(self.variant, &board[..pits], true, |pred, _| {
+            let word = u128::from_le_bytes(board);
+            for_each_unmove_word(self.variant, word, n, true, |pred, _| {
                 out.push((self.index.rank_in_layer(pred, n) as u32, i))
             });
         }

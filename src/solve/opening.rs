@@ -23,7 +23,7 @@ use super::rank_bitmap::RankBitmap;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
-use super::unmove::for_each_unmove;
+use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::prefetch::prefetch;
 use crate::progress::Progress;
@@ -359,7 +359,7 @@ impl LockedRegion {
     /// setting a mark, if such a parent is a locked position (it may be
     /// outside the region): the moves inside the child's group. Ranked from
     /// the board, without a key.
-    fn for_each_candidate_parent(&self, child: KeyParts, mut f: impl FnMut(u64)) {
+    fn for_each_candidate_parent(&self, stones: usize, child: KeyParts, mut f: impl FnMut(u64)) {
         let v = self.variant;
         let KeyParts {
             board,
@@ -367,10 +367,10 @@ impl LockedRegion {
             opponent: y_marks,
         } = child;
         // An un-move keeps the stone count.
-        let stones = board[..v.pits()].iter().map(|&c| c as usize).sum();
-        for_each_unmove(
+        for_each_unmove_word(
             v,
-            &board[..v.pits()],
+            u128::from_le_bytes(board),
+            stones,
             y_marks == v.all_marks(),
             |before, q| {
                 if y_marks & 1 << q == 0 {
@@ -409,7 +409,8 @@ impl LockedRegion {
         // The children come in increasing order.
         let mut cursor = self.ranker.cursor();
         for &child in chunk {
-            self.for_each_candidate_parent(cursor.parts(keys[child as usize]), |u| {
+            let key = keys[child as usize];
+            self.for_each_candidate_parent(stones_of(key), cursor.parts(key), |u| {
                 index.prefetch(u);
                 candidates.push((u, child));
             });

@@ -15,19 +15,47 @@ pub fn for_each_unmove(
     variant: KpeVariant,
     board: &[u8],
     y_unlocked: bool,
+    f: impl FnMut(&[u8], usize),
+) {
+    let mut word = [0u8; 16];
+    word[..board.len()].copy_from_slice(board);
+    let total = board.iter().map(|&c| c as usize).sum();
+    for_each_unmove_word(variant, u128::from_le_bytes(word), total, y_unlocked, f)
+}
+
+/// [`for_each_unmove`] of a board held as one word (pit `i` in byte `i`,
+/// nothing past its pits) of `total` stones, which callers know (a layer's
+/// or a key's count). The board relative to Y is turned in registers:
+/// copied into a second array by two `memcpy` calls and read back as a
+/// vector, it waited on those stores, and summing the stones again did
+/// too, together a fifth of the un-moves' samples (`results/BENCHMARKS.md`).
+#[inline]
+pub fn for_each_unmove_word(
+    variant: KpeVariant,
+    board: u128,
+    total: usize,
+    y_unlocked: bool,
     mut f: impl FnMut(&[u8], usize),
 ) {
     let w = variant.w();
     let n = variant.pits();
-    let total: usize = board.iter().map(|&c| c as usize).sum();
-    let least = board.iter().copied().min().unwrap_or(0);
+    // The bytes of the board's pits.
+    let lanes = u128::MAX >> (8 * (16 - n));
+    debug_assert!(board & !lanes == 0);
+    debug_assert_eq!(
+        board
+            .to_le_bytes()
+            .iter()
+            .map(|&c| c as usize)
+            .sum::<usize>(),
+        total
+    );
     // The board relative to Y (Y's pit i is pit i + w), built once; each
-    // predecessor is then this minus whole lanes, so that building it is
-    // a few vector operations over 16 lanes (it was the solver's hottest
-    // loop as one modular index a pit).
-    let mut rotated = [0u8; 16];
-    rotated[..n - w].copy_from_slice(&board[w..n]);
-    rotated[n - w..n].copy_from_slice(&board[..w]);
+    // predecessor is then this minus whole lanes.
+    let rotated_word = (board >> (8 * w) | board << (8 * (n - w))) & lanes;
+    let rotated = rotated_word.to_le_bytes();
+    let board = board.to_le_bytes();
+    let least = board[..n].iter().copied().min().unwrap_or(0);
     for (q, &laps) in board.iter().enumerate().take(n).skip(w) {
         // RULES §1.1: the origin is emptied, then gets one stone per full lap.
         if laps > least {
@@ -41,10 +69,8 @@ pub fn for_each_unmove(
         // length with a modular index per pit, this was the solver's
         // hottest loop, `results/BENCHMARKS.md`.)
         let origin = q - w;
-        let mut before = [0u8; 16];
-        for i in 0..16 {
-            before[i] = rotated[i].wrapping_sub(laps);
-        }
+        // No lane borrows: every pit holds at least `laps` stones.
+        let mut before = (rotated_word - (lanes / 0xff) * laps as u128).to_le_bytes();
         let mut pit = origin; // Y's pit of the last stone sown
         for r in 0..n {
             if r > 0 {
