@@ -167,7 +167,7 @@ impl Ranker {
         KeyCursor {
             ranker: self,
             at: None,
-            board: 0,
+            board: [0; 16],
         }
     }
 }
@@ -179,8 +179,8 @@ pub struct KeyCursor<'a> {
     ranker: &'a Ranker,
     /// Stone count and rank of `board`.
     at: Option<(usize, u64)>,
-    /// The pits as one word (`BoardIndex::next_word`).
-    board: u128,
+    /// The pits, nothing past them.
+    board: [u8; 16],
 }
 
 impl KeyCursor<'_> {
@@ -191,9 +191,14 @@ impl KeyCursor<'_> {
         let (stones, u) = (stones_of(key), rank(key));
         let board_rank = u >> r.marks_bits;
         let from = self.at.filter(|&(n, _)| n == stones).map(|(_, at)| at);
-        self.board = r.index.seek_word(stones, from, board_rank, self.board);
+        // Stepped a byte at a time: as one word, each step shifted it by a
+        // pit's variable offset, and the seek was a call of its own (the
+        // un-moves' seek, `Endgame::unmove_edges`, measured the same).
+        let pits = r.variant.pits();
+        r.index
+            .seek(stones, from, board_rank, &mut self.board[..pits]);
         self.at = Some((stones, board_rank));
-        r.parts_with_board(key, self.board.to_le_bytes())
+        r.parts_with_board(key, self.board)
     }
 
     /// The position (mover as South) of a key.
