@@ -242,32 +242,6 @@ impl BoardIndex {
         }
     }
 
-    /// [`Self::seek`] for a board held as one word ([`Self::next_word`]).
-    #[inline]
-    pub fn seek_word(&self, n: usize, at: Option<u64>, to: u64, board: u128) -> u128 {
-        match at {
-            Some(at) if at <= to && to - at <= NEAR => {
-                let (last, before_last) = self.last_two();
-                let (mut board, mut steps) = (board, to - at);
-                while steps > 0 {
-                    // As in [`Self::seek`]: the last pit's stones move a
-                    // batch of steps at once.
-                    let k = steps.min((board >> (8 * last)) as u8 as u64);
-                    if k > 0 {
-                        board = board + ((k as u128) << (8 * before_last))
-                            - ((k as u128) << (8 * last));
-                        steps -= k;
-                    } else {
-                        board = self.next_word(board).unwrap_or(board);
-                        steps -= 1;
-                    }
-                }
-                board
-            }
-            _ => self.unrank_word(n, to),
-        }
-    }
-
     /// The least significant pit and the one before it.
     #[inline]
     fn last_two(&self) -> (usize, usize) {
@@ -409,15 +383,9 @@ mod tests {
                         (Some(f), 1) => (f + below(&mut rng, 60)).min(size - 1),
                         _ => below(&mut rng, size),
                     };
-                    let word = from.map_or(0, |f| index.unrank_word(n, f));
                     index.seek(n, from, to, &mut sought);
                     index.unrank(n, to, &mut back);
                     assert_eq!(sought, back, "seek from {from:?} to {to}");
-                    assert_eq!(
-                        index.seek_word(n, from, to, word),
-                        index.unrank_word(n, to),
-                        "seek_word from {from:?} to {to}"
-                    );
                     from = Some(to);
                 }
             }
