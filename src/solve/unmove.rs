@@ -41,6 +41,9 @@ pub fn for_each_unmove_word(
     let n = variant.pits();
     // The bytes of the board's pits.
     let lanes = u128::MAX >> (8 * (16 - n));
+    // One stone in each of those bytes (a mask, not `lanes / 0xff`: a
+    // 128-bit division is a library call).
+    let ones = u128::from_le_bytes([1; 16]) & lanes;
     debug_assert!(board & !lanes == 0);
     debug_assert_eq!(
         board
@@ -70,7 +73,7 @@ pub fn for_each_unmove_word(
         // hottest loop, `results/BENCHMARKS.md`.)
         let origin = q - w;
         // No lane borrows: every pit holds at least `laps` stones.
-        let mut before = (rotated_word - (lanes / 0xff) * laps as u128).to_le_bytes();
+        let mut before = (rotated_word - ones * laps as u128).to_le_bytes();
         let mut pit = origin; // Y's pit of the last stone sown
         for r in 0..n {
             if r > 0 {
