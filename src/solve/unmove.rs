@@ -65,8 +65,8 @@ pub fn for_each_unmove_word(
             continue;
         }
         // Y's pit of the origin. The board before the move is built
-        // incrementally: every pit lost a stone a lap (`before`, a few
-        // vector operations over 16 lanes), and each further stone sown
+        // incrementally: every pit lost a stone a lap (`before`, one
+        // subtraction over the turned board's word), and each further stone sown
         // takes one more from the next pit along; the origin's own count
         // is overwritten with the stones lifted. (Built afresh for every
         // length with a modular index per pit, this was the solver's
