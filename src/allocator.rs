@@ -18,23 +18,37 @@ use std::alloc::{GlobalAlloc, Layout, System};
 pub struct HugePages;
 
 /// A huge page.
+#[cfg(test)]
 const HUGE_PAGE: usize = 2 << 20;
 /// Smaller blocks share heap pages with others; advising them would split
 /// the heap's mappings for little gain.
 const ADVISED_FROM: usize = 4 << 20;
 
-/// Advises the whole huge pages inside `size` bytes from `ptr`.
+/// A base page.
+const PAGE: usize = 4096;
+
+/// Advises the pages of `size` bytes from `ptr`, the first and last
+/// rounded out to whole pages.
+///
+/// A block this large is a mapping of its own (`solve::malloc`), from the
+/// page before `ptr` (the allocator's header) to the page after its end:
+/// the advice covers all of it. Advised only on the huge pages inside, the
+/// mapping was split in three, and `mremap` refuses a range of several
+/// mappings: glibc then grew a large vector by a copy, the old and new
+/// blocks both in memory, and shrank none (`shrink_to_fit` freed nothing;
+/// `results/BENCHMARKS.md`).
 fn advise(ptr: *mut u8, size: usize) {
     if ptr.is_null() || size < ADVISED_FROM {
         return;
     }
     #[cfg(target_os = "linux")]
     {
-        let start = (ptr as usize).next_multiple_of(HUGE_PAGE);
-        let end = (ptr as usize + size) & !(HUGE_PAGE - 1);
+        let start = (ptr as usize) & !(PAGE - 1);
+        let end = (ptr as usize + size).next_multiple_of(PAGE);
         if end > start {
-            // SAFETY: the range lies inside a block just allocated to us;
-            // the advice changes how its pages are backed, not its contents.
+            // SAFETY: the range covers a block just allocated to us and
+            // the rest of the pages it starts and ends in; the advice
+            // changes how pages are backed, not their contents.
             unsafe {
                 libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
             }
@@ -73,6 +87,44 @@ unsafe impl GlobalAlloc for HugePages {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The start and end of the mapping of this process that holds `addr`
+    /// (`/proc/self/maps`).
+    #[cfg(target_os = "linux")]
+    fn mapping_of(addr: usize) -> (usize, usize) {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        maps.lines()
+            .filter_map(|line| {
+                let (start, end) = line.split_whitespace().next()?.split_once('-')?;
+                let start = usize::from_str_radix(start, 16).ok()?;
+                let end = usize::from_str_radix(end, 16).ok()?;
+                Some((start, end))
+            })
+            .find(|&(start, end)| (start..end).contains(&addr))
+            .expect("a mapping holds the block")
+    }
+
+    /// An advised block stays one mapping, so that growing or shrinking it
+    /// moves its pages (`mremap`) instead of copying them. (Advised only
+    /// on its whole huge pages, the block was three mappings.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn advised_blocks_stay_one_mapping() {
+        let alloc = HugePages;
+        let size = 4 * HUGE_PAGE + 100;
+        let layout = Layout::from_size_align(size, 8).unwrap();
+        // SAFETY: a layout of non-zero size, freed with the layout it was
+        // (re)allocated with.
+        unsafe {
+            let ptr = alloc.alloc(layout);
+            let (start, end) = mapping_of(ptr as usize);
+            assert!(start <= ptr as usize && ptr as usize + size <= end);
+            let grown = alloc.realloc(ptr, layout, 2 * size);
+            let (start, end) = mapping_of(grown as usize);
+            assert!(start <= grown as usize && grown as usize + 2 * size <= end);
+            alloc.dealloc(grown, Layout::from_size_align(2 * size, 8).unwrap());
+        }
+    }
 
     /// Blocks of every size come back usable, keep their contents through
     /// growth and shrinking, and zeroed blocks are zero.
