@@ -11,12 +11,13 @@ use super::endless;
 use super::index::BoardIndex;
 use crate::progress::Progress;
 
-use super::atomics::atomic_u32s;
 use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::prefetch::prefetch;
 use crate::{Game, Side};
+use std::mem::MaybeUninit;
+use std::sync::atomic::AtomicU32;
 
 /// Positions handled per parallel task when scanning a layer.
 const CHUNK: u64 = 1 << 14;
@@ -143,18 +144,24 @@ impl Endgame {
         self.index.rank(pos.relative().pits())
     }
 
-    /// Retrograde state (exit value, internal moves) of every position of layer `n`.
+    /// Retrograde state (exit value, internal moves) of every position of
+    /// layer `n`, in the memory of `words` (emptied words of a smaller
+    /// layer, grown: [`LayerState::into_values_keeping_words`]).
     fn initial_state(
         &self,
         n: usize,
         layers: &impl LayerValues,
         bar: &indicatif::ProgressBar,
+        mut words: Vec<AtomicU32>,
     ) -> LayerState {
-        let size = self.index.layer_size(n);
+        let size = self.index.layer_size(n) as usize;
         // Sized once and filled in place: collected from the tasks, the
         // words passed through a list of pieces as large as themselves.
-        let mut words = atomic_u32s(size as usize);
-        words
+        // Grown, a large block is moved by the kernel (`mremap`), not
+        // copied, and keeps the pages it had.
+        words.clear();
+        words.reserve_exact(size);
+        words.spare_capacity_mut()[..size]
             .par_chunks_mut(CHUNK as usize)
             .enumerate()
             .for_each(|(c, words)| {
@@ -165,6 +172,8 @@ impl Endgame {
                 }
                 bar.inc(words.len() as u64);
             });
+        // SAFETY: the tasks wrote every one of the `size` words.
+        unsafe { words.set_len(size) };
         LayerState::from_words(words)
     }
 
@@ -180,7 +189,7 @@ impl Endgame {
         n: usize,
         layers: &impl LayerValues,
         board: &mut u128,
-        words: &mut [std::sync::atomic::AtomicU32],
+        words: &mut [MaybeUninit<AtomicU32>],
         captures: &mut Vec<Capture>,
     ) {
         let mut internal = [0u8; PREFETCHED_POSITIONS];
@@ -226,26 +235,41 @@ impl Endgame {
             }
         }
         for (k, word) in words.iter_mut().enumerate() {
-            *word = pack_state(exit[k], internal[k], ending[k]);
+            word.write(pack_state(exit[k], internal[k], ending[k]));
         }
     }
 
     /// Solves layer `n`, all smaller layers being solved in `layers`: the
     /// entry byte (value and whether perfect play can end) of every board.
     pub fn solve_layer(&self, n: usize, layers: &impl LayerValues, progress: Progress) -> Vec<u8> {
-        self.solve_layer_timed(n, layers, progress).0
+        self.solve_layer_timed(n, layers, progress, &mut Vec::new())
+            .0
     }
 
-    /// [`Self::solve_layer`], with the seconds each step took.
+    /// Memory for the retrograde's words of every layer
+    /// ([`Self::solve_layer_timed`]), reserved for the largest at once:
+    /// pages count only once touched, and a block grown later is moved
+    /// by the kernel (`mremap`) to an address where its huge pages may
+    /// not fit, which split them (the thresholds took 1.5 s longer on the
+    /// standard game, `results/BENCHMARKS.md`).
+    pub fn words_buffer(&self) -> Vec<AtomicU32> {
+        Vec::with_capacity(self.index.layer_size(self.variant.total() as usize) as usize)
+    }
+
+    /// [`Self::solve_layer`], with the seconds each step took. `words` is
+    /// the memory of the retrograde's words, kept by the caller from one
+    /// layer to the next (taken and given back, emptied, except after the
+    /// largest layer, `n` = every stone, which gives it to the system).
     pub fn solve_layer_timed(
         &self,
         n: usize,
         layers: &impl LayerValues,
         progress: Progress,
+        words: &mut Vec<AtomicU32>,
     ) -> (Vec<u8>, LayerSteps) {
         let bar = progress.bar(self.index.layer_size(n), format!("layer {n}"));
         let mut steps = LayerSteps::default();
-        let (values, seeds) = self.layer_values(n, layers, &bar, &mut steps);
+        let (values, seeds) = self.layer_values(n, layers, &bar, &mut steps, words);
         let start = Instant::now();
         bar.set_message("endings");
         let ends = endless::unlocked_layer(self, n, &values, seeds);
@@ -269,12 +293,13 @@ impl Endgame {
         layers: &impl LayerValues,
         bar: &indicatif::ProgressBar,
         steps: &mut LayerSteps,
+        words: &mut Vec<AtomicU32>,
     ) -> (Vec<i8>, Bits) {
         let size = self.index.layer_size(n);
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         bar.set_message("exits");
         let start = Instant::now();
-        let state = self.initial_state(n, layers, bar);
+        let state = self.initial_state(n, layers, bar, std::mem::take(words));
         steps.exits = start.elapsed().as_secs_f64();
         let start = Instant::now();
         bar.set_position(0);
@@ -285,9 +310,17 @@ impl Endgame {
             |chunk, out| self.unmove_edges(n, chunk, out),
             |_, _| bar.inc(1),
         );
-        let values = state.into_values();
+        let (values, seeds) = if n == self.variant.total() as usize {
+            // The largest layer: the peak of the layers' phase is set here
+            // (module `retrograde`, `LayerState::into_values`).
+            state.into_values()
+        } else {
+            let (values, seeds, emptied) = state.into_values_keeping_words();
+            *words = emptied;
+            (values, seeds)
+        };
         steps.thresholds = start.elapsed().as_secs_f64();
-        values
+        (values, seeds)
     }
 
     /// Appends `(parent, child)` for every internal (non-capturing) move
@@ -309,8 +342,9 @@ impl Endgame {
     /// Solves every layer in memory (small variants, tests).
     pub fn solve_all(&self, progress: Progress) -> Vec<Vec<u8>> {
         let mut layers: Vec<Vec<u8>> = vec![Vec::new(); self.variant.total() as usize + 1];
+        let mut words = self.words_buffer();
         for n in self.layers() {
-            layers[n] = self.solve_layer(n, &layers, progress);
+            layers[n] = self.solve_layer_timed(n, &layers, progress, &mut words).0;
         }
         layers
     }

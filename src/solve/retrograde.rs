@@ -120,6 +120,31 @@ pub struct LayerState {
     exits_present: Vec<u64>,
 }
 
+/// Writes the final value of every position of `words` (the first being
+/// position `first`) to `out`, and adds those whose value an ending exit
+/// keeps to `seeds` ([`LayerState::into_values`]).
+fn write_values(
+    words: &[AtomicU32],
+    first: usize,
+    out: &mut [std::mem::MaybeUninit<i8>],
+    seeds: &Bits,
+) {
+    out.par_iter_mut()
+        .zip(words)
+        .enumerate()
+        .for_each(|(k, (out, w))| {
+            let w = Word(w.load(Relaxed));
+            let v = match w.value() {
+                UNKNOWN => 0,
+                v => v,
+            };
+            if w.ending_exit() == v {
+                seeds.insert((first + k) as u64);
+            }
+            out.write(v);
+        });
+}
+
 /// Packs a position's exit value, internal move count and best ending
 /// exit ([`NO_EXIT`] if none) for [`LayerState::from_words`].
 #[inline]
@@ -165,27 +190,32 @@ impl LayerState {
         let out = &mut values.spare_capacity_mut()[..len];
         while !words.is_empty() {
             let start = words.len().saturating_sub(SLICE);
-            out[start..words.len()]
-                .par_iter_mut()
-                .zip(&words[start..])
-                .enumerate()
-                .for_each(|(k, (out, w))| {
-                    let w = Word(w.load(Relaxed));
-                    let v = match w.value() {
-                        UNKNOWN => 0,
-                        v => v,
-                    };
-                    if w.ending_exit() == v {
-                        seeds.insert((start + k) as u64);
-                    }
-                    out.write(v);
-                });
+            write_values(&words[start..], start, &mut out[start..words.len()], &seeds);
             words.truncate(start);
             words.shrink_to_fit();
         }
         // SAFETY: the loop wrote every one of the `len` values.
         unsafe { values.set_len(len) };
         (values, seeds)
+    }
+
+    /// [`Self::into_values`], giving the words' memory back emptied
+    /// instead of to the system, for the next layer's words
+    /// ([`Self::from_words`]): on this project's machines memory handed
+    /// back is returned to the host, and taking it again cost the kernel
+    /// about 1.9 s a GiB of huge pages (`results/BENCHMARKS.md`). Both
+    /// are whole in memory at the end, so the largest layer uses
+    /// [`Self::into_values`].
+    pub fn into_values_keeping_words(self) -> (Vec<i8>, Bits, Vec<AtomicU32>) {
+        let mut words = self.words;
+        let len = words.len();
+        let seeds = Bits::new(len as u64);
+        let mut values: Vec<i8> = Vec::with_capacity(len);
+        write_values(&words, 0, &mut values.spare_capacity_mut()[..len], &seeds);
+        // SAFETY: `write_values` wrote every one of the `len` values.
+        unsafe { values.set_len(len) };
+        words.clear();
+        (values, seeds, words)
     }
 
     #[inline]

@@ -467,6 +467,8 @@ impl Solution {
     ) -> Result<Vec<Vec<u8>>, SolveError> {
         let variant = eg.variant;
         let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
+        // The retrograde's words, kept from one layer to the next.
+        let mut words = eg.words_buffer();
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
             let size = eg.index.layer_size(n);
@@ -482,7 +484,7 @@ impl Solution {
                 stats.layers_shared.push((n, from));
                 continue;
             }
-            let (entries, steps) = eg.solve_layer_timed(n, &layers, progress);
+            let (entries, steps) = eg.solve_layer_timed(n, &layers, progress, &mut words);
             stats.layer_steps.add(steps);
             db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
             layers[n] = entries;
