@@ -202,10 +202,11 @@ impl LayerState {
     /// [`Self::into_values`], giving the words' memory back emptied
     /// instead of to the system, for the next layer's words
     /// ([`Self::from_words`]): on this project's machines memory handed
-    /// back is returned to the host, and taking it again cost the kernel
-    /// about 1.9 s a GiB of huge pages (`results/BENCHMARKS.md`). Both
-    /// are whole in memory at the end, so the largest layer uses
-    /// [`Self::into_values`].
+    /// back goes back to the host within seconds, and taking it again
+    /// costs the kernel 1-2 s a GiB of huge pages, against 0.09 s for
+    /// pages it still has (`scripts/page_faults.sh`,
+    /// `results/BENCHMARKS.md`). Words and values are both whole in
+    /// memory at the end, so the largest layer uses [`Self::into_values`].
     pub fn into_values_keeping_words(self) -> (Vec<i8>, Bits, Vec<AtomicU32>) {
         let mut words = self.words;
         let len = words.len();
