@@ -1,6 +1,8 @@
 //! The endgame database: the value of every position in which both players
 //! are unlocked, layer by layer (stones on the board), smallest first.
 
+use std::mem::MaybeUninit;
+use std::sync::atomic::AtomicU32;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -16,8 +18,6 @@ use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::prefetch::prefetch;
 use crate::{Game, Side};
-use std::mem::MaybeUninit;
-use std::sync::atomic::AtomicU32;
 
 /// Positions handled per parallel task when scanning a layer.
 const CHUNK: u64 = 1 << 14;
@@ -145,8 +145,8 @@ impl Endgame {
     }
 
     /// Retrograde state (exit value, internal moves) of every position of
-    /// layer `n`, in the memory of `words` (emptied words of a smaller
-    /// layer, grown: [`LayerState::into_values_keeping_words`]).
+    /// layer `n`, in the memory of `words` (the emptied words of a smaller
+    /// layer, [`LayerState::into_values_keeping_words`], grown if need be).
     fn initial_state(
         &self,
         n: usize,
@@ -248,10 +248,9 @@ impl Endgame {
 
     /// Memory for the retrograde's words of every layer
     /// ([`Self::solve_layer_timed`]), reserved for the largest at once:
-    /// pages count only once touched, and a block grown later is moved
-    /// by the kernel (`mremap`) to an address where its huge pages may
-    /// not fit, which split them (the thresholds took 1.5 s longer on the
-    /// standard game, `results/BENCHMARKS.md`).
+    /// pages count only once touched, and a block grown at every layer
+    /// is moved by the kernel (`mremap`) every time, to an address where
+    /// its huge pages need not line up (tried: `results/BENCHMARKS.md`).
     pub fn words_buffer(&self) -> Vec<AtomicU32> {
         Vec::with_capacity(self.index.layer_size(self.variant.total() as usize) as usize)
     }
