@@ -251,8 +251,16 @@ impl Endgame {
     /// pages count only once touched, and a block grown at every layer
     /// is moved by the kernel (`mremap`) every time, to an address where
     /// its huge pages need not line up (tried: `results/BENCHMARKS.md`).
+    /// Where the system will not map that much (a variant whose largest
+    /// layer the solver could not hold, all of whose computed layers are
+    /// smaller), it starts empty and grows with the layers instead.
     pub fn words_buffer(&self) -> Vec<AtomicU32> {
-        Vec::with_capacity(self.index.layer_size(self.variant.total() as usize) as usize)
+        let largest = self.index.layer_size(self.variant.total() as usize);
+        let mut words = Vec::new();
+        if let Ok(largest) = usize::try_from(largest) {
+            let _ = words.try_reserve_exact(largest);
+        }
+        words
     }
 
     /// [`Self::solve_layer`], with the seconds each step took. `words` is
@@ -346,5 +354,26 @@ impl Endgame {
             layers[n] = self.solve_layer_timed(n, &layers, progress, &mut words).0;
         }
         layers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words' memory is reserved for the largest layer where it can
+    /// be mapped, and asking for a variant far too large to solve gives
+    /// an empty buffer, not an abort.
+    #[test]
+    fn words_buffer_is_reserved_for_the_largest_layer_or_left_empty() {
+        let standard = Endgame::new(KpeVariant::STANDARD);
+        let words = standard.words_buffer();
+        assert!(words.is_empty());
+        assert!(words.capacity() as u64 >= standard.index.layer_size(48));
+        // 16 pits and 128 stones: C(143, 15) boards in the largest layer.
+        let huge = Endgame::new(KpeVariant::new(8, 8).unwrap());
+        let words = huge.words_buffer();
+        assert!(words.is_empty());
+        assert!((words.capacity() as u64) < huge.index.layer_size(128));
     }
 }
