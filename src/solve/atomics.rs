@@ -12,19 +12,12 @@
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
-/// `len` zero `AtomicU32`s.
-pub fn atomic_u32s(len: usize) -> Vec<AtomicU32> {
-    let mut plain = ManuallyDrop::new(vec![0u32; len]);
-    // SAFETY: `AtomicU32` has the size, alignment and bit validity of
-    // `u32`; the allocation is handed over whole, with its length and
-    // capacity, and the forgotten vector never frees it.
-    unsafe { Vec::from_raw_parts(plain.as_mut_ptr().cast(), plain.len(), plain.capacity()) }
-}
-
 /// `len` zero `AtomicU64`s.
 pub fn atomic_u64s(len: usize) -> Vec<AtomicU64> {
     let mut plain = ManuallyDrop::new(vec![0u64; len]);
-    // SAFETY: as in `atomic_u32s`, for `AtomicU64` and `u64`.
+    // SAFETY: `AtomicU64` has the size, alignment and bit validity of
+    // `u64`; the allocation is handed over whole, with its length and
+    // capacity, and the forgotten vector never frees it.
     unsafe { Vec::from_raw_parts(plain.as_mut_ptr().cast(), plain.len(), plain.capacity()) }
 }
 
@@ -44,15 +37,11 @@ mod tests {
     #[test]
     fn zeroed_atomics_are_zero_and_usable() {
         for len in [0, 1, 1000, 3 << 20] {
-            let a = atomic_u32s(len);
             let b = atomic_u64s(len);
-            assert_eq!(a.len(), len);
-            assert!(a.iter().all(|w| w.load(Relaxed) == 0));
+            assert_eq!(b.len(), len);
             assert!(b.iter().all(|w| w.load(Relaxed) == 0));
             if len > 0 {
-                a[len - 1].fetch_add(7, Relaxed);
                 b[len / 2].fetch_or(1 << 63, Relaxed);
-                assert_eq!(a[len - 1].load(Relaxed), 7);
                 assert_eq!(b[len / 2].load(Relaxed), 1 << 63);
             }
         }
