@@ -60,6 +60,14 @@ impl Bits {
         self.0[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
 
+    /// Adds the members `bits` of word `w` (indices `64·w` to `64·w + 63`).
+    #[inline]
+    pub fn insert_word(&self, w: usize, bits: u64) {
+        if bits != 0 {
+            self.0[w].fetch_or(bits, Relaxed);
+        }
+    }
+
     /// Empties the set by handing its members to `visit`, a slice of the
     /// index space at a time (both threads taking slices), until none is
     /// left; `visit` may insert members again (anywhere: a slice not yet

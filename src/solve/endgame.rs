@@ -306,7 +306,7 @@ impl Endgame {
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         bar.set_message("exits");
         let start = Instant::now();
-        let state = self.initial_state(n, layers, bar, std::mem::take(words));
+        let mut state = self.initial_state(n, layers, bar, std::mem::take(words));
         steps.exits = start.elapsed().as_secs_f64();
         let start = Instant::now();
         bar.set_position(0);

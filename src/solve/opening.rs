@@ -863,7 +863,7 @@ impl LockedRegion {
             )
             .collect();
         drop((unlocked_best, unlocked_ends));
-        let state = LayerState::from_words(words);
+        let mut state = LayerState::from_words(words);
         // The members of the keys just decoded, in their order.
         let classes = self.ranker.classes();
         let index = RankBitmap::new(

@@ -107,8 +107,41 @@ pub(super) fn for_each_move_into<P>(
     });
 }
 
-/// Positions summarised by one [`LayerState::exits_present`] mask.
+/// Positions summarised by one [`LayerState::exits_present`] mask: one
+/// word of a [`Bits`], so that the seeds of a block are added to the
+/// pending set in one update ([`LayerState::seeds`]).
 const SEED_BLOCK: usize = 64;
+
+/// [`LayerState::seeds`] for one block of words: admits the positions
+/// whose exit is `t`, and those whose exit is at most `-t` and whose
+/// internal moves all lead into `W`; returns them as bits of the block.
+/// Every word is tested without a branch and the admitted ones written
+/// after, as plain words: during the seeds no other update runs, and the
+/// block is this task's alone. Tested one by one, with branches, a
+/// compare-and-swap and a bit inserted each, the seeds of the standard
+/// game's layers took 3.9 s; so, with each block's lines asked for eight
+/// blocks ahead ([`LayerState::seeds`]), 2.3 s.
+fn seed_block(block: &mut [AtomicU32], t: i8) -> u64 {
+    let unknown = UNKNOWN as u8 as u32;
+    let wins = (t as u8 as u32) << 16;
+    let mut admitted = 0u64;
+    for (k, word) in block.iter_mut().enumerate() {
+        let w = *word.get_mut();
+        let exit = (w >> 16) as u8 as i8;
+        let open = w & 0xff == unknown;
+        let win = w & 0xff_0000 == wins;
+        let loss = exit <= -t && w & 0xff00 == 0;
+        admitted |= ((open & (win | loss)) as u64) << k;
+    }
+    let mut bits = admitted;
+    while bits != 0 {
+        let word = block[bits.trailing_zeros() as usize].get_mut();
+        bits &= bits - 1;
+        let w = Word(*word);
+        *word = w.with_value(if w.exit() == t { t } else { -t }).0;
+    }
+    admitted
+}
 
 /// The working state of one layer.
 pub struct LayerState {
@@ -253,38 +286,31 @@ impl LayerState {
     /// the blocks holding such an exit are read (the full scan, once a
     /// threshold, was 15% of the thresholds' time on kpe:4x5's largest
     /// layer).
-    fn seeds(&self, t: i8, pending: &Bits) {
+    fn seeds(&mut self, t: i8, pending: &Bits) {
+        /// Blocks of one task.
+        const TASK_BLOCKS: usize = 1024;
+        /// Blocks whose words are asked for before the first is read.
+        const AHEAD: usize = 8;
         let bit = 1u64 << (t.unsigned_abs() / 2);
         self.exits_present
-            .par_iter()
+            .par_chunks(TASK_BLOCKS)
+            .zip(self.words.par_chunks_mut(TASK_BLOCKS * SEED_BLOCK))
             .enumerate()
-            .filter(|(_, &mask)| mask & bit != 0)
-            .for_each(|(b, _)| {
-                let start = b * SEED_BLOCK;
-                let end = (start + SEED_BLOCK).min(self.words.len());
-                for i in start..end {
-                    self.seed(i, t, pending);
+            .for_each_init(Vec::new, |blocks, (c, (masks, words))| {
+                blocks.clear();
+                blocks.extend((masks.iter().enumerate()).filter(|(_, &mask)| mask & bit != 0));
+                let len = words.len();
+                let range = |j: usize| j * SEED_BLOCK..((j + 1) * SEED_BLOCK).min(len);
+                for (k, &(j, _)) in blocks.iter().enumerate() {
+                    if let Some(&(ahead, _)) = blocks.get(k + AHEAD) {
+                        for line in words[range(ahead)].chunks(16) {
+                            prefetch(&line[0]);
+                        }
+                    }
+                    let admitted = seed_block(&mut words[range(j)], t);
+                    pending.insert_word(c * TASK_BLOCKS + j, admitted);
                 }
             });
-    }
-
-    /// [`Self::seeds`] for position `i`.
-    #[inline]
-    fn seed(&self, i: usize, t: i8, pending: &Bits) {
-        let w = self.load(i);
-        if w.value() != UNKNOWN {
-            return;
-        }
-        let admitted = if w.exit() == t {
-            self.admit(i, t)
-        } else if w.exit() <= -t && w.internal() == 0 {
-            self.admit(i, -t)
-        } else {
-            false
-        };
-        if admitted {
-            pending.insert(i as u64);
-        }
     }
 
     /// Passes the news that a child got value `v = ±t` to one
@@ -313,8 +339,12 @@ impl LayerState {
     /// `predecessors(chunk, out)` must append `(parent, child)` for every
     /// internal move into each `child` of `chunk` (a parent twice if two of
     /// its moves lead to the child).
-    pub fn solve<P>(&self, max_value: i8, predecessors: P, mut on_threshold: impl FnMut(i8, u64))
-    where
+    pub fn solve<P>(
+        &mut self,
+        max_value: i8,
+        predecessors: P,
+        mut on_threshold: impl FnMut(i8, u64),
+    ) where
         P: Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
     {
         debug_assert!(
