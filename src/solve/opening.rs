@@ -211,21 +211,25 @@ fn expand_slice(
                 for &Found { key, board } in batch {
                     let pos = ranker.parts_with_board(key, board).position(v);
                     let _ = pos.for_each_move(|mv| {
+                        // A move into the unlocked database leaves the
+                        // region: it is not sown.
+                        if pos.move_unlocks_both(mv.pit()) {
+                            return std::ops::ControlFlow::Continue(());
+                        }
                         let (child, gained) = pos.sow(mv.pit());
-                        if is_locked(&child) {
-                            // Relative once: its board goes with the key.
-                            let rel = child.relative();
-                            let key = ranker.region_key(&rel);
-                            let child_class = class_of(ranker, &rel);
-                            let local = classes.local(rank(key));
-                            if gained == 0 && child_class == class {
-                                set.prefetch(local);
-                                let mut board = [0u8; 16];
-                                board[..rel.pits().len()].copy_from_slice(rel.pits());
-                                inside.push((local, Found { key, board }));
-                            } else {
-                                elsewhere.push((n - gained as usize, child_class as u32, local));
-                            }
+                        debug_assert!(is_locked(&child));
+                        // Relative once: its board goes with the key.
+                        let rel = child.relative();
+                        let key = ranker.region_key(&rel);
+                        let child_class = class_of(ranker, &rel);
+                        let local = classes.local(rank(key));
+                        if gained == 0 && child_class == class {
+                            set.prefetch(local);
+                            let mut board = [0u8; 16];
+                            board[..rel.pits().len()].copy_from_slice(rel.pits());
+                            inside.push((local, Found { key, board }));
+                        } else {
+                            elsewhere.push((n - gained as usize, child_class as u32, local));
                         }
                         std::ops::ControlFlow::Continue(())
                     });
