@@ -135,7 +135,15 @@ impl Endgame {
     /// The entry byte (value and "can end") of a position with both
     /// players unlocked, from solved layers.
     pub fn probe_entry(&self, layers: &impl LayerValues, pos: &KpePosition) -> u8 {
-        layers.entry(pos.board_total() as usize, self.board_index(pos))
+        let (n, index) = self.probe_at(pos);
+        layers.entry(n, index)
+    }
+
+    /// Where [`Self::probe_entry`] reads a position's entry: its layer and
+    /// the index of its board there.
+    #[inline]
+    pub(super) fn probe_at(&self, pos: &KpePosition) -> (usize, u64) {
+        (pos.board_total() as usize, self.board_index(pos))
     }
 
     /// The index of a position's board, relative to its mover, in its layer.

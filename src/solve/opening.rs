@@ -14,7 +14,9 @@ use std::collections::BinaryHeap;
 use rayon::prelude::*;
 
 use super::bits::Bits;
-use super::compact_keys::{key_of, rank, CompactKeys, CompactKeysBuilder, KeyParts, Ranker};
+use super::compact_keys::{
+    key_of, rank, CompactKeys, CompactKeysBuilder, KeyCursor, KeyParts, Ranker,
+};
 use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
@@ -696,34 +698,20 @@ impl LockedRegion {
             for start in (0..group.len).step_by(SLICE) {
                 let end = group.len.min(start + SLICE);
                 let keys = self.group_keys_in(g, start..end);
-                keys.par_iter()
-                    .zip(&mut best[start..end])
+                keys.par_chunks(EXITS_BATCH)
+                    .zip(best[start..end].par_chunks_mut(EXITS_BATCH))
                     .enumerate()
                     .for_each_init(
-                        || self.ranker.cursor(),
-                        |cursor, (i, (&key, slot))| {
-                            let pos = cursor.position(key);
-                            let mut best = NO_EXIT;
-                            let mut ending = NO_EXIT;
-                            let _ = pos.for_each_move(|mv| {
-                                // Only the moves that leave the lock are
-                                // sown.
-                                if pos.move_unlocks_both(mv.pit()) {
-                                    let (child, gained) = pos.sow(mv.pit());
-                                    debug_assert!(!is_locked(&child));
-                                    let e = eg.probe_entry(layers, &child);
-                                    let value = gained as i8 - entry_value(e);
-                                    best = best.max(value);
-                                    if entry_can_end(e) {
-                                        ending = ending.max(value);
-                                    }
-                                }
-                                std::ops::ControlFlow::Continue(())
-                            });
-                            if best != NO_EXIT && ending == best {
-                                ends.insert((start + i) as u64);
-                            }
-                            *slot = best;
+                        || (self.ranker.cursor(), Vec::new()),
+                        |(cursor, probes), (c, (keys, slots))| {
+                            let first = start + c * EXITS_BATCH;
+                            self.unlocked_exits_of(eg, layers, cursor, keys, slots, probes)
+                                .into_iter()
+                                .enumerate()
+                                .filter(|&(_, ends)| ends)
+                                .for_each(|(k, _)| {
+                                    ends.insert((first + k) as u64);
+                                });
                         },
                     );
                 bar.inc(keys.len() as u64);
@@ -733,6 +721,50 @@ impl LockedRegion {
         }
         bar.finish_and_clear();
         Ok(exits)
+    }
+
+    /// [`Self::unlocked_exits`] of the positions of `keys`: each one's
+    /// best move into the unlocked database written to `slots`, and
+    /// whether play after it can end returned. Two steps, as the layers'
+    /// exits (`Endgame::classify_batch`): every such move is sown and its
+    /// entry asked for, then the entries are read, so that the cache
+    /// misses over the layers overlap.
+    fn unlocked_exits_of(
+        &self,
+        eg: &Endgame,
+        layers: &impl LayerValues,
+        cursor: &mut KeyCursor,
+        keys: &[RegionKey],
+        slots: &mut [i8],
+        probes: &mut Vec<(u8, u8, usize, u64)>,
+    ) -> [bool; EXITS_BATCH] {
+        probes.clear();
+        for (k, &key) in keys.iter().enumerate() {
+            let pos = cursor.position(key);
+            let _ = pos.for_each_move(|mv| {
+                // Only the moves that leave the lock are sown.
+                if pos.move_unlocks_both(mv.pit()) {
+                    let (child, gained) = pos.sow(mv.pit());
+                    debug_assert!(!is_locked(&child));
+                    let (n, index) = eg.probe_at(&child);
+                    layers.prefetch(n, index);
+                    probes.push((k as u8, gained as u8, n, index));
+                }
+                std::ops::ControlFlow::Continue(())
+            });
+        }
+        let mut ending = [NO_EXIT; EXITS_BATCH];
+        slots.fill(NO_EXIT);
+        for &(k, gained, n, index) in probes.iter() {
+            let e = layers.entry(n, index);
+            let value = gained as i8 - entry_value(e);
+            let k = k as usize;
+            slots[k] = slots[k].max(value);
+            if entry_can_end(e) {
+                ending[k] = ending[k].max(value);
+            }
+        }
+        std::array::from_fn(|k| k < slots.len() && slots[k] != NO_EXIT && ending[k] == slots[k])
     }
 
     /// Solves the groups in order (ascending stone count, descending
@@ -884,6 +916,10 @@ impl LockedRegion {
         Ok((self.scratch.copy_of(&values)?, ends))
     }
 }
+
+/// Positions whose moves into the unlocked database are sown before their
+/// entries are read ([`LockedRegion::unlocked_exits_of`]).
+const EXITS_BATCH: usize = 16;
 
 /// An exploration part way: the groups of the stone counts from the most
 /// down to `below` (excluded) closed, in the order closed, and the keys
