@@ -708,7 +708,7 @@ impl LockedRegion {
                             self.unlocked_exits_of(eg, layers, cursor, keys, slots, probes)
                                 .into_iter()
                                 .enumerate()
-                                .filter(|&(_, ends)| ends)
+                                .filter(|&(_, can_end)| can_end)
                                 .for_each(|(k, _)| {
                                     ends.insert((first + k) as u64);
                                 });
