@@ -122,15 +122,13 @@ const SEED_BLOCK: usize = 64;
 /// game's layers took 3.9 s; so, with each block's lines asked for eight
 /// blocks ahead ([`LayerState::seeds`]), 2.3 s.
 fn seed_block(block: &mut [AtomicU32], t: i8) -> u64 {
-    let unknown = UNKNOWN as u8 as u32;
-    let wins = (t as u8 as u32) << 16;
     let mut admitted = 0u64;
     for (k, word) in block.iter_mut().enumerate() {
-        let w = *word.get_mut();
-        let exit = (w >> 16) as u8 as i8;
-        let open = w & 0xff == unknown;
-        let win = w & 0xff_0000 == wins;
-        let loss = exit <= -t && w & 0xff00 == 0;
+        let w = Word(*word.get_mut());
+        // `&` and `|`, not `&&` and `||`: no branch.
+        let open = w.value() == UNKNOWN;
+        let win = w.exit() == t;
+        let loss = (w.exit() <= -t) & (w.internal() == 0);
         admitted |= ((open & (win | loss)) as u64) << k;
     }
     let mut bits = admitted;
