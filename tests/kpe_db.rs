@@ -223,6 +223,10 @@ fn a_region_built_out_of_core_writes_the_files_of_one_built_in_memory() {
             };
             let (_, stats) = Solution::build_with(variant, &db, Progress::Hidden, options).unwrap();
             assert_eq!(stats.out_of_core, out_of_core == OutOfCore::Always);
+            // In memory, the layers stay through the exploration (this
+            // machine's budget holds them); out of core they are read
+            // back from their files: the files are the same either way.
+            assert_eq!(stats.layers_kept_exploring, out_of_core == OutOfCore::Never);
             let files = files_of(&db.join(format!("kpe-{variant}")));
             fs::remove_dir_all(&db).unwrap();
             files

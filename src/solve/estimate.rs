@@ -26,7 +26,9 @@
 //! - the region's exploration and its solution, which hold no layer:
 //!   about 7 and 8.6 bytes a locked position (1,316 and 1,226 MiB; the
 //!   solution decodes the largest group's keys, 8 bytes each, beside its
-//!   words).
+//!   words). Where the budget allows, the layers stay in memory through
+//!   the exploration (`Estimate::keeps_layers`), counted beside the
+//!   region's bound.
 //!
 //! kpe:4x7, solved with these changes (2026-12-02), peaked at 3,988 MiB
 //! against its estimate of 4,920 MiB (11,209 MiB before them, with 8-byte
@@ -140,6 +142,10 @@ pub struct Estimate {
     /// Free space where the database goes (or `$SOW_DISK_MIB`), plus
     /// what the variant's files there already take, bytes.
     pub disk_available: Option<u64>,
+    /// Whether an in-memory solve keeps its layers through the region's
+    /// exploration ([`Self::keeps_layers`]); `memory` then counts them
+    /// beside it.
+    pub layers_kept_exploring: bool,
 }
 
 /// How much the region / unlocked ratio grows per pit a row beyond the
@@ -250,11 +256,23 @@ impl Estimate {
             Scope::Whole => region_positions(variant, unlocked),
             Scope::Endgame => 0,
         };
-        let memory = FIXED_BYTES.saturating_add(
-            layers_peak
-                .max(unlocked.saturating_add(bytes(EXIT_BYTES, region)))
-                .max(bytes(REGION_BYTES, region)),
-        );
+        let memory_available = memory_budget();
+        // The layers kept beside the exploration, bounded as the region is
+        // with none ([`REGION_BYTES`]), when that fits the budget.
+        let beside_exploration =
+            FIXED_BYTES.saturating_add(unlocked.saturating_add(bytes(REGION_BYTES, region)));
+        let layers_kept_exploring = scope == Scope::Whole
+            && memory_available.is_some_and(|available| beside_exploration <= available);
+        let memory = FIXED_BYTES
+            .saturating_add(
+                layers_peak
+                    .max(unlocked.saturating_add(bytes(EXIT_BYTES, region)))
+                    .max(bytes(REGION_BYTES, region)),
+            )
+            .max(match layers_kept_exploring {
+                true => beside_exploration,
+                false => 0,
+            });
         let memory_out_of_core = FIXED_BYTES.saturating_add(
             layers_peak
                 .max(unlocked.saturating_add(bytes(OUT_OF_CORE_EXIT_BYTES, region)))
@@ -268,12 +286,25 @@ impl Estimate {
             disk,
             memory_out_of_core,
             scratch_disk: (region as f64 * SCRATCH_DISK_BYTES) as u64,
-            memory_available: memory_budget(),
+            memory_available,
             // What the variant's files already take is counted in the
             // estimate, so it is offered too: a resumed solve is not
             // refused for the disk its own checkpoints hold.
             disk_available: disk_budget(db).map(|free| free + bytes_in(&variant_dir(db, variant))),
+            layers_kept_exploring,
         }
+    }
+
+    /// Whether a solve whose region is in memory (`out_of_core` false)
+    /// keeps its solved layers through the region's exploration, which
+    /// reads none, instead of dropping them and reading them back from
+    /// their files for the region's moves into them after it: when the
+    /// budget holds them beside the region's bound. On the standard game
+    /// the read took 1.6 s, and the pages taken again after the
+    /// exploration cost the kernel more (`results/BENCHMARKS.md`); the
+    /// solve's peak stays that of its largest layer.
+    pub fn keeps_layers(&self, out_of_core: bool) -> bool {
+        !out_of_core && self.layers_kept_exploring
     }
 
     /// The estimate in a line: memory and disk, needed and offered, and

@@ -178,6 +178,10 @@ pub struct SolveStats {
     pub estimate: Option<Estimate>,
     /// Whether the region was solved out of core (`scratch.rs`).
     pub out_of_core: bool,
+    /// Whether the solved layers stayed in memory through the region's
+    /// exploration (`Estimate::keeps_layers`) rather than being read back
+    /// from their files after it.
+    pub layers_kept_exploring: bool,
     /// What the region took from an interrupted solve's checkpoints
     /// (`region_checkpoint.rs`), if it resumed one.
     pub region_resumed: Option<RegionResumed>,
@@ -205,6 +209,7 @@ fn solve_region(
     scratch: Scratch,
     progress: Progress,
     stats: &mut SolveStats,
+    kept_layers: Option<Vec<Vec<u8>>>,
 ) -> Result<LockedRegion, SolveError> {
     let variant = eg.variant;
     let checkpoint = RegionCheckpoint::new(db_dir, variant);
@@ -243,10 +248,13 @@ fn solve_region(
     let first = runs
         .get(runs_reused)
         .map_or(region.explored_groups().count(), |r| r.start);
-    // The layers come back only for the moves leaving the region, and
-    // leave for good before it is solved (beside it, they made the
-    // solve's peak).
-    let layers = read_layers(eg, db_dir)?;
+    // The layers are needed only for the moves leaving the region (kept
+    // through the exploration, or read back after it), and leave for
+    // good before it is solved (beside it, they made the solve's peak).
+    let layers = match kept_layers {
+        Some(layers) => layers,
+        None => read_layers(eg, db_dir)?,
+    };
     let exits = region.unlocked_exits(eg, &layers, first, progress)?;
     drop(layers);
     region.solve_groups_with(
@@ -351,12 +359,17 @@ impl Solution {
         let start_region = match reused {
             Some(region) => region,
             None => {
-                // The exploration reads no layer: they leave memory while
-                // it runs (its sets of keys made the solve's peak on top of
-                // them) and come back from their files, checked, after it.
+                // The exploration reads no layer: unless the budget holds
+                // them beside it (`Estimate::keeps_layers`), they leave
+                // memory while it runs and come back from their files,
+                // checked, after it.
+                let keep =
+                    (stats.estimate.as_ref()).is_some_and(|e| e.keeps_layers(stats.out_of_core));
+                stats.layers_kept_exploring = keep;
+                let kept = keep.then(|| std::mem::take(&mut layers));
                 drop(std::mem::take(&mut layers));
                 let t = Instant::now();
-                let region = solve_region(&eg, db_dir, scratch, progress, &mut stats)?;
+                let region = solve_region(&eg, db_dir, scratch, progress, &mut stats, kept)?;
                 let encoded = region_keys::encode(region)?;
                 db::write_file_parts(
                     &keys_path,
