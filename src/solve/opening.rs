@@ -9,7 +9,7 @@
 //! stone count's groups out as one (`region_keys.rs`).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
 use rayon::prelude::*;
 
@@ -82,16 +82,25 @@ fn merge_in_key_order(
         })
         .collect();
     // The next key of each part not yet exhausted, smallest first: a
-    // stone count of a wide board has hundreds of groups.
-    let mut heads: BinaryHeap<Reverse<(u64, usize, usize)>> = streams
+    // stone count of a wide board has hundreds of groups. (No key is in
+    // two parts: the keys alone order them.)
+    let mut heads: BinaryHeap<Reverse<(u64, usize)>> = streams
         .iter_mut()
         .enumerate()
-        .filter_map(|(p, s)| s.next().map(|u| Reverse((u, p, 0))))
+        .filter_map(|(p, s)| s.next().map(|u| Reverse((u, p))))
         .collect();
-    while let Some(Reverse((u, p, j))) = heads.pop() {
-        visit(u, p, j);
-        if let Some(next) = streams[p].next() {
-            heads.push(Reverse((next, p, j + 1)));
+    // How many keys of each part were visited.
+    let mut visited = vec![0; parts.len()];
+    // The smallest head is replaced by its part's next key in place, one
+    // sift down, rather than popped and the next pushed: two sifts. The
+    // standard solve's merges spent 2.1 s of CPU in `pop` alone.
+    while let Some(mut head) = heads.peek_mut() {
+        let Reverse((u, p)) = *head;
+        visit(u, p, visited[p]);
+        visited[p] += 1;
+        match streams[p].next() {
+            Some(next) => *head = Reverse((next, p)),
+            None => drop(PeekMut::pop(head)),
         }
     }
 }
