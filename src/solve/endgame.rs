@@ -143,13 +143,18 @@ impl Endgame {
     /// the index of its board there.
     #[inline]
     pub(super) fn probe_at(&self, pos: &KpePosition) -> (usize, u64) {
-        (pos.board_total() as usize, self.board_index(pos))
+        let n = pos.board_total() as usize;
+        (n, self.board_index(pos, n))
     }
 
-    /// The index of a position's board, relative to its mover, in its layer.
-    #[inline]
-    fn board_index(&self, pos: &KpePosition) -> u64 {
-        self.index.rank(pos.relative().pits())
+    /// The index of a position's board of `n` stones (which the caller
+    /// knows: a capture's child has its parent's count less the capture),
+    /// relative to its mover, in its layer. Always inlined, the stones not
+    /// summed again: a call of its own, it was 2.6% of the standard solve's
+    /// samples.
+    #[inline(always)]
+    fn board_index(&self, pos: &KpePosition, n: usize) -> u64 {
+        self.index.rank_in_layer(pos.relative().pits(), n)
     }
 
     /// Retrograde state (exit value, internal moves) of every position of
@@ -223,7 +228,7 @@ impl Endgame {
                 }
                 let (child, gained) = pos.sow(pit);
                 debug_assert!(gained > 0);
-                let index = self.board_index(&child);
+                let index = self.board_index(&child, n - gained as usize);
                 layers.prefetch(n - gained as usize, index);
                 captures.push(Capture {
                     position: k as u8,

@@ -231,7 +231,7 @@ fn expand_slice(
                         debug_assert!(is_locked(&child));
                         // Relative once: its board goes with the key.
                         let rel = child.relative();
-                        let key = ranker.region_key(&rel);
+                        let key = ranker.region_key_of(&rel, n - gained as usize);
                         let child_class = class_of(ranker, &rel);
                         let local = classes.local(rank(key));
                         if gained == 0 && child_class == class {
@@ -897,7 +897,7 @@ impl LockedRegion {
                         let (child, gained) = pos.sow(mv.pit());
                         debug_assert!(gained > 0 || class_of(&self.ranker, &child) != class);
                         let (cg, ci) = self
-                            .locate(self.ranker.region_key(&child))
+                            .locate(self.ranker.region_key_of(&child, n - gained as usize))
                             .expect("closure holds every child");
                         let value = gained as i8 - self.values[cg][ci];
                         exit = exit.max(value);
