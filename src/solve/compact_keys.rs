@@ -111,6 +111,12 @@ impl Ranker {
     #[inline]
     pub fn key(&self, board: &[u8], mover: u8, opponent: u8) -> RegionKey {
         let stones = board.iter().map(|&c| c as usize).sum();
+        self.key_counted(board, stones, mover, opponent)
+    }
+
+    /// [`Self::key`] of a board of `stones` stones.
+    #[inline(always)]
+    fn key_counted(&self, board: &[u8], stones: usize, mover: u8, opponent: u8) -> RegionKey {
         key_of(
             stones,
             self.with_marks(self.rank_board(board, stones), mover, opponent),
@@ -131,10 +137,11 @@ impl Ranker {
     #[inline(always)]
     pub fn region_key_of(&self, pos: &KpePosition, stones: usize) -> RegionKey {
         let rel = pos.relative();
-        let (mover, opponent) = (rel.marks(Side::South), rel.marks(Side::North));
-        key_of(
+        self.key_counted(
+            rel.pits(),
             stones,
-            self.with_marks(self.rank_board(rel.pits(), stones), mover, opponent),
+            rel.marks(Side::South),
+            rel.marks(Side::North),
         )
     }
 
