@@ -107,22 +107,6 @@ impl Ranker {
         self.index.layer_size(stones) << self.marks_bits
     }
 
-    /// The key of a relative board and both players' marks.
-    #[inline]
-    pub fn key(&self, board: &[u8], mover: u8, opponent: u8) -> RegionKey {
-        let stones = board.iter().map(|&c| c as usize).sum();
-        self.key_counted(board, stones, mover, opponent)
-    }
-
-    /// [`Self::key`] of a board of `stones` stones.
-    #[inline(always)]
-    fn key_counted(&self, board: &[u8], stones: usize, mover: u8, opponent: u8) -> RegionKey {
-        key_of(
-            stones,
-            self.with_marks(self.rank_board(board, stones), mover, opponent),
-        )
-    }
-
     /// The key of a position (any side to move), relative to its mover.
     #[inline]
     pub fn region_key(&self, pos: &KpePosition) -> RegionKey {
@@ -137,11 +121,10 @@ impl Ranker {
     #[inline(always)]
     pub fn region_key_of(&self, pos: &KpePosition, stones: usize) -> RegionKey {
         let rel = pos.relative();
-        self.key_counted(
-            rel.pits(),
+        let (mover, opponent) = (rel.marks(Side::South), rel.marks(Side::North));
+        key_of(
             stones,
-            rel.marks(Side::South),
-            rel.marks(Side::North),
+            self.with_marks(self.rank_board(rel.pits(), stones), mover, opponent),
         )
     }
 
@@ -494,8 +477,7 @@ mod tests {
                 assert_eq!(set.find(u), Some(i as u64), "key {u}");
                 let key = key_of(stones, u);
                 let parts = ranker.parts(key);
-                let board = &parts.board[..v.pits()];
-                assert_eq!(ranker.key(board, parts.mover, parts.opponent), key);
+                assert_eq!(ranker.region_key(&parts.position(v)), key);
             }
             for u in 0..universe {
                 if ranked.binary_search(&u).is_err() {
