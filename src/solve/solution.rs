@@ -629,9 +629,8 @@ impl Solution {
     /// The stored entry byte of a position.
     fn entry(&self, pos: &KpePosition, extra: Option<&LockedRegion>) -> Result<u8, SolveError> {
         if pos.is_unlocked(crate::Side::South) && pos.is_unlocked(crate::Side::North) {
-            let rel = pos.relative();
-            let n = rel.board_total() as usize;
-            return Ok(self.layers.try_entry(n, self.eg.index.rank(rel.pits()))?);
+            let (n, index) = self.eg.probe_at(pos);
+            return Ok(self.layers.try_entry(n, index)?);
         }
         self.start_region
             .entry(pos)?
