@@ -261,32 +261,81 @@ pub fn write_values(
     values: &[u8],
     encoding: Encoding,
 ) -> Result<(), DbError> {
-    use rayon::prelude::*;
-    let entries = values.len() as u64;
     if encoding == Encoding::Plain {
-        return write_file_parts(path, id, entries, &[values]);
+        return write_file_parts(path, id, values.len() as u64, &[values]);
     }
-    let stored: Vec<Vec<u8>> = values
-        .par_chunks(BLOCK)
-        .map_init(
-            || zstd::bulk::Compressor::new(ZSTD_LEVEL),
-            |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
-                Some(z) if z.len() < raw.len() => z,
-                _ => raw.to_vec(),
-            },
-        )
-        .collect();
-    let mut offsets = Vec::with_capacity(stored.len() + 1);
-    let mut at = 0u64;
-    for b in &stored {
+    ValueFile::encode(values, encoding).write(path, id)
+}
+
+/// A value file's contents, encoded and owned: what [`write_values`]
+/// writes, made apart from the writing so that a thread of its own can
+/// write it while the solve goes on (`Solution::build_layers`).
+pub struct ValueFile {
+    encoding: Encoding,
+    entries: u64,
+    /// Checksummed blocks, and the table of their checksums (then, for
+    /// compressed blocks, their offsets).
+    block_count: usize,
+    table: Vec<u8>,
+    /// The payload, in parts.
+    parts: Vec<Vec<u8>>,
+}
+
+impl ValueFile {
+    /// Encodes `values` (both threads compressing blocks). Plain values
+    /// are copied whole.
+    pub fn encode(values: &[u8], encoding: Encoding) -> Self {
+        use rayon::prelude::*;
+        let entries = values.len() as u64;
+        if encoding == Encoding::Plain {
+            let sums = block_checksums(&[values]);
+            return ValueFile {
+                encoding,
+                entries,
+                block_count: sums.len(),
+                table: u64_bytes(sums),
+                parts: vec![values.to_vec()],
+            };
+        }
+        let blocks: Vec<Vec<u8>> = values
+            .par_chunks(BLOCK)
+            .map_init(
+                || zstd::bulk::Compressor::new(ZSTD_LEVEL),
+                |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
+                    Some(z) if z.len() < raw.len() => z,
+                    _ => raw.to_vec(),
+                },
+            )
+            .collect();
+        let mut offsets = Vec::with_capacity(blocks.len() + 1);
+        let mut at = 0u64;
+        for b in &blocks {
+            offsets.push(at);
+            at += b.len() as u64;
+        }
         offsets.push(at);
-        at += b.len() as u64;
+        let sums: Vec<u64> = blocks.par_iter().map(|b| checksum(b)).collect();
+        ValueFile {
+            encoding,
+            entries,
+            block_count: blocks.len(),
+            table: u64_bytes(sums.into_iter().chain(offsets)),
+            parts: blocks,
+        }
     }
-    offsets.push(at);
-    let sums: Vec<u64> = stored.par_iter().map(|b| checksum(b)).collect();
-    let table = u64_bytes(sums.into_iter().chain(offsets));
-    let parts: Vec<&[u8]> = stored.iter().map(Vec::as_slice).collect();
-    write_raw(path, id, encoding, entries, (stored.len(), &table), &parts)
+
+    /// Writes the file to `path` (a temporary file, then renamed).
+    pub fn write(&self, path: &Path, id: FileId) -> Result<(), DbError> {
+        let parts: Vec<&[u8]> = self.parts.iter().map(Vec::as_slice).collect();
+        write_raw(
+            path,
+            id,
+            self.encoding,
+            self.entries,
+            (self.block_count, &self.table),
+            &parts,
+        )
+    }
 }
 
 /// Writes header, block table (`blocks` blocks) and payload parts to a
@@ -837,5 +886,36 @@ mod tests {
             parts.push(&whole[at..]);
             assert_eq!(block_checksums(&parts), direct, "cuts {cuts:?}");
         }
+    }
+
+    /// A value file encoded apart and written later (`ValueFile`, as the
+    /// solve's writer thread does) is the file `write_values` writes, in
+    /// both encodings and for an empty payload, and reads back whole.
+    #[test]
+    fn value_files_encoded_apart_are_the_files_written_in_line() {
+        let dir = std::env::temp_dir().join(format!("sow-value-file-{}", std::process::id()));
+        let id = FileId {
+            kind: FileKind::Layer,
+            variant: KpeVariant::STANDARD,
+            stones: 8,
+        };
+        // Even values of at most the 8 stones, none marked as ending.
+        let values: Vec<u8> = (0..5 * BLOCK + 77)
+            .map(|i| entry(2 * (i % 9 * (i % 3) % 9) as i8 - 8, false))
+            .collect();
+        for encoding in [Encoding::Plain, Encoding::Zstd] {
+            for values in [&values[..], &[]] {
+                let (inline, apart) = (dir.join("inline.sowdb"), dir.join("apart.sowdb"));
+                write_values(&inline, id, values, encoding).unwrap();
+                ValueFile::encode(values, encoding)
+                    .write(&apart, id)
+                    .unwrap();
+                let bytes = std::fs::read(&apart).unwrap();
+                assert_eq!(bytes, std::fs::read(&inline).unwrap(), "{encoding:?}");
+                let file = MappedFile::open(&apart, id, Some(values.len() as u64)).unwrap();
+                assert_eq!(&file.all_entries().unwrap()[..], values, "{encoding:?}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -269,6 +269,18 @@ fn solve_region(
     Ok(region)
 }
 
+/// Waits for the file being written by `writing`, if any, and passes on
+/// its error, or its thread's panic.
+fn finish_writing(
+    writing: Option<std::thread::JoinHandle<Result<(), DbError>>>,
+) -> Result<(), DbError> {
+    match writing.map(std::thread::JoinHandle::join) {
+        None => Ok(()),
+        Some(Ok(written)) => written,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+    }
+}
+
 /// How a build stores what it makes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BuildOptions {
@@ -371,13 +383,20 @@ impl Solution {
                 let t = Instant::now();
                 let region = solve_region(&eg, db_dir, scratch, progress, &mut stats, kept)?;
                 let encoded = region_keys::encode(region)?;
-                db::write_file_parts(
-                    &keys_path,
-                    region_keys_id(variant),
-                    encoded.keys_len() as u64,
-                    &encoded.key_parts(),
-                )?;
-                db::write_values(&path, region_id(variant), &encoded.entries, encoding)?;
+                // The key file is written while the values are compressed.
+                let (keys_written, values_written) = rayon::join(
+                    || {
+                        db::write_file_parts(
+                            &keys_path,
+                            region_keys_id(variant),
+                            encoded.keys_len() as u64,
+                            &encoded.key_parts(),
+                        )
+                    },
+                    || db::write_values(&path, region_id(variant), &encoded.entries, encoding),
+                );
+                keys_written?;
+                values_written?;
                 RegionCheckpoint::new(db_dir, variant).remove()?;
                 stats.region_seconds = t.elapsed().as_secs_f64() - stats.explore_seconds;
                 let keys = MappedFile::open(&keys_path, region_keys_id(variant), None)?;
@@ -482,6 +501,10 @@ impl Solution {
         let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
         // The retrograde's words, kept from one layer to the next.
         let mut words = eg.words_buffer();
+        // Each solved layer's file is written by a thread of its own while
+        // the next layer is solved: written in line, the writes and their
+        // `fsync` left a core idle for 0.65 s of the standard solve.
+        let mut writing = None;
         for n in eg.layers() {
             let path = db::layer_path(db_dir, variant, n);
             let size = eg.index.layer_size(n);
@@ -499,10 +522,14 @@ impl Solution {
             }
             let (entries, steps) = eg.solve_layer_timed(n, &layers, progress, &mut words);
             stats.layer_steps.add(steps);
-            db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
+            let file = db::ValueFile::encode(&entries, encoding);
+            finish_writing(writing.take())?;
+            let id = layer_id(variant, n);
+            writing = Some(std::thread::spawn(move || file.write(&path, id)));
             layers[n] = entries;
             stats.layers_computed.push(n);
         }
+        finish_writing(writing)?;
         stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
         Ok(layers)
     }
