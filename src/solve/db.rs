@@ -37,6 +37,7 @@
 //! checked against its checksum the first time it is read, so a probe stays
 //! cheap and a corrupt byte is never used silently.
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -261,30 +262,27 @@ pub fn write_values(
     values: &[u8],
     encoding: Encoding,
 ) -> Result<(), DbError> {
-    if encoding == Encoding::Plain {
-        return write_file_parts(path, id, values.len() as u64, &[values]);
-    }
     ValueFile::encode(values, encoding).write(path, id)
 }
 
-/// A value file's contents, encoded and owned: what [`write_values`]
-/// writes, made apart from the writing so that a thread of its own can
-/// write it while the solve goes on (`Solution::build_layers`).
-pub struct ValueFile {
+/// A value file's contents, encoded: what [`write_values`] writes, made
+/// apart from the writing so that a thread of its own can write it while
+/// the solve goes on ([`Self::into_owned`], `Solution::build_layers`).
+pub struct ValueFile<'a> {
     encoding: Encoding,
     entries: u64,
     /// Checksummed blocks, and the table of their checksums (then, for
     /// compressed blocks, their offsets).
     block_count: usize,
     table: Vec<u8>,
-    /// The payload, in parts.
-    parts: Vec<Vec<u8>>,
+    /// The payload, in parts: the values themselves when plain.
+    parts: Vec<Cow<'a, [u8]>>,
 }
 
-impl ValueFile {
+impl<'a> ValueFile<'a> {
     /// Encodes `values` (both threads compressing blocks). Plain values
-    /// are copied whole.
-    pub fn encode(values: &[u8], encoding: Encoding) -> Self {
+    /// are borrowed, not copied.
+    pub fn encode(values: &'a [u8], encoding: Encoding) -> Self {
         use rayon::prelude::*;
         let entries = values.len() as u64;
         if encoding == Encoding::Plain {
@@ -294,16 +292,16 @@ impl ValueFile {
                 entries,
                 block_count: sums.len(),
                 table: u64_bytes(sums),
-                parts: vec![values.to_vec()],
+                parts: vec![Cow::Borrowed(values)],
             };
         }
-        let blocks: Vec<Vec<u8>> = values
+        let blocks: Vec<Cow<[u8]>> = values
             .par_chunks(BLOCK)
             .map_init(
                 || zstd::bulk::Compressor::new(ZSTD_LEVEL),
                 |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
-                    Some(z) if z.len() < raw.len() => z,
-                    _ => raw.to_vec(),
+                    Some(z) if z.len() < raw.len() => Cow::Owned(z),
+                    _ => Cow::Borrowed(raw),
                 },
             )
             .collect();
@@ -324,9 +322,24 @@ impl ValueFile {
         }
     }
 
+    /// The file holding its own bytes (a copy of every part still
+    /// borrowed from the values: all of them when plain, the few blocks
+    /// that did not compress otherwise), for a thread that outlives them.
+    pub fn into_owned(self) -> ValueFile<'static> {
+        ValueFile {
+            encoding: self.encoding,
+            entries: self.entries,
+            block_count: self.block_count,
+            table: self.table,
+            parts: (self.parts.into_iter())
+                .map(|p| Cow::Owned(p.into_owned()))
+                .collect(),
+        }
+    }
+
     /// Writes the file to `path` (a temporary file, then renamed).
     pub fn write(&self, path: &Path, id: FileId) -> Result<(), DbError> {
-        let parts: Vec<&[u8]> = self.parts.iter().map(Vec::as_slice).collect();
+        let parts: Vec<&[u8]> = self.parts.iter().map(|p| &p[..]).collect();
         write_raw(
             path,
             id,
@@ -888,9 +901,10 @@ mod tests {
         }
     }
 
-    /// A value file encoded apart and written later (`ValueFile`, as the
-    /// solve's writer thread does) is the file `write_values` writes, in
-    /// both encodings and for an empty payload, and reads back whole.
+    /// A value file encoded apart, made to own its bytes and written later
+    /// (`ValueFile`, as the solve's writer thread does) is the file
+    /// `write_values` writes, in both encodings and for an empty payload,
+    /// and reads back whole.
     #[test]
     fn value_files_encoded_apart_are_the_files_written_in_line() {
         let dir = std::env::temp_dir().join(format!("sow-value-file-{}", std::process::id()));
@@ -907,11 +921,16 @@ mod tests {
             for values in [&values[..], &[]] {
                 let (inline, apart) = (dir.join("inline.sowdb"), dir.join("apart.sowdb"));
                 write_values(&inline, id, values, encoding).unwrap();
-                ValueFile::encode(values, encoding)
-                    .write(&apart, id)
-                    .unwrap();
+                let owned = ValueFile::encode(values, encoding).into_owned();
+                owned.write(&apart, id).unwrap();
                 let bytes = std::fs::read(&apart).unwrap();
                 assert_eq!(bytes, std::fs::read(&inline).unwrap(), "{encoding:?}");
+                if encoding == Encoding::Plain {
+                    // The plain file the other plain files are written as.
+                    let plain = dir.join("plain.sowdb");
+                    write_file(&plain, id, values.len() as u64, values).unwrap();
+                    assert_eq!(bytes, std::fs::read(&plain).unwrap());
+                }
                 let file = MappedFile::open(&apart, id, Some(values.len() as u64)).unwrap();
                 assert_eq!(&file.all_entries().unwrap()[..], values, "{encoding:?}");
             }

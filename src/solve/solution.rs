@@ -508,15 +508,15 @@ impl Solution {
         let mut writing = None;
         let built = (|| -> Result<(), SolveError> {
             for n in eg.layers() {
-                let path = db::layer_path(db_dir, variant, n);
+                let (path, id) = (db::layer_path(db_dir, variant, n), layer_id(variant, n));
                 let size = eg.index.layer_size(n);
-                if let Some(file) = reuse(&path, layer_id(variant, n), Some(size))? {
+                if let Some(file) = reuse(&path, id, Some(size))? {
                     layers[n] = file.all_entries()?.into_owned();
                     stats.layers_reused.push(n);
                     continue;
                 }
                 if let Some((entries, from)) = shared_layer(db_dir, variant, n, size) {
-                    db::write_values(&path, layer_id(variant, n), &entries, encoding)?;
+                    db::write_values(&path, id, &entries, encoding)?;
                     layers[n] = entries;
                     stats.layers_reused.push(n);
                     stats.layers_shared.push((n, from));
@@ -524,9 +524,8 @@ impl Solution {
                 }
                 let (entries, steps) = eg.solve_layer_timed(n, &layers, progress, &mut words);
                 stats.layer_steps.add(steps);
-                let file = db::ValueFile::encode(&entries, encoding);
+                let file = db::ValueFile::encode(&entries, encoding).into_owned();
                 finish_writing(writing.take())?;
-                let id = layer_id(variant, n);
                 writing = Some(std::thread::spawn(move || file.write(&path, id)));
                 layers[n] = entries;
                 stats.layers_computed.push(n);
