@@ -7,13 +7,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::bits::Bits;
 use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
 use super::index::BoardIndex;
 use crate::progress::Progress;
 
-use super::retrograde::{pack_state, LayerState, NO_EXIT};
+use super::retrograde::{pack_state, Endings, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::prefetch::prefetch;
@@ -289,10 +288,10 @@ impl Endgame {
     ) -> (Vec<u8>, LayerSteps) {
         let bar = progress.bar(self.index.layer_size(n), format!("layer {n}"));
         let mut steps = LayerSteps::default();
-        let (values, seeds) = self.layer_values(n, layers, &bar, &mut steps, words);
+        let (values, endings) = self.layer_values(n, layers, &bar, &mut steps, words);
         let start = Instant::now();
         bar.set_message("endings");
-        let ends = endless::unlocked_layer(self, n, &values, seeds);
+        let ends = endless::unlocked_layer(self, n, &values, endings);
         bar.finish_and_clear();
         // The entries take the values' place (a second vector of a layer's
         // size would count at the peak).
@@ -314,7 +313,7 @@ impl Endgame {
         bar: &indicatif::ProgressBar,
         steps: &mut LayerSteps,
         words: &mut Vec<AtomicU32>,
-    ) -> (Vec<i8>, Bits) {
+    ) -> (Vec<i8>, Endings) {
         let size = self.index.layer_size(n);
         assert!(size <= u32::MAX as u64, "layer {n} has {size} positions");
         bar.set_message("exits");
@@ -330,17 +329,17 @@ impl Endgame {
             |chunk, out| self.unmove_edges(n, chunk, out),
             |_, _| bar.inc(1),
         );
-        let (values, seeds) = if n == self.variant.total() as usize {
+        let (values, endings) = if n == self.variant.total() as usize {
             // The largest layer: the peak of the layers' phase is set here
             // (module `retrograde`, `LayerState::into_values`).
             state.into_values()
         } else {
-            let (values, seeds, emptied) = state.into_values_keeping_words();
+            let (values, endings, emptied) = state.into_values_keeping_words();
             *words = emptied;
-            (values, seeds)
+            (values, endings)
         };
         steps.thresholds = start.elapsed().as_secs_f64();
-        (values, seeds)
+        (values, endings)
     }
 
     /// Appends `(parent, child)` for every internal (non-capturing) move

@@ -10,52 +10,68 @@
 //! "Can end" is a least fixpoint computed like the values: layer by layer
 //! (stone count) from the smallest, seeded by the end of the game and by
 //! value-keeping captures into a position that can end, then spread
-//! backwards along value-keeping moves found by un-moves. The seeds come
-//! with the exits: the retrograde keeps, beside each position's best exit,
-//! its best exit into a position that can end, and a position is a seed
-//! when that exit equals its value (every exit is worth at most the value). The solver runs
-//! it right after each layer's (and each locked group's) values, and the
+//! backwards along value-keeping moves. The retrograde keeps, beside each
+//! position's best exit, its best move known to reach a position that can
+//! end (its "ending exit"): the captures, with the exits, and the internal
+//! moves as it tells each predecessor a child's value, if the child is
+//! known to be able to end by then (`retrograde.rs`). A position can end
+//! when that move equals its value (every move is worth at most the
+//! value). What is left is spread here by un-moves: from the positions
+//! worth 0, which the retrograde never passes on, and from the few found
+//! able to end after their predecessors were told. The solver runs it
+//! right after each layer's (and each locked group's) values, and the
 //! database stores the bit in the low bit of every entry (`db.rs`), so
 //! queries and statistics read it instead of recomputing it.
+//!
+//! Learnt during the retrograde, "can end" costs the standard solve about
+//! 6 s less than spread afterwards from every position (the un-moves of
+//! every position that can end, generated a second time;
+//! `results/BENCHMARKS.md`).
 
 use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
 use super::rank_bitmap::RankBitmap;
-use super::retrograde::for_each_move_into;
+use super::retrograde::{for_each_move_into, Endings};
 use crate::prefetch::prefetch;
 
 /// "Can end" for every position of a group (keys `keys`, members found by
-/// `index`, values `values`) of a locked region, from `seeds`: the
-/// positions whose value a move leaving the group keeps on a line that can
-/// end.
+/// `index`, values `values`) of a locked region, from what its
+/// retrograde learnt.
 pub(super) fn locked_group(
     region: &LockedRegion,
     index: &RankBitmap,
     keys: &[RegionKey],
     values: &[i8],
-    seeds: Bits,
+    endings: Endings,
 ) -> Bits {
-    spread(values, seeds, |chunk, out| {
+    spread(values, endings, |chunk, out| {
         region.predecessors_of(index, keys, chunk, out)
     })
 }
 
 /// "Can end" for every unlocked board of layer `n` of values `values`,
-/// from `seeds`: the boards whose value a move leaving the layer keeps on
-/// a line that can end (the retrograde finds them with the exits).
-pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], seeds: Bits) -> Bits {
-    spread(values, seeds, |chunk, out| eg.unmove_edges(n, chunk, out))
+/// from what its retrograde learnt.
+pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], endings: Endings) -> Bits {
+    spread(values, endings, |chunk, out| eg.unmove_edges(n, chunk, out))
 }
 
-/// Spreads "can end" backwards from `seeds` along value-keeping internal
-/// moves (a child's value negated is the parent's): `edges(chunk, out)`
-/// appends `(parent, child)` for every internal move into `chunk`. The
-/// positions still to spread from are kept as bits too ([`Bits::drain`]):
-/// as lists, the seeds alone took 4 bytes each (half a layer can be seeds).
-fn spread(values: &[i8], seeds: Bits, edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync) -> Bits {
-    let pending = seeds.clone();
-    let bits = seeds;
+/// Completes "can end" from what the retrograde learnt (`endings`),
+/// spreading it backwards from the positions whose predecessors have not
+/// been told along value-keeping internal moves (a child's value negated
+/// is the parent's): `edges(chunk, out)` appends `(parent, child)` for
+/// every internal move into `chunk`. The positions still to spread from
+/// are kept as bits too ([`Bits::drain`]): as lists, the seeds alone took
+/// 4 bytes each (half a layer can be seeds).
+fn spread(
+    values: &[i8],
+    endings: Endings,
+    edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
+) -> Bits {
+    let Endings {
+        known: bits,
+        untold: pending,
+    } = endings;
     pending.drain(|children| {
         for_each_move_into(
             children,
@@ -69,4 +85,158 @@ fn spread(values: &[i8], seeds: Bits, edges: impl Fn(&[u32], &mut Vec<(u32, u32)
         )
     });
     bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::solve::retrograde::{pack_state, LayerState, NO_EXIT};
+
+    /// A layer of positions: each one's best exit, best exit that can end
+    /// (or [`NO_EXIT`]) and internal moves (children, a child twice for two
+    /// moves into it).
+    struct Layer {
+        exit: Vec<i8>,
+        ending: Vec<i8>,
+        moves: Vec<Vec<u32>>,
+    }
+
+    impl Layer {
+        fn random(rng: &mut Rng, size: usize, max: i8) -> Self {
+            let even = |rng: &mut Rng| 2 * rng.below(max as usize + 1) as i8 - max;
+            let mut layer = Layer {
+                exit: Vec::new(),
+                ending: Vec::new(),
+                moves: Vec::new(),
+            };
+            for i in 0..size {
+                let moves: Vec<u32> = (0..rng.below(4))
+                    .map(|_| (i + 1 + rng.below(size - 1)) % size)
+                    .map(|c| c as u32)
+                    .collect();
+                // A position without moves has an exit (the game's end).
+                let exit = match rng.below(3) {
+                    0 if !moves.is_empty() => NO_EXIT,
+                    _ => even(rng),
+                };
+                let ending = match (exit, rng.below(3)) {
+                    (NO_EXIT, _) | (_, 0) => NO_EXIT,
+                    (_, 1) => exit,
+                    _ => even(rng).min(exit),
+                };
+                layer.exit.push(exit);
+                layer.ending.push(ending);
+                layer.moves.push(moves);
+            }
+            layer
+        }
+
+        /// Values by every threshold's attractors to a fixpoint, one
+        /// position at a time (`retrograde.rs`'s definition).
+        fn naive_values(&self, max: i8) -> Vec<i8> {
+            let mut value: Vec<Option<i8>> = vec![None; self.exit.len()];
+            for t in (1..=max).rev().filter(|t| t % 2 == 0) {
+                let mut changed = true;
+                while changed {
+                    changed = false;
+                    for i in 0..value.len() {
+                        if value[i].is_some() {
+                            continue;
+                        }
+                        let children = || self.moves[i].iter().map(|&c| value[c as usize]);
+                        let exit = self.exit[i];
+                        if (exit != NO_EXIT && exit >= t)
+                            || children().any(|v| v.is_some_and(|v| v <= -t))
+                        {
+                            value[i] = Some(t);
+                        } else if exit <= -t && children().all(|v| v.is_some_and(|v| v >= t)) {
+                            value[i] = Some(-t);
+                        } else {
+                            continue;
+                        }
+                        changed = true;
+                    }
+                }
+            }
+            value.into_iter().map(|v| v.unwrap_or(0)).collect()
+        }
+
+        /// "Can end" by its definition to a fixpoint (the module's).
+        fn naive_can_end(&self, value: &[i8]) -> Vec<bool> {
+            let mut can: Vec<bool> = (0..value.len())
+                .map(|i| self.ending[i] == value[i])
+                .collect();
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for i in 0..value.len() {
+                    if !can[i]
+                        && self.moves[i]
+                            .iter()
+                            .any(|&c| -value[c as usize] == value[i] && can[c as usize])
+                    {
+                        can[i] = true;
+                        changed = true;
+                    }
+                }
+            }
+            can
+        }
+
+        /// Values and "can end" as the solver finds them.
+        fn solved(&self, max: i8, keep_words: bool) -> (Vec<i8>, Vec<bool>) {
+            let size = self.exit.len();
+            let mut parents = vec![Vec::new(); size];
+            for (p, moves) in self.moves.iter().enumerate() {
+                for &c in moves {
+                    parents[c as usize].push(p as u32);
+                }
+            }
+            let edges = |chunk: &[u32], out: &mut Vec<(u32, u32)>| {
+                for &c in chunk {
+                    out.extend(parents[c as usize].iter().map(|&p| (p, c)));
+                }
+            };
+            let words = (0..size)
+                .map(|i| pack_state(self.exit[i], self.moves[i].len() as u8, self.ending[i]))
+                .collect();
+            let mut state = LayerState::from_words(words);
+            state.solve(max, edges, |_, _| {});
+            let (values, endings) = match keep_words {
+                true => {
+                    let (values, endings, _) = state.into_values_keeping_words();
+                    (values, endings)
+                }
+                false => state.into_values(),
+            };
+            let can = spread(&values, endings, edges);
+            let can = (0..size).map(|i| can.get(i as u64)).collect();
+            (values, can)
+        }
+    }
+
+    /// The retrograde with "can end" learnt on the way, completed by the
+    /// spread, against both definitions run to a fixpoint, on random
+    /// layers: small ones many times, and a few large enough to be shared
+    /// between the threads (slices of 65,536 positions).
+    #[test]
+    fn values_and_endings_equal_the_naive_fixpoints_on_random_layers() {
+        let mut rng = Rng::new(2026);
+        let mut ending = 0;
+        for (round, size) in (0..400)
+            .map(|r| (r, 2 + r % 60))
+            .chain((400..403).map(|r| (r, 200_000)))
+        {
+            let max = 2 * (1 + rng.below(4)) as i8;
+            let layer = Layer::random(&mut rng, size, max);
+            let values = layer.naive_values(max);
+            let can = layer.naive_can_end(&values);
+            let (got_values, got_can) = layer.solved(max, round % 2 == 0);
+            assert_eq!(got_values, values, "round {round}: values");
+            assert_eq!(got_can, can, "round {round}: can end");
+            ending += can.iter().filter(|&&c| c).count();
+        }
+        assert!(ending > 0);
+    }
 }

@@ -923,8 +923,8 @@ impl LockedRegion {
             |chunk, out| self.predecessors_of(&index, &keys, chunk, out),
             |_, _| {},
         );
-        let (values, seeds) = state.into_values();
-        let ends = endless::locked_group(self, &index, &keys, &values, seeds);
+        let (values, endings) = state.into_values();
+        let ends = endless::locked_group(self, &index, &keys, &values, endings);
         Ok((self.scratch.copy_of(&values)?, ends))
     }
 }

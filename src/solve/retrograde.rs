@@ -18,6 +18,18 @@
 //! threshold that admits it (`t` for `W`, `-t` for `L`); counters of
 //! internal children not yet in `W` make each step linear in the edges.
 //! Positions never admitted are worth 0 (exits of 0, or endless play).
+//!
+//! "Can end" (`endless.rs`) is learnt on the way. An internal move keeps
+//! its predecessor's value only between positions admitted at the same
+//! threshold: into a child of `L_t` from a predecessor worth exactly `t`
+//! (known once the child's news is passed on), or into a child worth `t`
+//! from a predecessor that `L_t` admits at its last such move. So when a
+//! child admitted at `t` is passed on, each predecessor's best move known
+//! to end is raised to what the move is worth to it, if the child is known
+//! to be able to end by then: the predecessor can end when that move
+//! equals its value. A predecessor admitted already whose value this
+//! raise reaches is noted as told too early (its own predecessors may
+//! have heard of it before); `endless.rs` spreads the rest.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -34,8 +46,9 @@ pub const NO_EXIT: i8 = i8::MIN;
 /// One position's state in one word, so that informing a predecessor
 /// touches a single cache line: value (bits 0-7), internal moves not yet
 /// known to lead into `W` (bits 8-15), exit value (bits 16-23), and the
-/// best exit whose line of play can end (bits 24-31, `endless.rs`), kept
-/// here so that the "can end" seeds need no second pass over the moves.
+/// best move known to lead to a position that can end (its "ending exit",
+/// bits 24-31, `endless.rs`): the exits' at first, raised by internal
+/// moves as the retrograde passes their children on.
 #[derive(Clone, Copy)]
 struct Word(u32);
 
@@ -68,6 +81,20 @@ impl Word {
     #[inline]
     fn with_value(self, v: i8) -> Self {
         Word(self.0 & !0xff | v as u8 as u32)
+    }
+    /// The word with its best ending exit raised to `e` if lower.
+    #[inline]
+    fn with_ending_at_least(self, e: i8) -> Self {
+        match self.ending_exit() >= e {
+            true => self,
+            false => Word(self.0 & 0x00ff_ffff | (e as u8 as u32) << 24),
+        }
+    }
+    /// Whether a line of play keeping the position's value is known to
+    /// end: its best ending exit is its value (`endless.rs`).
+    #[inline]
+    fn can_end(self) -> bool {
+        self.value() != UNKNOWN && self.ending_exit() == self.value()
     }
 }
 
@@ -141,9 +168,23 @@ fn seed_block(block: &mut [AtomicU32], t: i8) -> u64 {
     admitted
 }
 
+/// What a layer's retrograde learnt of "can end" (`endless.rs`), for the
+/// spread that completes it.
+pub struct Endings {
+    /// Positions whose perfect play is known to be able to end.
+    pub known: Bits,
+    /// Those of them whose predecessors have not been told so: the
+    /// positions worth 0 (never passed on) and those found able to end
+    /// after they were passed on ([`LayerState::solve`]).
+    pub untold: Bits,
+}
+
 /// The working state of one layer.
 pub struct LayerState {
     words: Vec<AtomicU32>,
+    /// Positions found able to end after their predecessors were told
+    /// their value ([`LayerState::solve`]).
+    told_too_early: Bits,
     /// For each block of [`SEED_BLOCK`] positions, bit `|e| / 2` for every
     /// exit value `e` in it: the seeds of threshold `t` are positions whose
     /// exit is `±t` ([`Self::seeds`]), so a block without either is not
@@ -152,27 +193,36 @@ pub struct LayerState {
 }
 
 /// Writes the final value of every position of `words` (the first being
-/// position `first`) to `out`, and adds those whose value an ending exit
-/// keeps to `seeds` ([`LayerState::into_values`]).
+/// position `first`, a multiple of 64) to `out`, and adds those whose
+/// value an ending exit keeps to `endings` ([`LayerState::into_values`]),
+/// a word of bits at a time (a locked update a position was 0.4 s of
+/// kpe:4x5's thresholds).
 fn write_values(
     words: &[AtomicU32],
     first: usize,
     out: &mut [std::mem::MaybeUninit<i8>],
-    seeds: &Bits,
+    endings: &Endings,
 ) {
-    out.par_iter_mut()
-        .zip(words)
+    debug_assert_eq!(first % 64, 0);
+    out.par_chunks_mut(64)
+        .zip(words.par_chunks(64))
         .enumerate()
-        .for_each(|(k, (out, w))| {
-            let w = Word(w.load(Relaxed));
-            let v = match w.value() {
-                UNKNOWN => 0,
-                v => v,
-            };
-            if w.ending_exit() == v {
-                seeds.insert((first + k) as u64);
+        .for_each(|(c, (out, words))| {
+            let (mut known, mut untold) = (0u64, 0u64);
+            for (k, (out, w)) in out.iter_mut().zip(words).enumerate() {
+                let w = Word(w.load(Relaxed));
+                let v = match w.value() {
+                    UNKNOWN => 0,
+                    v => v,
+                };
+                let ends = w.ending_exit() == v;
+                known |= (ends as u64) << k;
+                // Positions worth 0 were never passed on.
+                untold |= ((ends & (v == 0)) as u64) << k;
+                out.write(v);
             }
-            out.write(v);
+            endings.known.insert_word(first / 64 + c, known);
+            endings.untold.insert_word(first / 64 + c, untold);
         });
 }
 
@@ -198,36 +248,46 @@ impl LayerState {
             })
             .collect();
         LayerState {
+            told_too_early: Bits::new(words.len() as u64),
             words,
             exits_present,
         }
     }
 
-    /// Final values (every undetermined position is worth 0), and the
-    /// positions whose value an ending exit keeps: the seeds of "can end"
-    /// (`endless.rs`), as a bit set (a list took 4 bytes a seed).
+    /// Final values (every undetermined position is worth 0), and what the
+    /// retrograde learnt of "can end" (`endless.rs`), as bit sets (a list
+    /// took 4 bytes a position).
     ///
     /// The values are written from the last position back, a slice at a
     /// time, and each slice's words are given back to the allocator as soon
     /// as they are read (a large block shrinks in place), so the words and
     /// the values are never both whole in memory: at the end of the largest
     /// layer that was the peak of the layers' phase.
-    pub fn into_values(self) -> (Vec<i8>, Bits) {
+    pub fn into_values(self) -> (Vec<i8>, Endings) {
         const SLICE: usize = 1 << 24;
         let mut words = self.words;
         let len = words.len();
-        let seeds = Bits::new(len as u64);
+        let endings = Endings {
+            known: Bits::new(len as u64),
+            untold: self.told_too_early,
+        };
         let mut values: Vec<i8> = Vec::with_capacity(len);
         let out = &mut values.spare_capacity_mut()[..len];
         while !words.is_empty() {
-            let start = words.len().saturating_sub(SLICE);
-            write_values(&words[start..], start, &mut out[start..words.len()], &seeds);
+            // A multiple of 64, as `SLICE` is.
+            let start = words.len().saturating_sub(SLICE) & !63;
+            write_values(
+                &words[start..],
+                start,
+                &mut out[start..words.len()],
+                &endings,
+            );
             words.truncate(start);
             words.shrink_to_fit();
         }
         // SAFETY: the loop wrote every one of the `len` values.
         unsafe { values.set_len(len) };
-        (values, seeds)
+        (values, endings)
     }
 
     /// [`Self::into_values`], giving the words' memory back emptied
@@ -238,39 +298,24 @@ impl LayerState {
     /// pages it still has (`scripts/page_faults.sh`,
     /// `results/BENCHMARKS.md`). Words and values are both whole in
     /// memory at the end, so the largest layer uses [`Self::into_values`].
-    pub fn into_values_keeping_words(self) -> (Vec<i8>, Bits, Vec<AtomicU32>) {
+    pub fn into_values_keeping_words(self) -> (Vec<i8>, Endings, Vec<AtomicU32>) {
         let mut words = self.words;
         let len = words.len();
-        let seeds = Bits::new(len as u64);
+        let endings = Endings {
+            known: Bits::new(len as u64),
+            untold: self.told_too_early,
+        };
         let mut values: Vec<i8> = Vec::with_capacity(len);
-        write_values(&words, 0, &mut values.spare_capacity_mut()[..len], &seeds);
+        write_values(&words, 0, &mut values.spare_capacity_mut()[..len], &endings);
         // SAFETY: `write_values` wrote every one of the `len` values.
         unsafe { values.set_len(len) };
         words.clear();
-        (values, seeds, words)
+        (values, endings, words)
     }
 
     #[inline]
     fn load(&self, i: usize) -> Word {
         Word(self.words[i].load(Relaxed))
-    }
-
-    /// Admits position `i` with value `v` if it is still undetermined.
-    #[inline]
-    fn admit(&self, i: usize, v: i8) -> bool {
-        let mut current = self.load(i);
-        while current.value() == UNKNOWN {
-            match self.words[i].compare_exchange_weak(
-                current.0,
-                current.with_value(v).0,
-                Relaxed,
-                Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(now) => current = Word(now),
-            }
-        }
-        false
     }
 
     /// Admits the positions that enter `W_t` or `L_t` by their own exits
@@ -311,19 +356,108 @@ impl LayerState {
             });
     }
 
-    /// Passes the news that a child got value `v = ±t` to one
+    /// Passes the news that `child` (its word) got value `±t` to one
     /// predecessor; returns true if the predecessor got its value now.
-    #[inline]
-    fn inform(&self, pred: usize, v: i8, t: i8) -> bool {
-        if self.load(pred).value() != UNKNOWN {
+    ///
+    /// If the child is known to be able to end, so is a predecessor whose
+    /// move into it keeps its value, and the predecessor's best ending exit
+    /// says so ([`Word::can_end`]): most of "can end" is learnt here, on
+    /// the moves the values follow anyway, instead of by un-moving every
+    /// position again afterwards (`endless.rs`).
+    #[inline(always)]
+    fn inform(&self, pred: usize, child: Word, t: i8) -> bool {
+        // The predecessor's word is read before anything depends on the
+        // child's: both loads in flight at once.
+        let current = self.load(pred);
+        let ends = child.can_end();
+        if child.value() < 0 {
+            self.inform_of_loss(pred, current, t, ends)
+        } else {
+            self.inform_of_win(pred, current, t, ends)
+        }
+    }
+
+    /// [`Self::inform`] of a child lost by `t`: the predecessor wins by
+    /// `t` at least, by the move into it if not already by another.
+    #[inline(always)]
+    fn inform_of_loss(&self, pred: usize, mut current: Word, t: i8, ends: bool) -> bool {
+        loop {
+            let admitted = current.value() == UNKNOWN;
+            let mut new = current;
+            if admitted {
+                new = new.with_value(t);
+            } else if current.value() != t {
+                // Won by more at an earlier threshold: the move into
+                // this child does not keep the value.
+                return false;
+            }
+            if ends {
+                new = new.with_ending_at_least(t);
+            }
+            if new.0 == current.0 {
+                return false;
+            }
+            match self.words[pred].compare_exchange_weak(current.0, new.0, Relaxed, Relaxed) {
+                Ok(_) => {
+                    if !admitted {
+                        // Found able to end after it was admitted, maybe
+                        // after its own predecessors were told.
+                        self.told_too_early.insert(pred as u64);
+                    }
+                    return admitted;
+                }
+                Err(now) => current = Word(now),
+            }
+        }
+    }
+
+    /// [`Self::inform`] of a child won by `t`: one internal move fewer
+    /// that can escape `W`; the last one admits the predecessor lost by
+    /// `t` if its exits are no better. The move keeps the value only then
+    /// (the child's value, `t`, is the least of its moves'); a predecessor
+    /// already determined got a value that no move into `W_t` keeps.
+    ///
+    /// The count is taken down by one locked subtraction, as before "can
+    /// end" was learnt here: a compare-and-swap for every move, waiting on
+    /// the word's load, made the thresholds 10% slower (kpe:4x5). The
+    /// ending exit is raised by a second update, once a threshold at most.
+    #[inline(always)]
+    fn inform_of_win(&self, pred: usize, current: Word, t: i8, ends: bool) -> bool {
+        if current.value() != UNKNOWN {
             return false;
         }
-        if v < 0 {
-            // The child is lost for its mover: the predecessor wins by t.
-            self.admit(pred, t)
-        } else {
-            let now = Word(self.words[pred].fetch_sub(1 << 8, Relaxed) - (1 << 8));
-            now.internal() == 0 && now.exit() <= -t && self.admit(pred, -t)
+        let now = Word(self.words[pred].fetch_sub(1 << 8, Relaxed) - (1 << 8));
+        let last = now.internal() == 0 && now.exit() <= -t;
+        let raise = ends && now.ending_exit() < -t;
+        if !(last || raise) {
+            return false;
+        }
+        let mut current = now;
+        loop {
+            let mut new = current;
+            match current.value() {
+                UNKNOWN if last => new = new.with_value(-t),
+                UNKNOWN => {}
+                // Admitted by the thread that took its last move, which
+                // may have passed it on already.
+                v if v == -t && !last => {}
+                _ => return false,
+            }
+            if ends {
+                new = new.with_ending_at_least(-t);
+            }
+            if new.0 == current.0 {
+                return false;
+            }
+            match self.words[pred].compare_exchange_weak(current.0, new.0, Relaxed, Relaxed) {
+                Ok(_) => {
+                    if current.value() != UNKNOWN {
+                        self.told_too_early.insert(pred as u64);
+                    }
+                    return last;
+                }
+                Err(now) => current = Word(now),
+            }
         }
     }
 
@@ -363,8 +497,7 @@ impl LayerState {
                     &predecessors,
                     |p| prefetch(&self.words[p]),
                     |p, child| {
-                        let v = self.load(child).value();
-                        if self.inform(p, v, t) {
+                        if self.inform(p, self.load(child), t) {
                             pending.insert(p as u64);
                         }
                     },
