@@ -682,11 +682,29 @@ impl Solution {
         pos: &KpePosition,
         extra: Option<&LockedRegion>,
     ) -> Result<Vec<(KpeMove, i32)>, SolveError> {
-        let mut out = Vec::new();
-        for mv in pos.legal_moves() {
-            let (child, gained) = pos.sow(mv.pit());
-            out.push((mv, gained as i32 - self.value(&child, extra)?));
-        }
+        let children: Vec<(KpeMove, KpePosition, u32)> = pos
+            .legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let (child, gained) = pos.sow(mv.pit());
+                (mv, child, gained)
+            })
+            .collect();
+        // The children are probed at once: from a database not yet in the
+        // page cache each probe waits for the disk (a page fault or more),
+        // and a perfect line probes every move of every position on it.
+        let values: Vec<i32> = probe_pool().install(|| {
+            use rayon::prelude::*;
+            children
+                .par_iter()
+                .map(|(_, child, _)| self.value(child, extra))
+                .collect::<Result<_, _>>()
+        })?;
+        let mut out: Vec<(KpeMove, i32)> = children
+            .iter()
+            .zip(values)
+            .map(|(&(mv, _, gained), value)| (mv, gained as i32 - value))
+            .collect();
         out.sort_by_key(|&(mv, v)| (-v, mv));
         Ok(out)
     }
@@ -789,6 +807,23 @@ impl Solution {
         moves.sort_unstable();
         Ok(moves.into_iter().map(|(_, mv)| mv).collect())
     }
+}
+
+/// Threads that probe a position's children at once
+/// ([`Solution::move_values`]): they mostly wait for the disk, so more
+/// than the cores; a position has at most one move a pit of its row.
+const PROBE_THREADS: usize = 8;
+
+/// The pool of [`PROBE_THREADS`], made at the first probe of children.
+fn probe_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(PROBE_THREADS)
+            .thread_name(|i| format!("probe-{i}"))
+            .build()
+            .expect("a pool of probe threads")
+    })
 }
 
 /// Positions [`Solution::ending_line`] visits before it gives up, a few
