@@ -195,8 +195,9 @@ pub struct LayerState {
 /// Writes the final value of every position of `words` (the first being
 /// position `first`, a multiple of 64) to `out`, and adds those whose
 /// value an ending exit keeps to `endings` ([`LayerState::into_values`]),
-/// a word of bits at a time (a locked update a position was 0.4 s of
-/// kpe:4x5's thresholds).
+/// a word of bits at a time: with a locked update a position, kpe:4x5's
+/// thresholds took 18.4 s against 17.5 s (paired runs,
+/// `results/BENCHMARKS.md`).
 fn write_values(
     words: &[AtomicU32],
     first: usize,
@@ -418,9 +419,9 @@ impl LayerState {
     /// already determined got a value that no move into `W_t` keeps.
     ///
     /// The count is taken down by one locked subtraction, as before "can
-    /// end" was learnt here: a compare-and-swap for every move, waiting on
-    /// the word's load, made the thresholds 10% slower (kpe:4x5). The
-    /// ending exit is raised by a second update, once a threshold at most.
+    /// end" was learnt here, and the ending exit raised by a second update,
+    /// once a threshold at most. One compare-and-swap for both, every move,
+    /// was no faster (paired kpe:4x5 thresholds 18.6 s against 18.4 s).
     #[inline(always)]
     fn inform_of_win(&self, pred: usize, current: Word, t: i8, ends: bool) -> bool {
         if current.value() != UNKNOWN {
