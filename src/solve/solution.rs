@@ -693,13 +693,17 @@ impl Solution {
         // The children are probed at once: from a database not yet in the
         // page cache each probe waits for the disk (a page fault or more),
         // and a perfect line probes every move of every position on it.
-        let values: Vec<i32> = probe_pool().install(|| {
+        let probe_all = || {
             use rayon::prelude::*;
             children
                 .par_iter()
                 .map(|(_, child, _)| self.value(child, extra))
-                .collect::<Result<_, _>>()
-        })?;
+                .collect::<Result<Vec<i32>, _>>()
+        };
+        let values = match probe_pool() {
+            Some(pool) => pool.install(probe_all)?,
+            None => probe_all()?,
+        };
         let mut out: Vec<(KpeMove, i32)> = children
             .iter()
             .zip(values)
@@ -814,16 +818,19 @@ impl Solution {
 /// than the cores; a position has at most one move a pit of its row.
 const PROBE_THREADS: usize = 8;
 
-/// The pool of [`PROBE_THREADS`], made at the first probe of children.
-fn probe_pool() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+/// The pool of [`PROBE_THREADS`], made at the first probe of children;
+/// None if the system would not start its threads (the probes then run
+/// on the caller's pool).
+fn probe_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(PROBE_THREADS)
             .thread_name(|i| format!("probe-{i}"))
             .build()
-            .expect("a pool of probe threads")
+            .ok()
     })
+    .as_ref()
 }
 
 /// Positions [`Solution::ending_line`] visits before it gives up, a few
