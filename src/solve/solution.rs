@@ -682,6 +682,23 @@ impl Solution {
         pos: &KpePosition,
         extra: Option<&LockedRegion>,
     ) -> Result<Vec<(KpeMove, i32)>, SolveError> {
+        let mut out: Vec<(KpeMove, i32)> = (self.moves_with_entries(pos, extra)?.iter())
+            .map(|m| (m.mv, m.value()))
+            .collect();
+        out.sort_by_key(|&(mv, v)| (-v, mv));
+        Ok(out)
+    }
+
+    /// Every legal move of `pos` (in move order) with its child and the
+    /// child's entry byte. The children are probed at once: from a
+    /// database not yet in the page cache each probe waits for the disk (a
+    /// page fault or more), and a perfect line probes every move of every
+    /// position on it.
+    fn moves_with_entries(
+        &self,
+        pos: &KpePosition,
+        extra: Option<&LockedRegion>,
+    ) -> Result<Vec<MoveEntry>, SolveError> {
         let children: Vec<(KpeMove, KpePosition, u32)> = pos
             .legal_moves()
             .into_iter()
@@ -690,27 +707,27 @@ impl Solution {
                 (mv, child, gained)
             })
             .collect();
-        // The children are probed at once: from a database not yet in the
-        // page cache each probe waits for the disk (a page fault or more),
-        // and a perfect line probes every move of every position on it.
         let probe_all = || {
             use rayon::prelude::*;
             children
                 .par_iter()
-                .map(|(_, child, _)| self.value(child, extra))
-                .collect::<Result<Vec<i32>, _>>()
+                .map(|(_, child, _)| self.entry(child, extra))
+                .collect::<Result<Vec<u8>, _>>()
         };
-        let values = match probe_pool() {
+        let entries = match probe_pool() {
             Some(pool) => pool.install(probe_all)?,
             None => probe_all()?,
         };
-        let mut out: Vec<(KpeMove, i32)> = children
-            .iter()
-            .zip(values)
-            .map(|(&(mv, _, gained), value)| (mv, gained as i32 - value))
-            .collect();
-        out.sort_by_key(|&(mv, v)| (-v, mv));
-        Ok(out)
+        Ok(children
+            .into_iter()
+            .zip(entries)
+            .map(|((mv, child, gained), entry)| MoveEntry {
+                mv,
+                child,
+                gained,
+                entry,
+            })
+            .collect())
     }
 
     /// Perfect play from `pos`, at most `max_len` moves: where perfect
@@ -799,17 +816,35 @@ impl Solution {
         pos: &KpePosition,
         extra: Option<&LockedRegion>,
     ) -> Result<Vec<KpeMove>, SolveError> {
-        let values = self.move_values(pos, extra)?;
-        let best = values.first().map(|&(_, v)| v);
-        let mut moves = Vec::new();
-        for &(mv, _) in values.iter().filter(|&&(_, v)| Some(v) == best) {
-            let (child, gained) = pos.sow(mv.pit());
-            if self.can_end(&child, extra)? {
-                moves.push((std::cmp::Reverse(gained), mv));
-            }
-        }
+        let all = self.moves_with_entries(pos, extra)?;
+        let best = all.iter().map(MoveEntry::value).max();
+        let mut moves: Vec<_> = (all.iter())
+            .filter(|m| Some(m.value()) == best && m.child_can_end())
+            .map(|m| (std::cmp::Reverse(m.gained), m.mv))
+            .collect();
         moves.sort_unstable();
         Ok(moves.into_iter().map(|(_, mv)| mv).collect())
+    }
+}
+
+/// A move with its child and the child's entry byte
+/// ([`Solution::moves_with_entries`]).
+struct MoveEntry {
+    mv: KpeMove,
+    child: KpePosition,
+    gained: u32,
+    entry: u8,
+}
+
+impl MoveEntry {
+    /// The move's exact value for its mover.
+    fn value(&self) -> i32 {
+        self.gained as i32 - entry_value(self.entry) as i32
+    }
+
+    /// Whether perfect play from the child can end ([`Solution::can_end`]).
+    fn child_can_end(&self) -> bool {
+        self.child.is_over() || entry_can_end(self.entry)
     }
 }
 
