@@ -266,12 +266,8 @@ impl LayerState {
     /// layer that was the peak of the layers' phase.
     pub fn into_values(self) -> (Vec<i8>, Endings) {
         const SLICE: usize = 1 << 24;
-        let mut words = self.words;
+        let (mut words, endings) = self.into_words_and_endings();
         let len = words.len();
-        let endings = Endings {
-            known: Bits::new(len as u64),
-            untold: self.told_too_early,
-        };
         let mut values: Vec<i8> = Vec::with_capacity(len);
         let out = &mut values.spare_capacity_mut()[..len];
         while !words.is_empty() {
@@ -300,18 +296,23 @@ impl LayerState {
     /// `results/BENCHMARKS.md`). Words and values are both whole in
     /// memory at the end, so the largest layer uses [`Self::into_values`].
     pub fn into_values_keeping_words(self) -> (Vec<i8>, Endings, Vec<AtomicU32>) {
-        let mut words = self.words;
+        let (mut words, endings) = self.into_words_and_endings();
         let len = words.len();
-        let endings = Endings {
-            known: Bits::new(len as u64),
-            untold: self.told_too_early,
-        };
         let mut values: Vec<i8> = Vec::with_capacity(len);
         write_values(&words, 0, &mut values.spare_capacity_mut()[..len], &endings);
         // SAFETY: `write_values` wrote every one of the `len` values.
         unsafe { values.set_len(len) };
         words.clear();
         (values, endings, words)
+    }
+
+    /// The words, and the "can end" sets for [`write_values`] to fill.
+    fn into_words_and_endings(self) -> (Vec<AtomicU32>, Endings) {
+        let endings = Endings {
+            known: Bits::new(self.words.len() as u64),
+            untold: self.told_too_early,
+        };
+        (self.words, endings)
     }
 
     #[inline]
