@@ -729,11 +729,40 @@ impl MappedFile {
         if self.verified[b / 64].load(Relaxed) & bit != 0 {
             return Ok(());
         }
+        self.read_ahead(b);
         if checksum(self.stored_block(b)) != self.block_sums[b] {
             return Err(self.corrupt_block(b));
         }
         self.verified[b / 64].fetch_or(bit, Relaxed);
         Ok(())
+    }
+
+    /// Asks the kernel for all the pages of block `b` at once, before they
+    /// are read. Blocks do not start on page boundaries (the payload
+    /// follows the header and block table), so most span two pages; under
+    /// [`MappedFile::open`]'s random-access hint each page would otherwise
+    /// be its own read, waited for in turn: a cold locked probe waited for
+    /// 4 to 6 reads one after the other instead of 3. Only a hint.
+    fn read_ahead(&self, b: usize) {
+        if let FileBytes::Mapped(map) = &self.map {
+            let stored = self.stored_block(b);
+            let start = stored.as_ptr() as usize - map.as_ptr() as usize;
+            let _ = map.advise_range(Advice::WillNeed, start, stored.len());
+        }
+    }
+
+    /// Asks the kernel for the blocks holding payload bytes
+    /// `start..start + len` of a plain file ([`Self::read_ahead`]), to be
+    /// read later: several such requests are then waited for together
+    /// rather than one after the other. Only a hint; a range past the
+    /// payload is left to the read to report.
+    pub fn read_ahead_bytes(&self, start: usize, len: usize) {
+        let blocks = self.block_sums.len();
+        let first = start / self.block;
+        let last = (start + len.max(1) - 1) / self.block;
+        for b in first..=last.min(blocks.saturating_sub(1)) {
+            self.read_ahead(b);
+        }
     }
 
     fn corrupt_block(&self, b: usize) -> DbError {

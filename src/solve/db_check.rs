@@ -199,6 +199,13 @@ pub fn region(
     variant: KpeVariant,
 ) -> Result<(), DbError> {
     let total = variant.total() as usize;
+    let buckets = |g: &KeyGroup| (keys.universe(g) >> g.shift) as usize + 1;
+    // Both ends of every directory are read below: asked for at once, they
+    // cost one wait for the disk instead of one per group.
+    for g in keys.groups() {
+        keys.read_ahead_dir(g, 0);
+        keys.read_ahead_dir(g, buckets(g));
+    }
     let mut last = None;
     for (i, g) in keys.groups().iter().enumerate() {
         if g.stones > total || g.stones % 2 != 0 || last.is_some_and(|l| l >= g.stones) {
@@ -211,8 +218,7 @@ pub fn region(
             ));
         }
         last = Some(g.stones);
-        let buckets = (keys.universe(g) >> g.shift) as usize + 1;
-        if g.keys > keys.universe(g) || keys.dir(g, 0)? != 0 || keys.dir(g, buckets)? != g.keys {
+        if g.keys > keys.universe(g) || keys.dir(g, 0)? != 0 || keys.dir(g, buckets(g))? != g.keys {
             return Err(corrupt(
                 keys,
                 format!(

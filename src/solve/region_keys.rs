@@ -194,6 +194,12 @@ impl RegionKeys {
         Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as u64)
     }
 
+    /// Asks for directory entry `b` of group `g` to be read ahead
+    /// ([`MappedFile::read_ahead_bytes`]).
+    pub(crate) fn read_ahead_dir(&self, g: &KeyGroup, b: usize) {
+        self.file.read_ahead_bytes(g.dir_at + 4 * b, 4);
+    }
+
     /// The low bits of key `j` of group `g`.
     pub(crate) fn field(&self, g: &KeyGroup, j: u64) -> Result<u64, DbError> {
         let bit = j as usize * g.shift as usize;

@@ -542,17 +542,23 @@ impl Solution {
     /// Opens a database for queries. Blocks are checked as they are read.
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
-        let files = lazy_layers(&eg, db_dir)?;
         let path = db::region_path(db_dir, variant);
         let keys_path = db::region_keys_path(db_dir, variant);
         if !path.exists() || !keys_path.exists() {
             return Err(files_missing(&eg, db_dir));
         }
-        let start_region = StartRegion::mapped(
-            MappedFile::open(&keys_path, region_keys_id(variant), None)?,
-            MappedFile::open(&path, region_id(variant), None)?,
-            variant,
-        )?;
+        // The files' headers and tables are read at once: from a cold
+        // page cache each read waits for the disk.
+        let open_region = || -> Result<StartRegion, SolveError> {
+            let (keys, values) = rayon::join(
+                || MappedFile::open(&keys_path, region_keys_id(variant), None),
+                || MappedFile::open(&path, region_id(variant), None),
+            );
+            Ok(StartRegion::mapped(keys?, values?, variant)?)
+        };
+        let (files, start_region) =
+            on_probe_pool(|| rayon::join(|| lazy_layers(&eg, db_dir), open_region));
+        let (files, start_region) = (files?, start_region?);
         Ok(Solution {
             eg,
             layers: Layers::Mapped(files),
@@ -714,10 +720,7 @@ impl Solution {
                 .map(|(_, child, _)| self.entry(child, extra))
                 .collect::<Result<Vec<u8>, _>>()
         };
-        let entries = match probe_pool() {
-            Some(pool) => pool.install(probe_all)?,
-            None => probe_all()?,
-        };
+        let entries = on_probe_pool(probe_all)?;
         Ok(children
             .into_iter()
             .zip(entries)
@@ -875,6 +878,14 @@ pub const ENDING_LINE_NODES: usize = 100_000;
 
 /// The error for a database not all of whose files are there: who is
 /// building it, or which `sow solve` completes it (`lock.rs`).
+/// Runs `op` on the [`probe_pool`], or on the caller's pool without one.
+fn on_probe_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
+    match probe_pool() {
+        Some(pool) => pool.install(op),
+        None => op(),
+    }
+}
+
 fn files_missing(eg: &Endgame, db_dir: &Path) -> SolveError {
     let all: Vec<usize> = eg.layers().collect();
     super::lock::absent(db_dir, eg.variant, &all).into()
@@ -883,16 +894,23 @@ fn files_missing(eg: &Endgame, db_dir: &Path) -> SolveError {
 /// Every layer file of a variant, its header checked, opened when first
 /// read.
 fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, SolveError> {
+    use rayon::prelude::*;
     let variant = eg.variant;
+    let layers: Vec<usize> = eg.layers().collect();
+    let checked = (layers.par_iter())
+        .map(|&n| {
+            let path = db::layer_path(db_dir, variant, n);
+            if !path.exists() {
+                return Err(files_missing(eg, db_dir));
+            }
+            let entries = eg.index.layer_size(n);
+            db::check_header(&path, layer_id(variant, n), Some(entries))?;
+            Ok((n, LazyLayer::new(path, layer_id(variant, n), entries)))
+        })
+        .collect::<Result<Vec<_>, SolveError>>()?;
     let mut files: Vec<Option<LazyLayer>> = (0..=variant.total()).map(|_| None).collect();
-    for n in eg.layers() {
-        let path = db::layer_path(db_dir, variant, n);
-        if !path.exists() {
-            return Err(files_missing(eg, db_dir));
-        }
-        let entries = eg.index.layer_size(n);
-        db::check_header(&path, layer_id(variant, n), Some(entries))?;
-        files[n] = Some(LazyLayer::new(path, layer_id(variant, n), entries));
+    for (n, layer) in checked {
+        files[n] = Some(layer);
     }
     Ok(files)
 }
