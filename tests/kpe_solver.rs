@@ -352,3 +352,74 @@ fn principal_variations_keep_the_value_and_end_where_play_can_end() {
     }
     assert!(ending > 100, "{ending} positions that can end");
 }
+
+/// The ending line, which probes a position's children only until one
+/// keeps the value and can end, is the line of the plain search that
+/// probes every child first: the same depth-first search over the
+/// value-keeping moves into positions that can end, the largest captures
+/// first, then in pit order.
+#[test]
+fn ending_lines_equal_the_search_that_probes_every_child() {
+    use sow::games::kpe::KpeMove;
+    use sow::solve::solution::ENDING_LINE_NODES;
+    let eager = |solution: &Solution, pos: &KpePosition, max_len: usize| -> Option<Vec<KpeMove>> {
+        if !solution.can_end(pos, None).unwrap() {
+            return None;
+        }
+        let moves_of = |at: &KpePosition| -> Vec<KpeMove> {
+            let all = solution.move_values(at, None).unwrap();
+            let best = all.first().map(|&(_, v)| v);
+            let mut keep: Vec<_> = (all.iter())
+                .filter(|&&(mv, v)| {
+                    Some(v) == best && solution.can_end(&at.play_unchecked(&mv), None).unwrap()
+                })
+                .map(|&(mv, _)| (std::cmp::Reverse(at.sow(mv.pit()).1), mv))
+                .collect();
+            keep.sort_unstable();
+            keep.into_iter().map(|(_, mv)| mv).collect()
+        };
+        let mut visited = std::collections::HashSet::from([pos.repetition_key()]);
+        let mut stack = vec![(*pos, moves_of(pos), 0)];
+        for _ in 0..ENDING_LINE_NODES {
+            let depth = stack.len();
+            let (at, moves, tried) = stack.last_mut()?;
+            if at.is_over() {
+                return Some(
+                    stack[..depth - 1]
+                        .iter()
+                        .map(|(_, m, t)| m[t - 1])
+                        .collect(),
+                );
+            }
+            if *tried == moves.len() || depth > max_len {
+                stack.pop();
+                continue;
+            }
+            let child = at.play_unchecked(&moves[*tried]);
+            *tried += 1;
+            if visited.insert(child.repetition_key()) {
+                let moves = moves_of(&child);
+                stack.push((child, moves, 0));
+            }
+        }
+        None
+    };
+    let mut lines = 0;
+    for (w, k) in [(2, 3), (3, 2), (3, 3)] {
+        let variant = KpeVariant::new(w, k).unwrap();
+        let (positions, _) = reachable(KpePosition::start(variant));
+        let solution = Solution::in_memory(variant, Progress::Hidden);
+        for pos in &positions {
+            for max_len in [3, 1000] {
+                let line = solution.ending_line(pos, None, max_len).unwrap();
+                assert_eq!(
+                    line,
+                    eager(&solution, pos, max_len),
+                    "{pos}, at most {max_len} moves"
+                );
+                lines += line.is_some() as usize;
+            }
+        }
+    }
+    assert!(lines > 100, "{lines} ending lines");
+}

@@ -2,6 +2,7 @@
 //! start, in memory or mapped from files, answering exact values.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -698,8 +699,7 @@ impl Solution {
     /// Every legal move of `pos` (in move order) with its child and the
     /// child's entry byte. The children are probed at once: from a
     /// database not yet in the page cache each probe waits for the disk (a
-    /// page fault or more), and a perfect line probes every move of every
-    /// position on it.
+    /// page fault or more).
     fn moves_with_entries(
         &self,
         pos: &KpePosition,
@@ -748,6 +748,45 @@ impl Solution {
         extra: Option<&LockedRegion>,
         max_len: usize,
     ) -> Result<Vec<KpeMove>, SolveError> {
+        self.opening_layers_below(pos, || self.principal_variation_here(pos, extra, max_len))
+    }
+
+    /// Runs `op` while another thread opens the layer files of at most
+    /// `pos`'s stones, largest first, until `op` returns. A line from
+    /// `pos` can only enter those layers, largest first; opening one reads
+    /// its block table whole (up to 0.8 MB on the standard game), which a
+    /// probe would otherwise wait for the first time the line enters it.
+    /// From a cold page cache these reads then overlap the line's own
+    /// probes of the locked region (about 0.5 ms a move, mostly waiting).
+    fn opening_layers_below<R>(&self, pos: &KpePosition, op: impl FnOnce() -> R) -> R {
+        let Layers::Mapped(files) = &self.layers else {
+            return op();
+        };
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let top = (pos.board_total() as usize).min(files.len() - 1);
+                for layer in files[..=top].iter().rev().flatten() {
+                    if done.load(Relaxed) {
+                        break;
+                    }
+                    // A file that fails to open is reported by the probe
+                    // that needs it.
+                    let _ = layer.file();
+                }
+            });
+            let out = op();
+            done.store(true, Relaxed);
+            out
+        })
+    }
+
+    fn principal_variation_here(
+        &self,
+        pos: &KpePosition,
+        extra: Option<&LockedRegion>,
+        max_len: usize,
+    ) -> Result<Vec<KpeMove>, SolveError> {
         if let Some(line) = self.ending_line(pos, extra, max_len)? {
             return Ok(line);
         }
@@ -778,55 +817,105 @@ impl Solution {
         extra: Option<&LockedRegion>,
         max_len: usize,
     ) -> Result<Option<Vec<KpeMove>>, SolveError> {
-        if !self.can_end(pos, extra)? {
-            return Ok(None);
-        }
+        let value = if pos.is_over() {
+            0
+        } else {
+            let entry = self.entry(pos, extra)?;
+            if !entry_can_end(entry) {
+                return Ok(None);
+            }
+            entry_value(entry) as i32
+        };
         let mut visited = hashbrown::HashSet::new();
         visited.insert(pos.repetition_key());
-        // Each frame: a position of the line, its moves to try, and how
-        // many of them were tried (the last one tried led to the next frame).
-        let mut stack = vec![(*pos, self.ending_moves(pos, extra)?, 0)];
+        let mut stack = vec![EndingFrame::new(*pos, value)];
         for _ in 0..ENDING_LINE_NODES {
             let depth = stack.len();
-            let Some((at, moves, tried)) = stack.last_mut() else {
+            let Some(frame) = stack.last_mut() else {
                 return Ok(None);
             };
-            if at.is_over() {
-                let line = stack[..depth - 1]
-                    .iter()
-                    .map(|(_, moves, tried)| moves[tried - 1])
+            if frame.at.is_over() {
+                let line = (stack[..depth - 1].iter())
+                    .map(|f| f.played.expect("each frame below the top played a move"))
                     .collect();
                 return Ok(Some(line));
             }
-            if *tried == moves.len() || depth > max_len {
+            if depth > max_len {
                 stack.pop();
                 continue;
             }
-            let child = at.play_unchecked(&moves[*tried]);
-            *tried += 1;
-            if visited.insert(child.repetition_key()) {
-                let moves = self.ending_moves(&child, extra)?;
-                stack.push((child, moves, 0));
+            let Some(next) = self.next_ending_move(frame, extra)? else {
+                stack.pop();
+                continue;
+            };
+            if visited.insert(next.child.repetition_key()) {
+                stack.push(EndingFrame::new(next.child, entry_value(next.entry) as i32));
             }
         }
         Ok(None)
     }
 
-    /// The value-keeping moves of `pos` into positions that can end, the
-    /// largest captures first, then in pit order.
-    fn ending_moves(
+    /// The frame's next value-keeping move into a position that can end,
+    /// with the child's entry, or None when it has no more. The children
+    /// are probed one at a time, in the frame's order, only until one
+    /// qualifies: the position's own value says which moves keep it
+    /// without the others' values. From a cold page cache a line then
+    /// waits for about half the reads it waited for when every child of
+    /// each position was probed (results/BENCHMARKS.md).
+    fn next_ending_move(
         &self,
-        pos: &KpePosition,
+        frame: &mut EndingFrame,
         extra: Option<&LockedRegion>,
-    ) -> Result<Vec<KpeMove>, SolveError> {
-        let all = self.moves_with_entries(pos, extra)?;
-        let best = all.iter().map(MoveEntry::value).max();
-        let mut moves: Vec<_> = (all.iter())
-            .filter(|m| Some(m.value()) == best && m.child_can_end())
-            .map(|m| (std::cmp::Reverse(m.gained), m.mv))
+    ) -> Result<Option<MoveEntry>, SolveError> {
+        while let Some(&(mv, child, gained)) = frame.moves.get(frame.next) {
+            frame.next += 1;
+            let entry = self.entry(&child, extra)?;
+            let candidate = MoveEntry {
+                mv,
+                child,
+                gained,
+                entry,
+            };
+            if candidate.value() == frame.value && candidate.child_can_end() {
+                frame.played = Some(mv);
+                return Ok(Some(candidate));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A position on [`Solution::ending_line`]'s search stack.
+struct EndingFrame {
+    at: KpePosition,
+    /// The position's exact value for its mover.
+    value: i32,
+    /// Every legal move with its child and capture, in the order the
+    /// search tries them: the largest captures first (they bring the end
+    /// nearer), then in pit order.
+    moves: Vec<(KpeMove, KpePosition, u32)>,
+    /// How many of `moves` were tried.
+    next: usize,
+    /// The move last taken from here (to the frame above on the stack).
+    played: Option<KpeMove>,
+}
+
+impl EndingFrame {
+    fn new(at: KpePosition, value: i32) -> Self {
+        let mut moves: Vec<_> = (at.legal_moves().into_iter())
+            .map(|mv| {
+                let (child, gained) = at.sow(mv.pit());
+                (mv, child, gained)
+            })
             .collect();
-        moves.sort_unstable();
-        Ok(moves.into_iter().map(|(_, mv)| mv).collect())
+        moves.sort_by_key(|&(mv, _, gained)| (std::cmp::Reverse(gained), mv));
+        EndingFrame {
+            at,
+            value,
+            moves,
+            next: 0,
+            played: None,
+        }
     }
 }
 
