@@ -357,11 +357,13 @@ fn principal_variations_keep_the_value_and_end_where_play_can_end() {
 /// keeps the value and can end, is the line of the plain search that
 /// probes every child first: the same depth-first search over the
 /// value-keeping moves into positions that can end, the largest captures
-/// first, then in pit order.
+/// first, then in pit order. Likewise the principal variation where no
+/// ending line is found.
 #[test]
 fn ending_lines_equal_the_search_that_probes_every_child() {
     use sow::games::kpe::KpeMove;
     use sow::solve::solution::ENDING_LINE_NODES;
+    use std::collections::HashSet;
     let eager = |solution: &Solution, pos: &KpePosition, max_len: usize| -> Option<Vec<KpeMove>> {
         if !solution.can_end(pos, None).unwrap() {
             return None;
@@ -378,7 +380,7 @@ fn ending_lines_equal_the_search_that_probes_every_child() {
             keep.sort_unstable();
             keep.into_iter().map(|(_, mv)| mv).collect()
         };
-        let mut visited = std::collections::HashSet::from([pos.repetition_key()]);
+        let mut visited = HashSet::from([pos.repetition_key()]);
         let mut stack = vec![(*pos, moves_of(pos), 0)];
         for _ in 0..ENDING_LINE_NODES {
             let depth = stack.len();
@@ -405,19 +407,37 @@ fn ending_lines_equal_the_search_that_probes_every_child() {
         None
     };
     let mut lines = 0;
-    for (w, k) in [(2, 3), (3, 2), (3, 3)] {
+    for (w, k) in [(2, 3), (3, 2), (2, 4)] {
         let variant = KpeVariant::new(w, k).unwrap();
         let (positions, _) = reachable(KpePosition::start(variant));
         let solution = Solution::in_memory(variant, Progress::Hidden);
-        for pos in &positions {
+        // Every position of the smaller variants, one in five of kpe:3x2.
+        let step = if positions.len() > 10_000 { 5 } else { 1 };
+        for pos in positions.iter().step_by(step) {
             for max_len in [3, 1000] {
                 let line = solution.ending_line(pos, None, max_len).unwrap();
-                assert_eq!(
-                    line,
-                    eager(&solution, pos, max_len),
-                    "{pos}, at most {max_len} moves"
-                );
+                let expected = eager(&solution, pos, max_len);
+                assert_eq!(line, expected, "{pos}, at most {max_len} moves");
                 lines += line.is_some() as usize;
+                // Otherwise the principal variation plays the first best
+                // move each time, until a position repeats.
+                let expected = expected.unwrap_or_else(|| {
+                    let (mut at, mut line, mut seen) = (*pos, vec![], HashSet::new());
+                    while line.len() < max_len && seen.insert(at.repetition_key()) {
+                        let Some(&(best, _)) = solution.move_values(&at, None).unwrap().first()
+                        else {
+                            break;
+                        };
+                        line.push(best);
+                        at = at.play_unchecked(&best);
+                    }
+                    line
+                });
+                let pv = solution.principal_variation(pos, None, max_len).unwrap();
+                assert_eq!(
+                    pv, expected,
+                    "{pos}: principal variation, at most {max_len} moves"
+                );
             }
         }
     }

@@ -793,14 +793,41 @@ impl Solution {
         let mut line = Vec::new();
         let mut seen = hashbrown::HashSet::new();
         let mut at = *pos;
+        let mut value = match pos.is_over() {
+            true => 0,
+            false => entry_value(self.entry(pos, extra)?) as i32,
+        };
         while line.len() < max_len && seen.insert(at.repetition_key()) {
-            let Some(&(best, _)) = self.move_values(&at, extra)?.first() else {
+            let Some((best, child_value)) = self.first_best_move(&at, value, extra)? else {
                 break;
             };
             line.push(best);
             at = at.play_unchecked(&best);
+            value = child_value;
         }
         Ok(line)
+    }
+
+    /// The first move of `at` in move order that keeps `value` (its value
+    /// for its mover), with the child's value for its own mover; None
+    /// without moves. The children are probed only until one keeps the
+    /// value, as in [`Self::next_ending_move`].
+    fn first_best_move(
+        &self,
+        at: &KpePosition,
+        value: i32,
+        extra: Option<&LockedRegion>,
+    ) -> Result<Option<(KpeMove, i32)>, SolveError> {
+        let mut moves = at.legal_moves();
+        moves.sort_unstable();
+        for mv in moves {
+            let (child, gained) = at.sow(mv.pit());
+            let child_value = entry_value(self.entry(&child, extra)?) as i32;
+            if gained as i32 - child_value == value {
+                return Ok(Some((mv, child_value)));
+            }
+        }
+        Ok(None)
     }
 
     /// A line of at most `max_len` value-keeping moves from `pos` to the
