@@ -30,11 +30,14 @@ readahead_kb() { # of the block device holding the database, or "unknown"
   cat "/sys/class/block/$dev/queue/read_ahead_kb" 2>/dev/null \
     || cat "/sys/class/block/$dev/../queue/read_ahead_kb" 2>/dev/null || echo unknown
 }
-timed() { # wall seconds and max RSS of a command, its output dropped; a failed command stops the script
+timed() { # wall time (ms from date, seconds from time) and max RSS of a command, its output dropped; a failed command stops the script
+  local t0 t1
+  t0=$(date +%s%N)
   if ! /usr/bin/time -f "wall %e s, user %U s, max RSS %M KB" "$@" >/dev/null 2>"$tmp.t"; then
     echo "failed: $*" >&2; cat "$tmp.t" >&2; exit 1
   fi
-  tail -1 "$tmp.t"
+  t1=$(date +%s%N)
+  echo "$(( (t1 - t0) / 1000000 )) ms; $(tail -1 "$tmp.t")"
 }
 
 {

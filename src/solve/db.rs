@@ -725,14 +725,13 @@ impl MappedFile {
 
     /// Checks one block against its checksum (once).
     fn verify_block(&self, b: usize) -> Result<(), DbError> {
-        let bit = 1u64 << (b % 64);
-        if self.verified[b / 64].load(Relaxed) & bit != 0 {
+        if self.is_verified(b) {
             return Ok(());
         }
         if checksum(self.stored_block(b)) != self.block_sums[b] {
             return Err(self.corrupt_block(b));
         }
-        self.verified[b / 64].fetch_or(bit, Relaxed);
+        self.verified[b / 64].fetch_or(1 << (b % 64), Relaxed);
         Ok(())
     }
 
@@ -767,9 +766,15 @@ impl MappedFile {
 
     /// [`Self::read_ahead`] of block `b` if it exists and was not read yet.
     fn read_ahead_unread(&self, b: usize) {
-        if b < self.block_sums.len() && self.verified[b / 64].load(Relaxed) & 1 << (b % 64) == 0 {
+        if b < self.block_sums.len() && !self.is_verified(b) {
             self.read_ahead(b);
         }
+    }
+
+    /// Whether block `b` (one of the file's) was checked already.
+    #[inline]
+    fn is_verified(&self, b: usize) -> bool {
+        self.verified[b / 64].load(Relaxed) & 1 << (b % 64) != 0
     }
 
     fn corrupt_block(&self, b: usize) -> DbError {
@@ -800,11 +805,14 @@ impl MappedFile {
             return Err(self.out_of_range(start, len));
         }
         if len > 0 {
-            if len <= self.block {
+            let (first, last) = (start / self.block, (start + len - 1) / self.block);
+            let unread = !self.is_verified(first) || !self.is_verified(last);
+            if unread && len <= self.block {
                 // A probe's read ([`Self::read_ahead`]).
-                self.read_ahead_bytes(start, len);
+                self.read_ahead_unread(first);
+                self.read_ahead_unread(last);
             }
-            for b in start / self.block..=(start + len - 1) / self.block {
+            for b in first..=last {
                 self.verify_block(b)?;
             }
         }
@@ -827,8 +835,11 @@ impl MappedFile {
         if at >= self.payload().len() {
             return Err(self.out_of_range(at, 1));
         }
-        self.read_ahead_unread(at / self.block);
-        self.verify_block(at / self.block)?;
+        let b = at / self.block;
+        if !self.is_verified(b) {
+            self.read_ahead(b);
+            self.verify_block(b)?;
+        }
         Ok(self.payload()[at])
     }
 
