@@ -762,19 +762,29 @@ impl Solution {
         let Layers::Mapped(files) = &self.layers else {
             return op();
         };
+        let top = (pos.board_total() as usize).min(files.len() - 1);
+        let closed: Vec<&LazyLayer> = (files[..=top].iter().rev().flatten())
+            .filter(|layer| layer.file.get().is_none())
+            .collect();
+        if closed.is_empty() {
+            return op();
+        }
         let done = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let top = (pos.board_total() as usize).min(files.len() - 1);
-                for layer in files[..=top].iter().rev().flatten() {
-                    if done.load(Relaxed) {
-                        break;
+            // Without a thread (the system refused one), each layer is
+            // opened when the line first enters it, as before.
+            let _ = std::thread::Builder::new()
+                .name("open-layers".into())
+                .spawn_scoped(scope, || {
+                    for layer in closed {
+                        if done.load(Relaxed) {
+                            break;
+                        }
+                        // A file that fails to open is reported by the
+                        // probe that needs it.
+                        let _ = layer.file();
                     }
-                    // A file that fails to open is reported by the probe
-                    // that needs it.
-                    let _ = layer.file();
-                }
-            });
+                });
             let out = op();
             done.store(true, Relaxed);
             out
