@@ -752,12 +752,13 @@ impl Solution {
     }
 
     /// Runs `op` while another thread opens the layer files of at most
-    /// `pos`'s stones, largest first, until `op` returns. A line from
-    /// `pos` can only enter those layers, largest first; opening one reads
-    /// its block table whole (up to 0.8 MB on the standard game), which a
-    /// probe would otherwise wait for the first time the line enters it.
-    /// From a cold page cache these reads then overlap the line's own
-    /// probes of the locked region (about 0.5 ms a move, mostly waiting).
+    /// `pos`'s stones not open yet, largest first, until `op` returns. A
+    /// line from `pos` can only enter those layers, largest first; opening
+    /// one reads its block table whole (up to 0.8 MB on the standard
+    /// game), which a probe would otherwise wait for the first time the
+    /// line enters it. From a cold page cache these reads then overlap the
+    /// line's own probes of the locked region, which mostly wait for the
+    /// disk too.
     fn opening_layers_below<R>(&self, pos: &KpePosition, op: impl FnOnce() -> R) -> R {
         let Layers::Mapped(files) = &self.layers else {
             return op();
@@ -791,6 +792,7 @@ impl Solution {
         })
     }
 
+    /// [`Self::principal_variation`], the layers' opening aside.
     fn principal_variation_here(
         &self,
         pos: &KpePosition,
