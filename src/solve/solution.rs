@@ -659,10 +659,21 @@ impl Solution {
         pos: &KpePosition,
         extra: Option<&LockedRegion>,
     ) -> Result<bool, SolveError> {
+        Ok(self.value_and_can_end(pos, extra)?.1)
+    }
+
+    /// A position's value for its mover and whether its perfect play can
+    /// end, from one probe (a finished game: 0, and it has ended).
+    fn value_and_can_end(
+        &self,
+        pos: &KpePosition,
+        extra: Option<&LockedRegion>,
+    ) -> Result<(i32, bool), SolveError> {
         if pos.is_over() {
-            return Ok(true);
+            return Ok((0, true));
         }
-        Ok(entry_can_end(self.entry(pos, extra)?))
+        let entry = self.entry(pos, extra)?;
+        Ok((entry_value(entry) as i32, entry_can_end(entry)))
     }
 
     /// The stored entry byte of a position.
@@ -799,47 +810,26 @@ impl Solution {
         extra: Option<&LockedRegion>,
         max_len: usize,
     ) -> Result<Vec<KpeMove>, SolveError> {
-        if let Some(line) = self.ending_line(pos, extra, max_len)? {
-            return Ok(line);
+        let (mut value, can_end) = self.value_and_can_end(pos, extra)?;
+        if can_end {
+            if let Some(line) = self.ending_line_from(pos, value, extra, max_len)? {
+                return Ok(line);
+            }
         }
+        // The first best move (in move order) each time.
         let mut line = Vec::new();
         let mut seen = hashbrown::HashSet::new();
         let mut at = *pos;
-        let mut value = match pos.is_over() {
-            true => 0,
-            false => entry_value(self.entry(pos, extra)?) as i32,
-        };
         while line.len() < max_len && seen.insert(at.repetition_key()) {
-            let Some((best, child_value)) = self.first_best_move(&at, value, extra)? else {
+            let mut moves = Candidates::in_move_order(&at);
+            let Some(best) = self.next_keeping(&mut moves, value, false, extra)? else {
                 break;
             };
-            line.push(best);
-            at = at.play_unchecked(&best);
-            value = child_value;
+            line.push(best.mv);
+            at = best.child;
+            value = entry_value(best.entry) as i32;
         }
         Ok(line)
-    }
-
-    /// The first move of `at` in move order that keeps `value` (its value
-    /// for its mover), with the child's value for its own mover; None
-    /// without moves. The children are probed only until one keeps the
-    /// value, as in [`Self::next_ending_move`].
-    fn first_best_move(
-        &self,
-        at: &KpePosition,
-        value: i32,
-        extra: Option<&LockedRegion>,
-    ) -> Result<Option<(KpeMove, i32)>, SolveError> {
-        let mut moves = at.legal_moves();
-        moves.sort_unstable();
-        for mv in moves {
-            let (child, gained) = at.sow(mv.pit());
-            let child_value = entry_value(self.entry(&child, extra)?) as i32;
-            if gained as i32 - child_value == value {
-                return Ok(Some((mv, child_value)));
-            }
-        }
-        Ok(None)
     }
 
     /// A line of at most `max_len` value-keeping moves from `pos` to the
@@ -856,15 +846,20 @@ impl Solution {
         extra: Option<&LockedRegion>,
         max_len: usize,
     ) -> Result<Option<Vec<KpeMove>>, SolveError> {
-        let value = if pos.is_over() {
-            0
-        } else {
-            let entry = self.entry(pos, extra)?;
-            if !entry_can_end(entry) {
-                return Ok(None);
-            }
-            entry_value(entry) as i32
-        };
+        match self.value_and_can_end(pos, extra)? {
+            (value, true) => self.ending_line_from(pos, value, extra, max_len),
+            (_, false) => Ok(None),
+        }
+    }
+
+    /// [`Self::ending_line`] from `pos`, which can end and is worth `value`.
+    fn ending_line_from(
+        &self,
+        pos: &KpePosition,
+        value: i32,
+        extra: Option<&LockedRegion>,
+        max_len: usize,
+    ) -> Result<Option<Vec<KpeMove>>, SolveError> {
         let mut visited = hashbrown::HashSet::new();
         visited.insert(pos.repetition_key());
         let mut stack = vec![EndingFrame::new(*pos, value)];
@@ -883,10 +878,11 @@ impl Solution {
                 stack.pop();
                 continue;
             }
-            let Some(next) = self.next_ending_move(frame, extra)? else {
+            let Some(next) = self.next_keeping(&mut frame.moves, frame.value, true, extra)? else {
                 stack.pop();
                 continue;
             };
+            frame.played = Some(next.mv);
             if visited.insert(next.child.repetition_key()) {
                 stack.push(EndingFrame::new(next.child, entry_value(next.entry) as i32));
             }
@@ -894,20 +890,23 @@ impl Solution {
         Ok(None)
     }
 
-    /// The frame's next value-keeping move into a position that can end,
-    /// with the child's entry, or None when it has no more. The children
-    /// are probed one at a time, in the frame's order, only until one
+    /// The next of `moves` that keeps `value` (the value of their position
+    /// for its mover) and, if `must_end`, leads to a position that can end,
+    /// with its child's entry; None when there are no more. The children
+    /// are probed one at a time, in the order of `moves`, only until one
     /// qualifies: the position's own value says which moves keep it
     /// without the others' values. From a cold page cache a line then
     /// waits for about half the reads it waited for when every child of
     /// each position was probed (results/BENCHMARKS.md).
-    fn next_ending_move(
+    fn next_keeping(
         &self,
-        frame: &mut EndingFrame,
+        moves: &mut Candidates,
+        value: i32,
+        must_end: bool,
         extra: Option<&LockedRegion>,
     ) -> Result<Option<MoveEntry>, SolveError> {
-        while let Some(&(mv, child, gained)) = frame.moves.get(frame.next) {
-            frame.next += 1;
+        while let Some(&(mv, child, gained)) = moves.moves.get(moves.next) {
+            moves.next += 1;
             let entry = self.entry(&child, extra)?;
             let candidate = MoveEntry {
                 mv,
@@ -915,12 +914,43 @@ impl Solution {
                 gained,
                 entry,
             };
-            if candidate.value() == frame.value && candidate.child_can_end() {
-                frame.played = Some(mv);
+            if candidate.value() == value && (!must_end || candidate.child_can_end()) {
                 return Ok(Some(candidate));
             }
         }
         Ok(None)
+    }
+}
+
+/// A position's legal moves with their children and captures, in the
+/// order a line tries them, and how many were tried
+/// ([`Solution::next_keeping`]).
+struct Candidates {
+    moves: Vec<(KpeMove, KpePosition, u32)>,
+    next: usize,
+}
+
+impl Candidates {
+    fn sorted_by<K: Ord>(at: &KpePosition, key: impl Fn(KpeMove, u32) -> K) -> Self {
+        let mut moves: Vec<_> = (at.legal_moves().into_iter())
+            .map(|mv| {
+                let (child, gained) = at.sow(mv.pit());
+                (mv, child, gained)
+            })
+            .collect();
+        moves.sort_by_key(|&(mv, _, gained)| key(mv, gained));
+        Candidates { moves, next: 0 }
+    }
+
+    /// In move order (pit order).
+    fn in_move_order(at: &KpePosition) -> Self {
+        Self::sorted_by(at, |mv, _| mv)
+    }
+
+    /// The largest captures first (they bring the end nearer), then in
+    /// pit order.
+    fn captures_first(at: &KpePosition) -> Self {
+        Self::sorted_by(at, |mv, gained| (std::cmp::Reverse(gained), mv))
     }
 }
 
@@ -929,37 +959,25 @@ struct EndingFrame {
     at: KpePosition,
     /// The position's exact value for its mover.
     value: i32,
-    /// Every legal move with its child and capture, in the order the
-    /// search tries them: the largest captures first (they bring the end
-    /// nearer), then in pit order.
-    moves: Vec<(KpeMove, KpePosition, u32)>,
-    /// How many of `moves` were tried.
-    next: usize,
+    /// Its moves in the order the search tries them.
+    moves: Candidates,
     /// The move last taken from here (to the frame above on the stack).
     played: Option<KpeMove>,
 }
 
 impl EndingFrame {
     fn new(at: KpePosition, value: i32) -> Self {
-        let mut moves: Vec<_> = (at.legal_moves().into_iter())
-            .map(|mv| {
-                let (child, gained) = at.sow(mv.pit());
-                (mv, child, gained)
-            })
-            .collect();
-        moves.sort_by_key(|&(mv, _, gained)| (std::cmp::Reverse(gained), mv));
         EndingFrame {
             at,
             value,
-            moves,
-            next: 0,
+            moves: Candidates::captures_first(&at),
             played: None,
         }
     }
 }
 
 /// A move with its child and the child's entry byte
-/// ([`Solution::moves_with_entries`]).
+/// ([`Solution::moves_with_entries`], [`Solution::next_keeping`]).
 struct MoveEntry {
     mv: KpeMove,
     child: KpePosition,
@@ -999,13 +1017,6 @@ fn probe_pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Positions [`Solution::ending_line`] visits before it gives up, a few
-/// probes each: a bound on its time (from the standard game's start it
-/// finds a line of 147 moves in about 16 ms).
-pub const ENDING_LINE_NODES: usize = 100_000;
-
-/// The error for a database not all of whose files are there: who is
-/// building it, or which `sow solve` completes it (`lock.rs`).
 /// Runs `op` on the [`probe_pool`], or on the caller's pool without one.
 fn on_probe_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     match probe_pool() {
@@ -1014,6 +1025,13 @@ fn on_probe_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// Positions [`Solution::ending_line`] visits before it gives up, a few
+/// probes each: a bound on its time (from the standard game's start it
+/// finds a line of 147 moves).
+pub const ENDING_LINE_NODES: usize = 100_000;
+
+/// The error for a database not all of whose files are there: who is
+/// building it, or which `sow solve` completes it (`lock.rs`).
 fn files_missing(eg: &Endgame, db_dir: &Path) -> SolveError {
     let all: Vec<usize> = eg.layers().collect();
     super::lock::absent(db_dir, eg.variant, &all).into()
