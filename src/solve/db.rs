@@ -809,8 +809,7 @@ impl MappedFile {
             let unread = !self.is_verified(first) || !self.is_verified(last);
             if unread && len <= self.block {
                 // A probe's read ([`Self::read_ahead`]).
-                self.read_ahead_unread(first);
-                self.read_ahead_unread(last);
+                self.read_ahead_bytes(start, len);
             }
             for b in first..=last {
                 self.verify_block(b)?;
