@@ -16,8 +16,11 @@
 # tables in DIR (`sow solve kiothi --stones N --db DIR`, built beforehand:
 # their build time is not in the proofs' times).
 #
-# Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR] [--db DIR]
-#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--db DIR] [--render-only]
+# Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR] [--db DIR] [--hash MB]
+#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--db DIR] [--hash MB] [--render-only]
+#
+# --hash MB gives every proof a bound table of MB MiB (`sow solve --hash`;
+# default: sow's own, sized for proofs of about a minute).
 #
 # With --past-limit S, instead: for every game of OUT/kiothi/exact.json
 # (the run above) whose deepest exact distance is short of TARGET (default
@@ -45,6 +48,7 @@ PAST_LIMIT=0
 RENDER_ONLY=0
 TARGET=24
 DB_ARGS=()
+HASH_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --games) GAMES="$2"; shift 2 ;;
@@ -57,7 +61,8 @@ while [ $# -gt 0 ]; do
         --target) TARGET="$2"; shift 2 ;;
         --render-only) RENDER_ONLY=1; shift ;;
         --db) DB_ARGS=(--db "$2"); shift 2 ;;
-        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --past-limit, --target, --render-only, --db)" >&2; exit 2 ;;
+        --hash) HASH_ARGS=(--hash "$2"); shift 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --past-limit, --target, --render-only, --db, --hash)" >&2; exit 2 ;;
     esac
 done
 
@@ -70,7 +75,9 @@ elif [ -z "${SOW:-}" ]; then
     cargo build --release --quiet
     SOW=target/release/sow
 fi
-COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE${DB_ARGS[*]:+ ${DB_ARGS[*]}}"
+# The options every proof gets besides the time, as on the pages.
+SOLVE_ARGS=("${HASH_ARGS[@]}" "${DB_ARGS[@]}")
+COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
 VERSION="$($SOW --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 MACHINE="$(uname -sm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB"
@@ -112,7 +119,7 @@ try_distance() {
     local distance=$1 plies=$2
     local pos
     pos="$(position_after $((plies - distance)))"
-    $SOW solve --json --time "$LIMIT" "${DB_ARGS[@]}" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
+    $SOW solve --json --time "$LIMIT" "${SOLVE_ARGS[@]}" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
 }
 
 if [ "$COMPARE" = 1 ]; then
@@ -212,7 +219,7 @@ fi
 if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
     base="$OUT/kiothi/exact.json"
     [ -f "$base" ] || { echo "error: --past-limit reads $base: run the script without it first" >&2; exit 2; }
-    COMMAND="scripts/kiothi_exact.sh --past-limit $PAST_LIMIT --target $TARGET${DB_ARGS[*]:+ ${DB_ARGS[*]}}"
+    COMMAND="scripts/kiothi_exact.sh --past-limit $PAST_LIMIT --target $TARGET${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
     FILE="$(jq -r .file "$base")"
     if [ "$RENDER_ONLY" = 1 ]; then
         # The page again from the last run's JSON (its conditions too).
@@ -257,8 +264,8 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
         echo
         echo "For each game of [exact.md](exact.md) whose deepest exact distance within the limit is"
         echo "short of $TARGET plies: the distances after it, up to $TARGET, each proved with up to"
-        echo "$PAST_LIMIT s (\`sow solve --json --time $PAST_LIMIT\`, both cores), stopping at the first not"
-        echo "exact. Written by \`$COMMAND\`."
+        echo "$PAST_LIMIT s (\`sow solve --json --time $PAST_LIMIT\`, both cores, with the command's --hash"
+        echo "and --db when it gives them), stopping at the first not exact. Written by \`$COMMAND\`."
         echo
         conditions
         echo "- columns: the seconds at which the proved lower bound reached its final value (the"
@@ -337,7 +344,7 @@ jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg
     echo
     conditions
     echo "- games: the first $GAMES games that ended with no legal move in \`$FILE\`"
-    echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT\`"
+    echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT${HASH_ARGS[*]:+ ${HASH_ARGS[*]}}\`"
     echo "  (both cores), DISTANCE = 4, 8, 12, ... until one is not exact in time, then 2 less."
     stones="$(jq -r '[.games[].tries[].endgame_stones] | max // empty' "$tmp/exact.json")"
     if [ -n "$stones" ]; then
