@@ -45,7 +45,8 @@ enum Command {
     Apply(cli::apply::ApplyArgs),
     /// Count the move sequences of exactly DEPTH moves (RULES §4).
     Perft(cli::perft::PerftArgs),
-    /// Solve a Kpé variant completely: endgame database and opening phase.
+    /// Solve exactly: a Kpé variant whole, Kiothi's endgame tables, or a
+    /// Kiothi position's value.
     Solve(cli::solve::SolveArgs),
     /// Evaluate a position: exact for Kpé, by deep search for Kiothi.
     Eval(cli::eval::EvalArgs),
@@ -75,6 +76,8 @@ enum Command {
     /// of that many stones, reachable or not, in the database's order.
     Export(cli::export::ExportArgs),
     /// Serve the web oracle: play and analyse both games in the browser.
+    ///
+    /// The server reads no directory but --db.
     Serve(cli::serve::ServeArgs),
     /// Analyse a played game: every ply valued and marked (?? ? ?! !),
     /// per-player summaries, the ply at which the result was decided.

@@ -354,3 +354,22 @@ fn usage_errors_exit_2_without_panic() {
     let help = sow(&["--help"]);
     assert!(help.status.success());
 }
+
+#[test]
+fn every_command_with_a_database_describes_db_the_same_way() {
+    // `--db` is one definition (`cli::paths::DbDir`): Kiothi's endgame
+    // tables live in the same directory as the Kpé databases.
+    for cmd in [
+        "solve", "eval", "openings", "report", "variants", "stats", "export", "serve", "analyze",
+        "play",
+    ] {
+        let help = sow(&[cmd, "--help"]);
+        assert!(help.status.success(), "{cmd}");
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(
+            text.contains("--db <DIR>")
+                && text.contains("Database directory: Kpé databases and Kiothi endgame tables"),
+            "{cmd}: {text}"
+        );
+    }
+}

@@ -39,9 +39,8 @@ pub struct AnalyzeArgs {
     /// Transposition table size in MiB (Kiothi search).
     #[arg(long, value_name = "MB", default_value_t = 256)]
     pub hash: usize,
-    /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Also write DIR/analysis.md, DIR/analysis.json and DIR/values.svg.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -152,7 +151,7 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
                 ));
             }
             let (record, ignored) = replay(p, &game)?;
-            let mut oracle = super::eval::kpe_oracle(p, args.db.as_deref(), quiet)?;
+            let mut oracle = super::eval::kpe_oracle(p, args.db.given(), quiet)?;
             let info = GameInfo {
                 names: game.names,
                 opening_plies: game.opening_plies,
@@ -164,7 +163,7 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
             let (record, ignored) = replay(p, &game)?;
             let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
             let stop = crate::interrupt::ctrl_c_flag();
-            let tables = super::kiothi_tables::for_search(args.db.as_deref())?;
+            let tables = super::kiothi_tables::for_search(args.db.given())?;
             let info = GameInfo {
                 names: game.names,
                 opening_plies: game.opening_plies,

@@ -3,7 +3,7 @@
 //! value, and the perfect-play line; with `--multipv N` the first N moves
 //! with their lines too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{args, parse_position, AnyPosition, CliError, Out};
 use crate::analysis::evaluation::kpe_evaluation;
@@ -18,9 +18,8 @@ use crate::search::NoTables;
 pub struct EvalArgs {
     /// Position (quoted notation or a shortcut).
     pub position: String,
-    /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Search depth limit (plies).
     #[arg(long, value_parser = args::depth)]
     pub depth: Option<u32>,
@@ -50,12 +49,12 @@ impl EvalArgs {
         };
         let searched = self.depth.is_some() || self.time.is_some() || self.nodes.is_some();
         match parse_position(&self.position)? {
-            AnyPosition::Kpe(p) if !searched => run_kpe(&p, self.db.as_deref(), self.multipv, out),
+            AnyPosition::Kpe(p) if !searched => run_kpe(&p, self.db.given(), self.multipv, out),
             AnyPosition::Kpe(p) => {
                 super::search_eval::run(&p, budget, self.multipv, &NoTables, out)
             }
             AnyPosition::Kiothi(p) => {
-                let tables = super::kiothi_tables::for_search(self.db.as_deref())?;
+                let tables = super::kiothi_tables::for_search(self.db.given())?;
                 super::search_eval::run(&p, budget, self.multipv, &*tables, out)
             }
         }

@@ -81,9 +81,8 @@ pub struct ExportArgs {
     /// Output format: `csv`.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: ExportFormat,
-    /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Write to FILE (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -132,7 +131,7 @@ pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
         ));
     }
     let progress = Progress::auto(out.quiet || out.json);
-    let solution = kpe_db::open_solution(args.game, &kpe_db::db_dir(args.db.as_deref()), progress)?;
+    let solution = kpe_db::open_solution(args.game, &kpe_db::db_dir(args.db.given()), progress)?;
     let rows = match &args.out {
         None => export(&solution, selection, progress, out.writer(), None)?,
         Some(path) => {

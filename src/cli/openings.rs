@@ -20,9 +20,8 @@ pub struct OpeningsArgs {
     /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
     #[arg(value_parser = parse_game)]
     pub game: GameArg,
-    /// Kpé database directory.
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Directory of the reports.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
@@ -43,7 +42,7 @@ impl OpeningsArgs {
                 &self.out,
                 out,
             ),
-            GameArg::Kpe(v) => run_kpe(v, self.db.as_deref(), &self.out, out),
+            GameArg::Kpe(v) => run_kpe(v, self.db.given(), &self.out, out),
         }
     }
 
@@ -55,7 +54,7 @@ impl OpeningsArgs {
                 "time",
                 "--time is for Kiothi (searched openings); Kpé openings are exact, from the database",
             )),
-            GameArg::Kiothi(_) if self.db.is_some() => Err(CliError::usage(
+            GameArg::Kiothi(_) if self.db.given().is_some() => Err(CliError::usage(
                 "db",
                 "--db is for Kpé (its solved database); Kiothi openings are searched",
             )),

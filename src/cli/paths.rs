@@ -2,10 +2,27 @@
 //! command's work, inputs read whole with a bound on their size.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::CliError;
 use crate::files::{check_writable_dir, check_writable_parent, WriteError};
+
+/// `--db DIR`, defined once and flattened into every command that reads
+/// or writes the database directory.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct DbDir {
+    /// Database directory: Kpé databases and Kiothi endgame tables
+    /// (default: $SOW_DB, else ~/.local/share/sow).
+    #[arg(long = "db", id = "db", value_name = "DIR")]
+    path: Option<PathBuf>,
+}
+
+impl DbDir {
+    /// The directory given, if any (`kpe_db::db_dir` supplies the default).
+    pub fn given(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
 
 /// `--FLAG DIR` of a command that writes there after long work: created if
 /// needed and checked writable first, refused (kind `io`, exit 2) if not.

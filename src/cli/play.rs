@@ -5,7 +5,6 @@
 //! pipe; the end of the input ends the session cleanly.
 
 use std::io::BufRead;
-use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -56,9 +55,8 @@ pub struct PlayArgs {
     /// Seed of the weaker levels' choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Transposition table size in MiB (search).
     #[arg(long, value_name = "MB", default_value_t = 256)]
     pub hash: usize,
@@ -98,7 +96,7 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
     let mut input = stdin.lock();
     match start {
         AnyPosition::Kpe(p) if args.time.is_none() => {
-            let mut oracle = super::eval::kpe_oracle(&p, args.db.as_deref(), out.quiet)?;
+            let mut oracle = super::eval::kpe_oracle(&p, args.db.given(), out.quiet)?;
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kpe(p) => {
@@ -106,7 +104,7 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kiothi(p) => {
-            let tables = super::kiothi_tables::for_search(args.db.as_deref())?;
+            let tables = super::kiothi_tables::for_search(args.db.given())?;
             if let Some(n) = tables.max_stones() {
                 out.line(format!(
                     "endgame tables: {}",

@@ -42,9 +42,8 @@ pub struct ReportArgs {
     /// Small variant and table, for a quick end-to-end run (CI).
     #[arg(long)]
     pub quick: bool,
-    /// Database directory.
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Regenerate one part only (the index keeps the other part's last report).
     #[arg(long, value_enum)]
     pub only: Option<Part>,
@@ -56,7 +55,7 @@ impl ReportArgs {
             Part::Kpe => "kpe",
             Part::Kiothi => "kiothi",
         });
-        run(self.db.as_deref(), &self.out, self.quick, only, out)
+        run(self.db.given(), &self.out, self.quick, only, out)
     }
 }
 

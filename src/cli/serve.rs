@@ -2,7 +2,6 @@
 //! runs it).
 
 use std::net::IpAddr;
-use std::path::PathBuf;
 
 /// Serve the web oracle: a page to play and analyse both games in the
 /// browser, and its JSON API (README, `sow serve`).
@@ -15,10 +14,8 @@ pub struct ServeArgs {
     /// machine; anything else exposes it to the network).
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: IpAddr,
-    /// Kpé database directory (default: $SOW_DB, else ~/.local/share/sow);
-    /// the only directory the server reads.
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Open the page in the desktop's browser (`xdg-open`).
     #[arg(long)]
     pub open: bool,

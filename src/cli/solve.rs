@@ -1,7 +1,7 @@
 //! `sow solve kpe[:WxK]`: builds (or completes) a variant's database and
 //! reports the value of the start and of each first move.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use super::game_arg::parse_kpe_game;
@@ -19,9 +19,8 @@ pub struct SolveArgs {
     /// `kpe`, `kpe:WxK`, `kiothi` (its endgame tables), or a Kiothi
     /// play-phase position (quoted notation) whose exact value is proved.
     pub game: String,
-    /// Database directory (default: $SOW_DB, else ~/.local/share/sow).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Kiothi: stop after this many seconds with the proved bounds (default: no limit).
     #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
     pub time: Option<f64>,
@@ -55,7 +54,7 @@ pub struct SolveArgs {
 
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        let db = kpe_db::db_dir(self.db.as_deref());
+        let db = kpe_db::db_dir(self.db.given());
         if self.endgame_only && self.game.trim_start().starts_with("kiothi") {
             return Err(CliError::usage(
                 "endgame-only",
@@ -97,10 +96,10 @@ impl SolveArgs {
         }
         let variant = parse_kpe_game(&self.game)?;
         match self.endgame_only {
-            true => run_endgame(variant, self.db.as_deref(), out),
+            true => run_endgame(variant, self.db.given(), out),
             false => run(
                 variant,
-                self.db.as_deref(),
+                self.db.given(),
                 self.out_of_core.unwrap_or_default(),
                 out,
             ),

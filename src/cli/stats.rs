@@ -2,7 +2,7 @@
 //! on the board, exact for a solved Kpé variant (`analysis::kpe_stats`),
 //! estimated by engine self-play for Kiothi (`analysis::kiothi_stats`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::args::{self, TableFormat};
 use super::game_arg::{parse_game, GameArg};
@@ -24,9 +24,8 @@ pub struct StatsArgs {
     /// `csv` or `json`.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: TableFormat,
-    /// Database directory.
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Kiothi: self-play games (default 20).
     #[arg(long, value_name = "N", value_parser = args::games)]
     pub games: Option<usize>,
@@ -48,7 +47,7 @@ impl StatsArgs {
             }
             GameArg::Kpe(variant) => {
                 refuse_for_kpe(self.games, self.depth, self.seed)?;
-                run_kpe(variant, self.db.as_deref(), self.format, out)
+                run_kpe(variant, self.db.given(), self.format, out)
             }
         }
     }

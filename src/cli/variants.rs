@@ -55,9 +55,8 @@ pub fn table(
 /// `sow variants`: its command line.
 #[derive(clap::Args, Debug)]
 pub struct VariantsArgs {
-    /// Database directory.
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: super::paths::DbDir,
     /// Directory of the reports.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
@@ -69,7 +68,7 @@ pub struct VariantsArgs {
 impl VariantsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         super::paths::check_out_dir("out", &self.out)?;
-        run(self.db.as_deref(), &self.out, self.max_positions, out)
+        run(self.db.given(), &self.out, self.max_positions, out)
     }
 }
 

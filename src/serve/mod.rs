@@ -160,10 +160,10 @@ pub fn run(args: &ServeArgs, out: &mut Out) -> Result<(), CliError> {
             ),
         ));
     }
-    let tables = crate::cli::kiothi_tables::for_search(args.db.as_deref())?;
+    let tables = crate::cli::kiothi_tables::for_search(args.db.given())?;
     let state = Arc::new(
         AppState::new(
-            kpe_db::db_dir(args.db.as_deref()),
+            kpe_db::db_dir(args.db.given()),
             Limits::new(args.searches as usize, args.max_time),
         )
         .with_kiothi_tables(tables),
