@@ -353,6 +353,14 @@ fn usage_errors_exit_2_without_panic() {
     }
     let help = sow(&["--help"]);
     assert!(help.status.success());
+    // The search's `--hash` is one definition (`cli::args::SearchHash`)
+    // with its range check, in every command that takes it.
+    for cmd in [&["eval", "kiothi"][..], &["play"], &["analyze", "-"]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--hash", "0"]);
+        let (_, e) = refused(&args);
+        assert_eq!(e["field"], "hash", "{args:?}");
+    }
 }
 
 #[test]

@@ -36,9 +36,8 @@ pub struct AnalyzeArgs {
     /// Kiothi: search time per position, in seconds (default 1).
     #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
     pub time: Option<f64>,
-    /// Transposition table size in MiB (Kiothi search).
-    #[arg(long, value_name = "MB", default_value_t = 256)]
-    pub hash: usize,
+    #[command(flatten)]
+    pub hash: super::args::SearchHash,
     #[command(flatten)]
     pub db: super::paths::DbDir,
     /// Also write DIR/analysis.md, DIR/analysis.json and DIR/values.svg.
@@ -132,7 +131,7 @@ fn command_line() -> String {
 }
 
 pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
-    super::search_eval::check_hash(args.hash)?;
+    super::search_eval::check_hash(args.hash.mb)?;
     if let Some(dir) = &args.out {
         super::paths::check_out_dir("out", dir)?;
     }
@@ -169,8 +168,9 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
                 opening_plies: game.opening_plies,
                 method: super::kiothi_tables::search_method(seconds, threads, &tables),
             };
-            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop)
-                .with_exact(tables);
+            let mut oracle =
+                SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop)
+                    .with_exact(tables);
             analyze_and_print(&record, ignored, &mut oracle, info, args, out)
         }
     }

@@ -65,6 +65,16 @@ pub fn hash_mb(text: &str) -> Result<usize, CliError> {
     at_least_one("hash", text, " MiB").map(|n| n as usize)
 }
 
+/// `--hash MB` of a search (`eval`, `analyze`, `play`), defined once and
+/// flattened into each. (`solve`'s `--hash` sizes the prover's bound table,
+/// another table with another default.)
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct SearchHash {
+    /// Transposition table size in MiB (search).
+    #[arg(long = "hash", id = "hash", value_name = "MB", default_value_t = 256, value_parser = hash_mb)]
+    pub mb: usize,
+}
+
 /// `--depth D` of a search: at least 1.
 pub fn depth(text: &str) -> Result<u32, CliError> {
     let n = at_least_one("depth", text, "")?;

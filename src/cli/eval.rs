@@ -29,9 +29,8 @@ pub struct EvalArgs {
     /// Search node limit.
     #[arg(long, value_parser = args::nodes)]
     pub nodes: Option<u64>,
-    /// Transposition table size in MiB (search).
-    #[arg(long, value_name = "MB", default_value_t = 256, value_parser = args::hash_mb)]
-    pub hash: usize,
+    #[command(flatten)]
+    pub hash: super::args::SearchHash,
     /// The N best moves with values and lines (by search: each move's
     /// child searched to the same depth, sharing the budget).
     #[arg(long, value_name = "N")]
@@ -44,7 +43,7 @@ impl EvalArgs {
             depth: self.depth,
             seconds: self.time,
             nodes: self.nodes,
-            hash_mb: self.hash,
+            hash_mb: self.hash.mb,
             threads: rayon::current_num_threads(),
         };
         let searched = self.depth.is_some() || self.time.is_some() || self.nodes.is_some();

@@ -57,9 +57,8 @@ pub struct PlayArgs {
     pub seed: u64,
     #[command(flatten)]
     pub db: super::paths::DbDir,
-    /// Transposition table size in MiB (search).
-    #[arg(long, value_name = "MB", default_value_t = 256)]
-    pub hash: usize,
+    #[command(flatten)]
+    pub hash: super::args::SearchHash,
 }
 
 /// What `save FILE` writes: one JSON line that `sow analyze` reads.
@@ -84,7 +83,7 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             "sow play is interactive: --json is not supported",
         ));
     }
-    super::search_eval::check_hash(args.hash)?;
+    super::search_eval::check_hash(args.hash.mb)?;
     let start = parse_any(&args.position)?;
     let human = match args.side {
         SideArg::South => Side::South,
@@ -100,7 +99,8 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kpe(p) => {
-            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop);
+            let mut oracle =
+                SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop);
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kiothi(p) => {
@@ -111,8 +111,9 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
                     super::kiothi_tables::coverage(n)
                 ))?;
             }
-            let mut oracle = SearchOracle::new(Limits::seconds(seconds), threads, args.hash, stop)
-                .with_exact(tables);
+            let mut oracle =
+                SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop)
+                    .with_exact(tables);
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
     }
