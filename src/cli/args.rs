@@ -1,4 +1,5 @@
-//! Value parsers for the numbers of the command line. Each returns a
+//! Value parsers for the numbers of the command line, and the number flags
+//! that several commands share ([`SearchHash`]). Each parser returns a
 //! [`CliError`] naming its field, which `main.rs` prints as it is (kind
 //! `usage`), so a refused number reads the same whichever command took it.
 
