@@ -4,7 +4,8 @@
 #
 # Selection (deterministic): the first GAMES (default 6) games that ended
 # with no legal move (`"end":"over"`) in FILE (default: the games of the two
-# strongest engines, results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl).
+# strongest engines, results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl);
+# --file may be given more than once, GAMES games from each.
 # For each game, the position DISTANCE plies before its last position is
 # given to `sow solve --json --time LIMIT` (default 60 s, all cores) for
 # DISTANCE = 4, 8, 12, ... until one is not proved exact within the limit;
@@ -16,17 +17,20 @@
 # tables in DIR (`sow solve kiothi --stones N --db DIR`, built beforehand:
 # their build time is not in the proofs' times).
 #
-# Usage: scripts/kiothi_exact.sh [--games N] [--file F] [--limit S] [--out DIR] [--db DIR] [--hash MB]
-#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--db DIR] [--hash MB] [--render-only]
+# Usage: scripts/kiothi_exact.sh [--games N] [--file F]... [--limit S] [--out DIR] [--name NAME] [--db DIR] [--hash MB]
+#        scripts/kiothi_exact.sh --past-limit S [--target PLIES] [--out DIR] [--name NAME] [--db DIR] [--hash MB] [--render-only]
+#
+# --name NAME names the pages: OUT/kiothi/NAME.md and .json (default
+# exact), and NAME.past-limit.md and .json for --past-limit.
 #
 # --hash MB gives every proof a bound table of MB MiB (`sow solve --hash`;
 # default: sow's own, sized for proofs of about a minute).
 #
-# With --past-limit S, instead: for every game of OUT/kiothi/exact.json
+# With --past-limit S, instead: for every game of OUT/kiothi/NAME.json
 # (the run above) whose deepest exact distance is short of TARGET (default
 # 24, --target), the distances from 2 past it up to TARGET, each given S
 # seconds (stopping at the first not exact): how far beyond the limit the
-# missing plies are. Written to OUT/kiothi/exact.past-limit.md and .json,
+# missing plies are. Written to OUT/kiothi/NAME.past-limit.md and .json,
 # with the times at which the lower and the upper bound reached the value.
 # --render-only writes that page again from its JSON, running nothing.
 #
@@ -40,6 +44,8 @@ cd "$(dirname "$0")/.."
 
 GAMES=6
 FILE=results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl
+FILES=()
+NAME=exact
 LIMIT=60
 OUT=results
 MAX_DISTANCE=60
@@ -52,7 +58,8 @@ HASH_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --games) GAMES="$2"; shift 2 ;;
-        --file) FILE="$2"; shift 2 ;;
+        --file) FILES+=("$2"); FILE="$2"; shift 2 ;;
+        --name) NAME="$2"; shift 2 ;;
         --limit) LIMIT="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
         --max-distance) MAX_DISTANCE="$2"; shift 2 ;;
@@ -62,7 +69,7 @@ while [ $# -gt 0 ]; do
         --render-only) RENDER_ONLY=1; shift ;;
         --db) DB_ARGS=(--db "$2"); shift 2 ;;
         --hash) HASH_ARGS=(--hash "$2"); shift 2 ;;
-        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --max-distance, --compare, --past-limit, --target, --render-only, --db, --hash)" >&2; exit 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --name, --max-distance, --compare, --past-limit, --target, --render-only, --db, --hash)" >&2; exit 2 ;;
     esac
 done
 
@@ -77,7 +84,13 @@ elif [ -z "${SOW:-}" ]; then
 fi
 # The options every proof gets besides the time, as on the pages.
 SOLVE_ARGS=("${HASH_ARGS[@]}" "${DB_ARGS[@]}")
-COMMAND="scripts/kiothi_exact.sh --games $GAMES --file $FILE --limit $LIMIT --max-distance $MAX_DISTANCE${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
+[ ${#FILES[@]} -gt 0 ] || FILES=("$FILE")
+case "$NAME" in
+    ''|*/*|.*) echo "error: --name \`$NAME\` must be a plain file name (no directory)" >&2; exit 2 ;;
+esac
+NAME_ARGS=""
+[ "$NAME" = exact ] || NAME_ARGS=" --name $NAME"
+COMMAND="scripts/kiothi_exact.sh --games $GAMES$(printf ' --file %s' "${FILES[@]}") --limit $LIMIT --max-distance $MAX_DISTANCE$NAME_ARGS${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
 VERSION="$($SOW --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 MACHINE="$(uname -sm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(free -g | awk '/Mem:/{print $2}') GiB"
@@ -110,6 +123,16 @@ conditions() {
         echo "  The machine was shared (load above half its cores at the start): the times are inflated."
     else
         echo "  The machine was quiet at the start (load at most half its cores)."
+    fi
+}
+
+# A jq definition of `game_name`, a game's name on the pages: its number, after
+# its file's name (the pair of engines) when the run read $1 > 1 files.
+game_name_def() {
+    if [ "$1" -gt 1 ]; then
+        echo 'def game_name: "\(.file | split("/") | last | rtrimstr(".jsonl")) #\(.game)"; '
+    else
+        echo 'def game_name: "\(.game)"; '
     fi
 }
 
@@ -217,13 +240,12 @@ if [ "$COMPARE" = 1 ]; then
 fi
 
 if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
-    base="$OUT/kiothi/exact.json"
+    base="$OUT/kiothi/$NAME.json"
     [ -f "$base" ] || { echo "error: --past-limit reads $base: run the script without it first" >&2; exit 2; }
-    COMMAND="scripts/kiothi_exact.sh --past-limit $PAST_LIMIT --target $TARGET${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
-    FILE="$(jq -r .file "$base")"
+    COMMAND="scripts/kiothi_exact.sh --past-limit $PAST_LIMIT --target $TARGET$NAME_ARGS${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
     if [ "$RENDER_ONLY" = 1 ]; then
         # The page again from the last run's JSON (its conditions too).
-        past="$OUT/kiothi/exact.past-limit.json"
+        past="$OUT/kiothi/$NAME.past-limit.json"
         [ -f "$past" ] || { echo "error: --render-only reads $past: run --past-limit first" >&2; exit 2; }
         cp "$past" "$tmp/past.json"
         COMMAND="$(jq -r .command "$past")" VERSION="$(jq -r .version "$past")" DATE="$(jq -r .date "$past")"
@@ -239,16 +261,18 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
         while IFS= read -r g; do
             game=$(jq -r .game <<<"$g")
             deepest=$(jq -r .deepest_exact <<<"$g")
-            line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$FILE")"
+            file=$(jq -r .file <<<"$g")
+            line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$file")"
             plies=$(jq -r .plies <<<"$line")
             jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
             for ((distance = deepest + 2; distance <= TARGET && plies - distance >= 2; distance += 2)); do
-                r="$(try_distance "$distance" "$plies" | jq -c --argjson g "$game" '{game: $g} + .')"
+                r="$(try_distance "$distance" "$plies" | jq -c --argjson g "$game" --arg f "$file" '{file: $f, game: $g} + .')"
                 echo "$r" >> "$rows"
                 echo "past limit: $(jq -r '"game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
                 [ "$(jq -r .exact <<<"$r")" = true ] || break
             done
-        done < <(jq -c --argjson target "$TARGET" '.games[] | select(.deepest_exact < $target)' "$base")
+        done < <(jq -c --argjson target "$TARGET" '.file as $f | .games[] | select(.deepest_exact < $target)
+            | {file: $f} + .' "$base")
         SECONDS_TOTAL=$(( $(date +%s) - START ))
         LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
         jq -s --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
@@ -262,7 +286,7 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
     {
         echo "# Kiothi: the distances short of $TARGET plies, past the $(jq -r .limit_seconds "$base") s limit"
         echo
-        echo "For each game of [exact.md](exact.md) whose deepest exact distance within the limit is"
+        echo "For each game of [$NAME.md]($NAME.md) whose deepest exact distance within the limit is"
         echo "short of $TARGET plies: the distances after it, up to $TARGET, each proved with up to"
         echo "$PAST_LIMIT s (\`sow solve --json --time $PAST_LIMIT\`, both cores, with the command's --hash"
         echo "and --db when it gives them), stopping at the first not exact. Written by \`$COMMAND\`."
@@ -274,64 +298,68 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
         echo
         echo "| game | distance | exact | value | lower | upper | seconds | lower final at (s) | upper final at (s) | nodes |"
         echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
-        jq -r '.runs[] | . as $r
+        jq -r "$(game_name_def "$(jq '.files // [.file] | length' "$base")")"'.runs[] | . as $r
             | def at($k): if $r.exact then ([.bounds[] | select(.[$k] == $r[$k])] | first | .seconds // 0) * 10 | round / 10 else "-" end;
-            "| \(.game) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \(at("lower")) | \(at("upper")) | \(.nodes) |"' "$tmp/past.json"
+            "| \(game_name) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \(at("lower")) | \(at("upper")) | \(.nodes) |"' "$tmp/past.json"
     } > "$tmp/past.md"
     mkdir -p "$OUT/kiothi"
-    mv "$tmp/past.json" "$OUT/kiothi/exact.past-limit.json"
-    mv "$tmp/past.md" "$OUT/kiothi/exact.past-limit.md"
-    echo "wrote $OUT/kiothi/exact.past-limit.json and $OUT/kiothi/exact.past-limit.md" >&2
+    mv "$tmp/past.json" "$OUT/kiothi/$NAME.past-limit.json"
+    mv "$tmp/past.md" "$OUT/kiothi/$NAME.past-limit.md"
+    echo "wrote $OUT/kiothi/$NAME.past-limit.json and $OUT/kiothi/$NAME.past-limit.md" >&2
     exit 0
 fi
 
-index=0
-while IFS= read -r line && [ "$index" -lt "$GAMES" ]; do
-    [ "$(jq -r .end <<<"$line")" = over ] || continue
-    game=$(jq -r .game <<<"$line")
-    plies=$(jq -r .plies <<<"$line")
-    jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
-    tries="$tmp/tries.jsonl"
-    : > "$tries"
-    deepest=0
-    failed=0
-    distance=4
-    while [ "$distance" -le "$MAX_DISTANCE" ] && [ $((plies - distance)) -ge 2 ]; do
-        r="$(try_distance "$distance" "$plies")"
-        echo "$r" >> "$tries"
-        echo "game $game ($plies plies): distance $distance: $(jq -r '"exact \(.exact) value \(.value) [\(.lower), \(.upper)] \(.nodes) nodes \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
-        if [ "$(jq -r .exact <<<"$r")" = true ]; then
-            deepest=$distance
-            distance=$((distance + 4))
-        else
-            failed=$distance
-            break
+for FILE in "${FILES[@]}"; do
+    index=0
+    while IFS= read -r line && [ "$index" -lt "$GAMES" ]; do
+        [ "$(jq -r .end <<<"$line")" = over ] || continue
+        game=$(jq -r .game <<<"$line")
+        plies=$(jq -r .plies <<<"$line")
+        jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
+        tries="$tmp/tries.jsonl"
+        : > "$tries"
+        deepest=0
+        failed=0
+        distance=4
+        while [ "$distance" -le "$MAX_DISTANCE" ] && [ $((plies - distance)) -ge 2 ]; do
+            r="$(try_distance "$distance" "$plies")"
+            echo "$r" >> "$tries"
+            echo "${FILE##*/} game $game ($plies plies): distance $distance: $(jq -r '"exact \(.exact) value \(.value) [\(.lower), \(.upper)] \(.nodes) nodes \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+            if [ "$(jq -r .exact <<<"$r")" = true ]; then
+                deepest=$distance
+                distance=$((distance + 4))
+            else
+                failed=$distance
+                break
+            fi
+        done
+        if [ "$failed" -gt 0 ] && [ $((failed - 2)) -gt "$deepest" ]; then
+            r="$(try_distance $((failed - 2)) "$plies")"
+            echo "$r" >> "$tries"
+            echo "${FILE##*/} game $game: distance $((failed - 2)): $(jq -r '"exact \(.exact) \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+            if [ "$(jq -r .exact <<<"$r")" = true ]; then
+                deepest=$((failed - 2))
+            fi
         fi
-    done
-    if [ "$failed" -gt 0 ] && [ $((failed - 2)) -gt "$deepest" ]; then
-        r="$(try_distance $((failed - 2)) "$plies")"
-        echo "$r" >> "$tries"
-        echo "game $game: distance $((failed - 2)): $(jq -r '"exact \(.exact) \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
-        if [ "$(jq -r .exact <<<"$r")" = true ]; then
-            deepest=$((failed - 2))
-        fi
-    fi
-    jq -c -n --argjson game "$game" --argjson plies "$plies" --argjson deepest "$deepest" \
-        --arg south "$(jq -r .south <<<"$line")" --arg north "$(jq -r .north <<<"$line")" \
-        --slurpfile tries "$tries" \
-        '{game: $game, south: $south, north: $north, plies: $plies, deepest_exact: $deepest, tries: $tries}' >> "$games_json"
-    index=$((index + 1))
-done < "$FILE"
+        jq -c -n --argjson game "$game" --argjson plies "$plies" --argjson deepest "$deepest" \
+            --arg south "$(jq -r .south <<<"$line")" --arg north "$(jq -r .north <<<"$line")" \
+            --arg file "$FILE" --slurpfile tries "$tries" \
+            '{file: $file, game: $game, south: $south, north: $north, plies: $plies, deepest_exact: $deepest, tries: $tries}' >> "$games_json"
+        index=$((index + 1))
+    done < "$FILE"
+done
 
 SECONDS_TOTAL=$(( $(date +%s) - START ))
 LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
 mkdir -p "$OUT/kiothi"
-json="$OUT/kiothi/exact.json"
-md="$OUT/kiothi/exact.md"
+GAME_LABEL="$(game_name_def ${#FILES[@]})"
+json="$OUT/kiothi/$NAME.json"
+md="$OUT/kiothi/$NAME.md"
 jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
-    --arg file "$FILE" --argjson limit "$LIMIT" --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" \
+    --argjson files "$(printf '%s\n' "${FILES[@]}" | jq -R . | jq -s -c .)" --argjson limit "$LIMIT" \
+    --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" \
     --arg others "$OTHERS" --argjson seconds "$SECONDS_TOTAL" --slurpfile games "$games_json" \
-    '{command: $command, version: $version, date: $date, machine: $machine, file: $file,
+    '{command: $command, version: $version, date: $date, machine: $machine, files: $files,
       limit_seconds: $limit, run_seconds: $seconds,
       load_average: {start: $load_start, end: $load_end}, other_processes: $others,
       games: $games}' > "$tmp/exact.json"
@@ -343,7 +371,7 @@ jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg
     echo "value within $LIMIT s. Written by \`$COMMAND\`."
     echo
     conditions
-    echo "- games: the first $GAMES games that ended with no legal move in \`$FILE\`"
+    echo "- games: the first $GAMES games that ended with no legal move in $(printf '`%s`, ' "${FILES[@]}" | sed 's/, $//')"
     echo "- method: for the position DISTANCE plies before the last one, \`sow solve --json --time $LIMIT${HASH_ARGS[*]:+ ${HASH_ARGS[*]}}\`"
     echo "  (both cores), DISTANCE = 4, 8, 12, ... until one is not exact in time, then 2 less."
     stones="$(jq -r '[.games[].tries[].endgame_stones] | max // empty' "$tmp/exact.json")"
@@ -356,14 +384,14 @@ jq -n --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg
     echo
     echo "| game | South | North | plies | deepest exact (plies before the end) | value there | time there (s) | nodes there |"
     echo "|---:|---|---|---:|---:|---:|---:|---:|"
-    jq -r '.games[] | . as $g | ([.tries[] | select(.distance == $g.deepest_exact)] | first) as $t
-        | "| \(.game) | \(.south) | \(.north) | \(.plies) | \(.deepest_exact) | \($t.value // "-") | \(if $t then ($t.seconds*100|round/100) else "-" end) | \($t.nodes // "-") |"' "$tmp/exact.json"
+    jq -r "$GAME_LABEL"'.games[] | . as $g | ([.tries[] | select(.distance == $g.deepest_exact)] | first) as $t
+        | "| \(game_name) | \(.south) | \(.north) | \(.plies) | \(.deepest_exact) | \($t.value // "-") | \(if $t then ($t.seconds*100|round/100) else "-" end) | \($t.nodes // "-") |"' "$tmp/exact.json"
     echo
     echo "Every try (distance: value or proved bounds, time, nodes):"
     echo
     echo "| game | distance | exact | value | lower | upper | seconds | nodes | depth |"
     echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|"
-    jq -r '.games[] | .game as $g | .tries[]
+    jq -r "$GAME_LABEL"'.games[] | game_name as $g | .tries[]
         | "| \($g) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \(.nodes) | \(.depth) |"' "$tmp/exact.json"
 } > "$tmp/exact.md"
 
