@@ -73,6 +73,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+[ ${#FILES[@]} -gt 0 ] || FILES=("$FILE")
+if [ ${#FILES[@]} -gt 1 ] && { [ "$COMPARE" = 1 ] || [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; }; then
+    echo "error: --file may be given more than once only for the distances' run (--compare reads one file; --past-limit reads the files of NAME.json)" >&2
+    exit 2
+fi
+case "$NAME" in
+    ''|*/*|.*) echo "error: --name \`$NAME\` must be a plain file name (no directory)" >&2; exit 2 ;;
+esac
+
 command -v jq >/dev/null || { echo "error: jq is needed (apt-get install jq)" >&2; exit 2; }
 
 # SOW=path runs that binary instead of building target/release/sow.
@@ -84,10 +93,6 @@ elif [ -z "${SOW:-}" ]; then
 fi
 # The options every proof gets besides the time, as on the pages.
 SOLVE_ARGS=("${HASH_ARGS[@]}" "${DB_ARGS[@]}")
-[ ${#FILES[@]} -gt 0 ] || FILES=("$FILE")
-case "$NAME" in
-    ''|*/*|.*) echo "error: --name \`$NAME\` must be a plain file name (no directory)" >&2; exit 2 ;;
-esac
 NAME_ARGS=""
 [ "$NAME" = exact ] || NAME_ARGS=" --name $NAME"
 COMMAND="scripts/kiothi_exact.sh --games $GAMES$(printf ' --file %s' "${FILES[@]}") --limit $LIMIT --max-distance $MAX_DISTANCE$NAME_ARGS${SOLVE_ARGS[*]:+ ${SOLVE_ARGS[*]}}"
