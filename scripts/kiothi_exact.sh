@@ -273,7 +273,7 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
             for ((distance = deepest + 2; distance <= TARGET && plies - distance >= 2; distance += 2)); do
                 r="$(try_distance "$distance" "$plies" | jq -c --argjson g "$game" --arg f "$file" '{file: $f, game: $g} + .')"
                 echo "$r" >> "$rows"
-                echo "past limit: $(jq -r '"game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+                echo "past limit: $(jq -r '"\(.file | split("/") | last) game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
                 [ "$(jq -r .exact <<<"$r")" = true ] || break
             done
         done < <(jq -c --argjson target "$TARGET" '.file as $f | .games[] | select(.deepest_exact < $target)
