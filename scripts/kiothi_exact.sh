@@ -43,7 +43,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GAMES=6
-FILE=results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl
+DEFAULT_FILE=results/kiothi/games/ab_time_1-vs-ab_time_0.5.jsonl
 FILES=()
 NAME=exact
 LIMIT=60
@@ -58,7 +58,7 @@ HASH_ARGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --games) GAMES="$2"; shift 2 ;;
-        --file) FILES+=("$2"); FILE="$2"; shift 2 ;;
+        --file) FILES+=("$2"); shift 2 ;;
         --name) NAME="$2"; shift 2 ;;
         --limit) LIMIT="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
@@ -73,7 +73,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-[ ${#FILES[@]} -gt 0 ] || FILES=("$FILE")
+[ ${#FILES[@]} -gt 0 ] || FILES=("$DEFAULT_FILE")
 if [ ${#FILES[@]} -gt 1 ] && { [ "$COMPARE" = 1 ] || [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; }; then
     echo "error: --file may be given more than once only for the distances' run (--compare reads one file; --past-limit reads the files of NAME.json)" >&2
     exit 2
@@ -158,13 +158,13 @@ if [ "$COMPARE" = 1 ]; then
     # Settings: the defaults; one ply per move; the former table size; two
     # other ply costs (quarter plies for 1, 2, 3-4, 5+ moves).
     SETTINGS="default uniform hash512 cost0_2_4_6 cost0_3_4_4"
-    COMMAND="scripts/kiothi_exact.sh --compare --file $FILE --limit $LIMIT"
+    COMMAND="scripts/kiothi_exact.sh --compare --file ${FILES[0]} --limit $LIMIT"
     rows="$tmp/compare.jsonl"
     : > "$rows"
     for case in $CASES; do
         game=${case%%:*}
         distance=${case##*:}
-        line="$(jq -c --argjson g "$game" 'select(.game == $g)' "$FILE")"
+        line="$(jq -c --argjson g "$game" 'select(.game == $g)' "${FILES[0]}")"
         plies=$(jq -r .plies <<<"$line")
         jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
         pos="$(position_after $((plies - distance)))"
@@ -276,8 +276,7 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
                 echo "past limit: $(jq -r '"\(.file | split("/") | last) game \(.game) distance \(.distance): exact \(.exact) [\(.lower), \(.upper)] \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
                 [ "$(jq -r .exact <<<"$r")" = true ] || break
             done
-        done < <(jq -c --argjson target "$TARGET" '.file as $f | .games[] | select(.deepest_exact < $target)
-            | {file: $f} + .' "$base")
+        done < <(jq -c --argjson target "$TARGET" '.games[] | select(.deepest_exact < $target)' "$base")
         SECONDS_TOTAL=$(( $(date +%s) - START ))
         LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
         jq -s --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
@@ -303,7 +302,7 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
         echo
         echo "| game | distance | exact | value | lower | upper | seconds | lower final at (s) | upper final at (s) | nodes |"
         echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
-        jq -r "$(game_name_def "$(jq '.files // [.file] | length' "$base")")"'.runs[] | . as $r
+        jq -r "$(game_name_def "$(jq '.files | length' "$base")")"'.runs[] | . as $r
             | def at($k): if $r.exact then ([.bounds[] | select(.[$k] == $r[$k])] | first | .seconds // 0) * 10 | round / 10 else "-" end;
             "| \(game_name) | \(.distance) | \(.exact) | \(.value // "-") | \(.lower) | \(.upper) | \(.seconds*100|round/100) | \(at("lower")) | \(at("upper")) | \(.nodes) |"' "$tmp/past.json"
     } > "$tmp/past.md"
@@ -314,7 +313,7 @@ if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
     exit 0
 fi
 
-for FILE in "${FILES[@]}"; do
+for file in "${FILES[@]}"; do
     index=0
     while IFS= read -r line && [ "$index" -lt "$GAMES" ]; do
         [ "$(jq -r .end <<<"$line")" = over ] || continue
@@ -329,7 +328,7 @@ for FILE in "${FILES[@]}"; do
         while [ "$distance" -le "$MAX_DISTANCE" ] && [ $((plies - distance)) -ge 2 ]; do
             r="$(try_distance "$distance" "$plies")"
             echo "$r" >> "$tries"
-            echo "${FILE##*/} game $game ($plies plies): distance $distance: $(jq -r '"exact \(.exact) value \(.value) [\(.lower), \(.upper)] \(.nodes) nodes \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+            echo "${file##*/} game $game ($plies plies): distance $distance: $(jq -r '"exact \(.exact) value \(.value) [\(.lower), \(.upper)] \(.nodes) nodes \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
             if [ "$(jq -r .exact <<<"$r")" = true ]; then
                 deepest=$distance
                 distance=$((distance + 4))
@@ -341,17 +340,17 @@ for FILE in "${FILES[@]}"; do
         if [ "$failed" -gt 0 ] && [ $((failed - 2)) -gt "$deepest" ]; then
             r="$(try_distance $((failed - 2)) "$plies")"
             echo "$r" >> "$tries"
-            echo "${FILE##*/} game $game: distance $((failed - 2)): $(jq -r '"exact \(.exact) \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
+            echo "${file##*/} game $game: distance $((failed - 2)): $(jq -r '"exact \(.exact) \(.seconds|.*100|round/100) s"' <<<"$r")" >&2
             if [ "$(jq -r .exact <<<"$r")" = true ]; then
                 deepest=$((failed - 2))
             fi
         fi
         jq -c -n --argjson game "$game" --argjson plies "$plies" --argjson deepest "$deepest" \
             --arg south "$(jq -r .south <<<"$line")" --arg north "$(jq -r .north <<<"$line")" \
-            --arg file "$FILE" --slurpfile tries "$tries" \
+            --arg file "$file" --slurpfile tries "$tries" \
             '{file: $file, game: $game, south: $south, north: $north, plies: $plies, deepest_exact: $deepest, tries: $tries}' >> "$games_json"
         index=$((index + 1))
-    done < "$FILE"
+    done < "$file"
 done
 
 SECONDS_TOTAL=$(( $(date +%s) - START ))
