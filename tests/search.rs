@@ -510,7 +510,7 @@ fn several_threads_stop_on_the_flag_and_on_limits() {
     });
     assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
     assert_legal_pv(&p, &r);
-    // Time and node limits (checked by the main thread) stop the helpers too.
+    // Time and node limits stop every thread, whichever sees them first.
     let stop = AtomicBool::new(false);
     let start = std::time::Instant::now();
     let r = search(&p, &Limits::seconds(0.2), 2, &tt, &stop, &mut |_| {});
@@ -519,8 +519,10 @@ fn several_threads_stop_on_the_flag_and_on_limits() {
     let start = std::time::Instant::now();
     let r = search(&p, &Limits::nodes(100_000), 3, &tt, &stop, &mut |_| {});
     assert!(start.elapsed().as_secs_f64() < 2.0, "{:?}", start.elapsed());
-    // Helpers add their nodes to the count every 1024 nodes: the limit is
-    // noticed at most that late per helper.
-    assert!(r.nodes <= 100_000 + 2 * 1024, "{}", r.nodes);
+    // Each thread adds its nodes to the shared count every 1024 nodes and
+    // checks the limit every 64: once the count is past the limit by the
+    // other two threads' unflushed nodes, each stops within 64 nodes, even
+    // when one of the three waits for a core (CI has two).
+    assert!(r.nodes <= 100_000 + 2 * 1024 + 3 * 64, "{}", r.nodes);
     assert_legal_pv(&p, &r);
 }

@@ -100,7 +100,7 @@ pub(crate) struct Shared<'a, M> {
     /// Set by the caller (Ctrl-C).
     pub stop: &'a AtomicBool,
     /// Set when the search is over for every thread: the last iteration was
-    /// completed by some thread, or the main thread hit a limit.
+    /// completed by some thread, or some thread hit a limit.
     pub finished: AtomicBool,
     pub nodes: Padded<AtomicU64>,
     pub start: Instant,
@@ -231,8 +231,7 @@ pub(crate) struct Worker<'a, 's, G: Searchable> {
     shared: &'a Shared<'s, G::Move>,
     /// Exact values taken instead of searching (endgame tables).
     exact: &'a dyn ExactValues<G>,
-    /// Thread number; 0 is the main thread, which checks the limits and
-    /// reports progress.
+    /// Thread number; 0 is the main thread, which reports progress.
     thread: u8,
     main: bool,
     /// Positions on the current line above the node: (hash, position).
@@ -260,22 +259,26 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         }
     }
 
+    /// Every thread checks the limits, not only the main one: on a busy
+    /// machine the main thread may wait for a core while its helpers go on,
+    /// and a helper that completes an iteration past the node limit would
+    /// publish it. The first thread to see a limit ends the search for all.
     fn should_stop(&self) -> bool {
         let s = self.shared;
         if s.stop.load(Relaxed) || s.finished.load(Relaxed) {
             return true;
         }
-        if self.main {
-            if let Some(n) = s.limits.nodes {
-                if s.nodes.load(Relaxed) + self.local_nodes >= n {
-                    return true;
-                }
-            }
-            if let Some(t) = s.limits.seconds {
-                if s.start.elapsed().as_secs_f64() >= t {
-                    return true;
-                }
-            }
+        let over_nodes = s
+            .limits
+            .nodes
+            .is_some_and(|n| s.nodes.load(Relaxed) + self.local_nodes >= n);
+        let over_time = s
+            .limits
+            .seconds
+            .is_some_and(|t| s.start.elapsed().as_secs_f64() >= t);
+        if over_nodes || over_time {
+            s.finished.store(true, Relaxed);
+            return true;
         }
         false
     }
@@ -286,7 +289,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
     }
 
     /// Iterative deepening from `root` until some thread completes the last
-    /// iteration (depth limit or proven value), a limit is hit (main thread)
+    /// iteration (depth limit or proven value), some thread hits a limit
     /// or the stop flag is set. Every completed iteration is published in
     /// `Shared::best`; a thread goes on with the depth after the deepest one
     /// completed by any thread. The main thread passes `on_iter` each
