@@ -673,3 +673,33 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::kiothi::parse_position;
+    use crate::search::exact_values::NoTables;
+
+    /// A helper on its own, as when the main thread waits for a core: it
+    /// must stop at the node limit by itself and end the search for all,
+    /// not go on to complete (and publish) iterations past the limit.
+    #[test]
+    fn a_helper_alone_stops_at_the_node_limit() {
+        let p =
+            parse_position("kiothi 7,2,0,2,2,2,11,0,2,5,0,1,0,2,0,0,0,1,1,0 S play 13 9").unwrap();
+        let tt = TranspositionTable::new(16);
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            nodes: Some(20_000),
+            ..Limits::depth(12)
+        };
+        let shared = Shared::new(&tt, &stop, limits, 2);
+        Worker::new(&shared, &NoTables, 1).iterate(&p, &mut |_| {});
+        assert!(shared.finished.load(Relaxed));
+        let nodes = shared.nodes.load(Relaxed);
+        assert!(nodes <= 20_000 + CHECK, "{nodes}");
+        assert!(shared
+            .best()
+            .is_none_or(|r| r.depth < 12 && r.nodes <= nodes));
+    }
+}
