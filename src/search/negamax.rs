@@ -698,8 +698,7 @@ mod tests {
         assert!(shared.finished.load(Relaxed));
         let nodes = shared.nodes.load(Relaxed);
         assert!(nodes <= 20_000 + CHECK, "{nodes}");
-        assert!(shared
-            .best()
-            .is_none_or(|r| r.depth < 12 && r.nodes <= nodes));
+        // The node limit ended it, not the last iteration's completion.
+        assert!(shared.best().is_none_or(|r| r.depth < 12));
     }
 }
