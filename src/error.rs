@@ -93,9 +93,10 @@ impl InputError {
 }
 
 /// A command's failure, ready to print by the README's error contract
-/// (`crate::cli::Out::fail`): kind, field, message. Every layer above the
-/// rules (analysis, reports, the command line) returns it, so that a
-/// refusal keeps its field from where it is found to where it is printed.
+/// (`Out::fail` of the command line): kind, field, message. Every layer
+/// above the rules (analysis, reports, the web oracle, the command line)
+/// returns it, so that a refusal keeps its field from where it is found to
+/// where it is printed.
 #[derive(Debug)]
 pub struct CliError {
     /// `malformed`, `impossible`, `illegal_move`, `unsupported` (from

@@ -124,7 +124,7 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
     }
     let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
     match &cli.command {
-        Command::Serve(args) => sow::serve::run(args, out)?,
+        Command::Serve(args) => cli::serve::run(args, out)?,
         Command::Show(args) => args.run(out)?,
         Command::Moves(args) => args.run(out)?,
         Command::Apply(args) => args.run(out)?,

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sow::cli::parse_any;
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::games::parse_any;
 use sow::progress::Progress;
 use sow::solve::db::{self, entry, DbError, Encoding, FileId, FileKind, MappedFile};
 use sow::solve::solution::{check_solvable, Solution, SolveError};
@@ -45,7 +45,7 @@ fn sowing_from_the_last_pit_of_a_sixteen_pit_board() {
     // shifted by 128 bits (a panic with overflow checks).
     let p = parse_any("kpe:8x8").unwrap().to_string();
     let after = match parse_any(&p).unwrap() {
-        sow::cli::AnyPosition::Kpe(k) => k.play("7").unwrap(),
+        sow::games::AnyPosition::Kpe(k) => k.play("7").unwrap(),
         _ => unreachable!(),
     };
     let child = after.play("15").unwrap();

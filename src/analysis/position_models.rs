@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::error::InputError;
+use crate::error::{CliError, InputError};
 use crate::game::{Game, Side};
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpePosition;
@@ -238,6 +238,17 @@ impl RefusedMove {
             "move {} of {} (`{}`) refused: {}",
             self.index, self.of, self.text, self.error
         )
+    }
+}
+
+/// The error of a refused move: the rules' kind and field, the sequence's
+/// message, and the move's 1-based index.
+impl From<RefusedMove> for CliError {
+    fn from(r: RefusedMove) -> Self {
+        let mut err = CliError::from(r.error.clone());
+        err.message = r.message();
+        err.index = Some(r.index);
+        err
     }
 }
 

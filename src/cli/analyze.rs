@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{parse_any, AnyPosition, CliError, Out};
+use super::{AnyPosition, CliError, Out};
 use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
-use crate::analysis::game_text::{parse_game_text, GameText};
+use crate::analysis::game_replay::{find_start, replay};
+use crate::analysis::game_text::parse_game_text;
 use crate::analysis::oracle::{Oracle, SearchOracle};
 use crate::files;
 use crate::game::Game;
@@ -43,82 +44,6 @@ pub struct AnalyzeArgs {
     /// Also write DIR/analysis.md, DIR/analysis.json and DIR/values.svg.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-}
-
-/// Replays the moves from `start` by RULES and §0's repetition rule (the
-/// one game loop of `record.rs`); a game that ends by the third repetition
-/// stops there, and the moves after it are counted, not played.
-pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usize), CliError> {
-    let mut record = GameRecord::new(start.clone());
-    let n = game.moves.len();
-    for (i, mv) in game.moves.iter().enumerate() {
-        if record.is_finished() {
-            return Ok((record, n - i));
-        }
-        record.push_text(mv).map_err(|e| {
-            let mut err = CliError::from(e);
-            err.message = format!("move {} of {n} (`{mv}`) refused: {}", i + 1, err.message);
-            err.index = Some(i + 1);
-            err
-        })?;
-        if let Some(after) = game.after.get(i) {
-            let now = record.current().to_string();
-            let listed = parse_any(after).map(|p| p.to_string());
-            if listed.as_deref() != Ok(now.as_str()) {
-                return Err(CliError::new(
-                    "malformed",
-                    Some("file"),
-                    format!(
-                        "the position after move {} is `{now}`, the record says `{after}`",
-                        i + 1
-                    ),
-                ));
-            }
-        }
-    }
-    Ok((record, 0))
-}
-
-fn replays(start: &AnyPosition, game: &GameText) -> bool {
-    crate::with_position!(start, p => replay(p, game).is_ok())
-}
-
-/// The start: `--start`, else the record's, else the first standard start
-/// that replays every move (`sow apply` text output: the variant of the
-/// listed positions; a match record: kiothi, kiothi:five, kpe).
-pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, CliError> {
-    if let Some(text) = start.or(game.start.as_deref()) {
-        return parse_any(text).map_err(|e| {
-            let mut err = CliError::from(e);
-            err.field = Some("start".into());
-            err
-        });
-    }
-    let tag = game
-        .after
-        .first()
-        .and_then(|p| p.split_whitespace().next())
-        .map(str::to_string);
-    let candidates: Vec<String> = match tag {
-        Some(t) if t.starts_with("kiothi") => vec!["kiothi".into(), "kiothi:five".into()],
-        Some(t) => vec![t],
-        None => vec!["kiothi".into(), "kiothi:five".into(), "kpe".into()],
-    };
-    for c in &candidates {
-        if let Ok(p) = parse_any(c) {
-            if replays(&p, game) {
-                return Ok(p);
-            }
-        }
-    }
-    Err(CliError::new(
-        "malformed",
-        Some("start"),
-        format!(
-            "the record does not give its start position and none of {} replays its moves: pass --start POSITION",
-            candidates.join(", ")
-        ),
-    ))
 }
 
 /// The command line that reproduces this run, for the page.
@@ -162,11 +87,11 @@ pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliE
             let (record, ignored) = replay(p, &game)?;
             let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
             let stop = crate::interrupt::ctrl_c_flag();
-            let tables = super::kiothi_tables::for_search(args.db.given())?;
+            let tables = crate::analysis::kiothi_tables::for_search(args.db.given())?;
             let info = GameInfo {
                 names: game.names,
                 opening_plies: game.opening_plies,
-                method: super::kiothi_tables::search_method(seconds, threads, &tables),
+                method: crate::analysis::kiothi_tables::search_method(seconds, threads, &tables),
             };
             let mut oracle =
                 SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop)

@@ -2,7 +2,7 @@
 //! final position in notation as the last line.
 
 use super::{AnyPosition, CliError, Out};
-use crate::analysis::position_models::{apply_moves, RefusedMove};
+use crate::analysis::position_models::apply_moves;
 use crate::game::Game;
 
 /// `sow apply`: its command line.
@@ -36,16 +36,7 @@ pub fn apply<G: Game>(start: &G, moves: &[String], out: &mut Out) -> Result<(), 
         }
     });
     printed?;
-    let (model, last) = result.map_err(refused)?;
+    let (model, last) = result.map_err(CliError::from)?;
     out.model(&model)?;
     out.line(&last)
-}
-
-/// The error of a refused move: the rules' kind and field, the sequence's
-/// message, and the move's 1-based index.
-pub fn refused(r: RefusedMove) -> CliError {
-    let mut err = CliError::from(r.error.clone());
-    err.message = r.message();
-    err.index = Some(r.index);
-    err
 }

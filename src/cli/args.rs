@@ -4,6 +4,7 @@
 //! `usage`), so a refused number reads the same whichever command took it.
 
 use super::CliError;
+use crate::analysis::search_budget::check_seconds;
 
 fn whole<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError> {
     text.trim().parse().map_err(|_| {
@@ -117,17 +118,6 @@ pub fn seconds(text: &str) -> Result<f64, CliError> {
         )
     })?;
     check_seconds(s)
-}
-
-/// Refuses a `--time` that is not finite or under [`MIN_SECONDS`].
-pub fn check_seconds(s: f64) -> Result<f64, CliError> {
-    if !crate::search::Limits::takes_seconds(s) {
-        return Err(CliError::usage(
-            "time",
-            format!("--time must be a number of seconds, at least {MIN_SECONDS}, found {s}"),
-        ));
-    }
-    Ok(s)
 }
 
 /// `--format` of `sow stats`.

@@ -53,7 +53,7 @@ impl EvalArgs {
                 super::search_eval::run(&p, budget, self.multipv, &NoTables, out)
             }
             AnyPosition::Kiothi(p) => {
-                let tables = super::kiothi_tables::for_search(self.db.given())?;
+                let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
                 super::search_eval::run(&p, budget, self.multipv, &*tables, out)
             }
         }

@@ -4,7 +4,6 @@
 //! values from them.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -12,7 +11,7 @@ use serde::Serialize;
 use super::{CliError, Out};
 use crate::progress::Progress;
 use crate::solve::estimate;
-use crate::solve::kiothi_endgame::{table_path, KiothiEndgames, LayerReport, MAX_STONES};
+use crate::solve::kiothi_endgame::{table_path, KiothiEndgames, LayerReport};
 
 /// Stone counts built when `--stones` is not given.
 pub const DEFAULT_STONES: usize = 10;
@@ -30,29 +29,6 @@ struct TablesReport {
     bytes_on_disk: u64,
     peak_rss_mib: Option<f64>,
     seconds: f64,
-}
-
-/// The endgame tables in the database directory (`--db`, else the
-/// default) for a search (`eval`, `analyze`, `play`, `serve`): every stone
-/// count there is, memory-mapped and checked; none when it has none.
-pub fn for_search(db: Option<&Path>) -> Result<Arc<KiothiEndgames>, CliError> {
-    let db = crate::analysis::kpe_db::db_dir(db);
-    Ok(Arc::new(KiothiEndgames::load(&db, MAX_STONES)?))
-}
-
-/// What tables of 0-`n` warriors give, as `eval`, `solve` and `play`
-/// print it.
-pub fn coverage(n: usize) -> String {
-    format!("exact values of boards of 0-{n} warriors")
-}
-
-/// How a Kiothi search took its values, for an analysis page.
-pub fn search_method(seconds: f64, threads: usize, tables: &KiothiEndgames) -> String {
-    let tables = match tables.max_stones() {
-        Some(n) => format!("; endgame tables of 0-{n} warriors"),
-        None => String::new(),
-    };
-    format!("search, {seconds} s per position on {threads} thread(s) (exact where proved{tables})")
 }
 
 pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {

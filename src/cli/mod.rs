@@ -23,7 +23,6 @@ pub mod output;
 pub mod paths;
 pub mod perft;
 pub mod play;
-pub mod position;
 pub mod prove;
 pub mod report;
 pub mod search_eval;
@@ -34,9 +33,9 @@ pub mod stats;
 pub mod tune;
 pub mod variants;
 
+pub use crate::games::{parse_any, AnyPosition};
 pub use board::Board;
 pub use output::{CliError, Out};
-pub use position::{parse_any, AnyPosition};
 
 /// A position argument, its refusal by the error contract.
 pub fn parse_position(text: &str) -> Result<AnyPosition, CliError> {

@@ -104,11 +104,11 @@ pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliErro
             Session::new(p, human, args).play(&mut oracle, &mut input, out)
         }
         AnyPosition::Kiothi(p) => {
-            let tables = super::kiothi_tables::for_search(args.db.given())?;
+            let tables = crate::analysis::kiothi_tables::for_search(args.db.given())?;
             if let Some(n) = tables.max_stones() {
                 out.line(format!(
                     "endgame tables: {}",
-                    super::kiothi_tables::coverage(n)
+                    crate::analysis::kiothi_tables::coverage(n)
                 ))?;
             }
             let mut oracle =

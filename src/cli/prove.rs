@@ -9,8 +9,8 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use super::args::check_seconds;
 use super::{CliError, Out};
+use crate::analysis::search_budget::check_seconds;
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::Progress;
 use crate::search::bounds::BoundTable;
@@ -214,7 +214,10 @@ fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(
     }
     out.line(format!("best     {}", r.best.as_deref().unwrap_or("-")))?;
     if let Some(n) = r.endgame_stones {
-        out.line(format!("tables   {}", super::kiothi_tables::coverage(n)))?;
+        out.line(format!(
+            "tables   {}",
+            crate::analysis::kiothi_tables::coverage(n)
+        ))?;
     }
     out.line(format!("pv       {}", r.pv.join(" ")))?;
     if let Some(m) = r.final_margin {

@@ -8,48 +8,11 @@ use std::sync::atomic::Ordering;
 use super::{CliError, Out};
 use crate::analysis::evaluation::SearchEvaluation;
 use crate::analysis::move_values::{search_move_values, MoveValues};
-use crate::search::negamax::{Limits, SearchResult};
+pub use crate::analysis::search_budget::Budget;
+use crate::search::negamax::SearchResult;
 use crate::search::threads::search_with;
 use crate::search::tt::TranspositionTable;
 use crate::search::{ExactValues, Searchable};
-
-/// Search budget of `eval`; with none given, 5 seconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Budget {
-    pub depth: Option<u32>,
-    pub seconds: Option<f64>,
-    pub nodes: Option<u64>,
-    pub hash_mb: usize,
-    pub threads: usize,
-}
-
-pub const DEFAULT_SECONDS: f64 = 5.0;
-
-impl Budget {
-    /// Checks the numbers and turns them into search limits.
-    pub fn limits(&self) -> Result<Limits, CliError> {
-        if self.depth == Some(0) {
-            return Err(CliError::usage("depth", "--depth must be at least 1"));
-        }
-        self.seconds.map(super::args::check_seconds).transpose()?;
-        if self.nodes == Some(0) {
-            return Err(CliError::usage("nodes", "--nodes must be at least 1"));
-        }
-        if self.hash_mb == 0 {
-            return Err(CliError::usage("hash", "--hash must be at least 1 MiB"));
-        }
-        let none = self.depth.is_none() && self.seconds.is_none() && self.nodes.is_none();
-        Ok(Limits {
-            depth: self.depth,
-            seconds: if none {
-                Some(DEFAULT_SECONDS)
-            } else {
-                self.seconds
-            },
-            nodes: self.nodes,
-        })
-    }
-}
 
 /// Refuses a `--hash` of 0 or above the memory available.
 pub fn check_hash(mb: usize) -> Result<(), CliError> {
@@ -147,7 +110,10 @@ pub fn run<G: Searchable>(
         e.seconds
     ))?;
     if let Some(n) = e.endgame_stones {
-        out.line(format!("tables   {}", super::kiothi_tables::coverage(n)))?;
+        out.line(format!(
+            "tables   {}",
+            crate::analysis::kiothi_tables::coverage(n)
+        ))?;
     }
     out.line(format!("best     {}", e.best.as_deref().unwrap_or("-")))?;
     out.line(format!("pv       {}", e.pv.join(" ")))?;

@@ -1,7 +1,11 @@
-//! `sow serve`: the command-line flags of the web oracle (`crate::serve`
-//! runs it).
+//! `sow serve`: the web oracle's flags, checked, then `crate::serve` bound,
+//! its address printed and served until Ctrl-C.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
+
+use super::{CliError, Out};
+use crate::analysis::{kiothi_tables, kpe_db};
+use crate::serve::{AppState, Limits};
 
 /// Serve the web oracle: a page to play and analyse both games in the
 /// browser, and its JSON API (README, `sow serve`).
@@ -25,4 +29,42 @@ pub struct ServeArgs {
     /// Longest search a request may ask for, in seconds (`time` is capped to it).
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub max_time: f64,
+}
+
+/// The largest `--max-time`, in seconds: a day.
+pub const MAX_TIME_SECONDS: f64 = 86_400.0;
+
+/// `sow serve`: listens (loopback by default), prints the address, serves
+/// until Ctrl-C.
+pub fn run(args: &ServeArgs, out: &mut Out) -> Result<(), CliError> {
+    // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
+    // overflowed it, a panic).
+    if !(args.max_time > 0.0 && args.max_time <= MAX_TIME_SECONDS) {
+        return Err(CliError::usage(
+            "max-time",
+            format!(
+                "--max-time must be a positive number of seconds, at most {MAX_TIME_SECONDS} (a day), found {}",
+                args.max_time
+            ),
+        ));
+    }
+    let tables = kiothi_tables::for_search(args.db.given())?;
+    let state = AppState::new(
+        kpe_db::db_dir(args.db.given()),
+        Limits::new(args.searches as usize, args.max_time),
+    )
+    .with_kiothi_tables(tables);
+    let server = crate::serve::bind(SocketAddr::new(args.bind, args.port))?;
+    let url = format!("http://{}/", server.addr);
+    // Scripts and tests read the address from this line (`--json` too).
+    writeln!(out.writer(), "sow serve: listening on {url} (Ctrl-C stops)")?;
+    out.flush()?;
+    if args.open {
+        if let Err(e) = std::process::Command::new("xdg-open").arg(&url).spawn() {
+            eprintln!("warning: could not open a browser ({e}); open {url} yourself");
+        }
+    }
+    server.serve_until_ctrl_c(state);
+    writeln!(out.writer(), "sow serve: stopped")?;
+    Ok(())
 }

@@ -1,4 +1,7 @@
 //! Per-game rules, one module each.
 
+mod any;
 pub mod kiothi;
 pub mod kpe;
+
+pub use any::{parse_any, AnyPosition};

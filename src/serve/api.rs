@@ -18,9 +18,10 @@ use super::values;
 use crate::analysis::game_text::parse_game_text;
 use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
-use crate::cli::search_eval::Budget;
-use crate::cli::{apply::refused, parse_any, AnyPosition, CliError};
+use crate::analysis::search_budget::Budget;
+use crate::error::CliError;
 use crate::files::Sorted;
+use crate::games::{parse_any, AnyPosition};
 
 /// A refused request: the CLI's error object and an HTTP status.
 #[derive(Debug)]
@@ -218,7 +219,7 @@ pub async fn apply(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
         ));
     }
     crate::with_position!(&pos, p => {
-        let (model, _) = apply_moves(p, &moves, |_, _, _| {}).map_err(refused)?;
+        let (model, _) = apply_moves(p, &moves, |_, _, _| {}).map_err(CliError::from)?;
         json_model(&model)
     })
 }
@@ -326,7 +327,7 @@ pub async fn analyze(
             format!("at most {} moves per game", state.limits.max_moves),
         ));
     }
-    let start = crate::cli::analyze::find_start(&game, q.get("start"))?;
+    let start = crate::analysis::game_replay::find_start(&game, q.get("start"))?;
     let budget = q.budget(&state)?;
     let asked = match q.get("time") {
         Some(_) => budget.seconds.unwrap_or(DEFAULT_ANALYSIS_SECONDS),

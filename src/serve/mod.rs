@@ -3,8 +3,9 @@
 //! listening socket), a JSON API with the CLI's models and error contract,
 //! and bounded, cancellable searches.
 //!
-//! Layers: this module is an edge like `cli/` (it calls the commands' own
-//! code paths, see `api`), and only `main.rs` calls it.
+//! Layers: below `cli/` (whose `sow serve` binds it, prints the address and
+//! serves) and above `analysis/` and `report/`, whose models and code paths
+//! the API answers with, as the commands do.
 
 mod api;
 mod assets;
@@ -19,9 +20,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::analysis::kpe_db;
-use crate::cli::serve::ServeArgs;
-use crate::cli::{CliError, Out};
+use crate::error::CliError;
 pub use state::{AppState, Limits};
 
 /// The whole application: page, assets and API.
@@ -96,30 +95,56 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         })
 }
 
-async fn bind(addr: SocketAddr) -> Result<TcpListener, CliError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|e| CliError::usage("port", format!("cannot listen on {addr}: {e}")))
+/// A server listening on its address, not yet answering: the caller can
+/// print the address first (`sow serve`), then serve.
+pub struct Bound {
+    pub addr: SocketAddr,
+    rt: tokio::runtime::Runtime,
+    listener: TcpListener,
+}
+
+/// Listens on `addr` (port 0 picks a free one: see [`Bound::addr`]).
+pub fn bind(addr: SocketAddr) -> Result<Bound, CliError> {
+    let rt = runtime()?;
+    let listener = rt
+        .block_on(TcpListener::bind(addr))
+        .map_err(|e| CliError::usage("port", format!("cannot listen on {addr}: {e}")))?;
+    let addr = listener.local_addr()?;
+    Ok(Bound { addr, rt, listener })
+}
+
+impl Bound {
+    /// Serves on this thread until Ctrl-C.
+    pub fn serve_until_ctrl_c(self, state: AppState) {
+        self.rt
+            .block_on(serve(self.listener, Arc::new(state), async {
+                let _ = tokio::signal::ctrl_c().await;
+            }));
+    }
+
+    /// Serves on a thread of its own (tests, embedding) until the
+    /// [`Running`] handle stops it.
+    pub fn spawn(self, state: AppState) -> Running {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let Bound { addr, rt, listener } = self;
+        let state = Arc::new(state);
+        let thread = std::thread::spawn(move || {
+            rt.block_on(serve(listener, state, async {
+                let _ = rx.await;
+            }))
+        });
+        Running {
+            addr,
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    }
 }
 
 /// Starts a server on its own thread (tests, embedding) and returns once it
 /// listens.
 pub fn spawn(addr: SocketAddr, state: AppState) -> Result<Running, CliError> {
-    let rt = runtime()?;
-    let listener = rt.block_on(bind(addr))?;
-    let addr = listener.local_addr()?;
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let state = Arc::new(state);
-    let thread = std::thread::spawn(move || {
-        rt.block_on(serve(listener, state, async {
-            let _ = rx.await;
-        }))
-    });
-    Ok(Running {
-        addr,
-        stop: Some(tx),
-        thread: Some(thread),
-    })
+    Ok(bind(addr)?.spawn(state))
 }
 
 /// Serves until `shutdown` completes, then stops every search and lets the
@@ -141,48 +166,4 @@ async fn serve(
     {
         eprintln!("error: serving: {e}");
     }
-}
-
-/// The largest `--max-time`, in seconds: a day.
-pub const MAX_TIME_SECONDS: f64 = 86_400.0;
-
-/// `sow serve`: listens (loopback by default), prints the address, serves
-/// until Ctrl-C.
-pub fn run(args: &ServeArgs, out: &mut Out) -> Result<(), CliError> {
-    // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
-    // overflowed it, a panic).
-    if !(args.max_time > 0.0 && args.max_time <= MAX_TIME_SECONDS) {
-        return Err(CliError::usage(
-            "max-time",
-            format!(
-                "--max-time must be a positive number of seconds, at most {MAX_TIME_SECONDS} (a day), found {}",
-                args.max_time
-            ),
-        ));
-    }
-    let tables = crate::cli::kiothi_tables::for_search(args.db.given())?;
-    let state = Arc::new(
-        AppState::new(
-            kpe_db::db_dir(args.db.given()),
-            Limits::new(args.searches as usize, args.max_time),
-        )
-        .with_kiothi_tables(tables),
-    );
-    let rt = runtime()?;
-    let listener = rt.block_on(bind(SocketAddr::new(args.bind, args.port)))?;
-    let addr = listener.local_addr()?;
-    let url = format!("http://{addr}/");
-    // Scripts and tests read the address from this line.
-    writeln!(out.writer(), "sow serve: listening on {url} (Ctrl-C stops)")?;
-    out.flush()?;
-    if args.open {
-        if let Err(e) = std::process::Command::new("xdg-open").arg(&url).spawn() {
-            eprintln!("warning: could not open a browser ({e}); open {url} yourself");
-        }
-    }
-    rt.block_on(serve(listener, state, async {
-        let _ = tokio::signal::ctrl_c().await;
-    }));
-    writeln!(out.writer(), "sow serve: stopped")?;
-    Ok(())
 }

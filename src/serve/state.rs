@@ -12,7 +12,7 @@ use tokio::sync::Semaphore;
 
 use crate::analysis::kpe_db;
 use crate::analysis::oracle::KpeOracle;
-use crate::cli::CliError;
+use crate::error::CliError;
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
 use crate::solve::kiothi_endgame::KiothiEndgames;

@@ -16,9 +16,10 @@ use crate::analysis::game_text::GameText;
 use crate::analysis::levels::{level_move, Level};
 use crate::analysis::move_values::{search_move_values, MoveValues};
 use crate::analysis::oracle::{KpeOracle, Oracle, SearchOracle};
-use crate::cli::search_eval::Budget;
-use crate::cli::{AnyPosition, CliError};
+use crate::analysis::search_budget::Budget;
+use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::games::AnyPosition;
 use crate::rng::Rng;
 use crate::search::{search_with, ExactValues, NoTables, Searchable, TranspositionTable};
 use crate::solve::solution::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
@@ -216,7 +217,7 @@ pub fn analysis(
     let names = game.names.clone();
     let a = match start {
         AnyPosition::Kpe(p) => {
-            let (record, _) = crate::cli::analyze::replay(p, game)?;
+            let (record, _) = crate::analysis::game_replay::replay(p, game)?;
             with_kpe(state, p, |o| {
                 let info = GameInfo {
                     names,
@@ -227,14 +228,14 @@ pub fn analysis(
             })?
         }
         AnyPosition::Kiothi(p) => {
-            let (record, _) = crate::cli::analyze::replay(p, game)?;
+            let (record, _) = crate::analysis::game_replay::replay(p, game)?;
             let limits = crate::search::Limits::seconds(seconds);
             let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop)
                 .with_exact(state.kiothi_tables.clone());
             let info = GameInfo {
                 names,
                 opening_plies: game.opening_plies,
-                method: crate::cli::kiothi_tables::search_method(
+                method: crate::analysis::kiothi_tables::search_method(
                     seconds,
                     budget.threads,
                     &state.kiothi_tables,

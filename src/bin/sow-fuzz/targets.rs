@@ -10,10 +10,11 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use sow::cli::{parse_any, AnyPosition, CliError};
+use sow::error::CliError;
 use sow::error::InputError;
 use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{KpePosition, KpeVariant};
+use sow::games::{parse_any, AnyPosition};
 use sow::progress::Progress;
 use sow::rng::Rng;
 use sow::search::agents::AgentSpec;
@@ -283,9 +284,9 @@ const ANALYZED_POSITIONS: u64 = 5_000;
 /// analyze`); a game of a small Kpé variant then valued ply by ply.
 fn game_file(b: &[u8]) -> Outcome {
     use sow::analysis::annotate::analyze_game;
+    use sow::analysis::game_replay::{find_start, replay};
     use sow::analysis::game_text::parse_game_text;
     use sow::analysis::oracle::KpeOracle;
-    use sow::cli::analyze::{find_start, replay};
     let t = match text(b) {
         Ok(t) => t,
         Err(v) => return Ok(v),

@@ -1,29 +1,30 @@
 //! A position of any supported game, parsed from RULES §3 notation or a
 //! shortcut (`kpe`, `kpe:WxK`, `kiothi`, `kiothi:five`).
 //!
-//! The commands written for any game (`show`, `moves`, `apply`, `perft`)
-//! dispatch through [`with_position!`](crate::with_position); commands with
-//! game-specific paths (`eval`, `match`, `tune`) match on [`AnyPosition`]
-//! themselves.
+//! Code written for any game (the commands `show`, `moves`, `apply`,
+//! `perft`, a game record's replay) dispatches through
+//! [`with_position!`](crate::with_position); game-specific paths (`eval`,
+//! `match`, `tune`) match on [`AnyPosition`] themselves.
 
+use super::kiothi::{self, KiothiPosition};
+use super::kpe::{self, KpePosition};
 use crate::error::InputError;
-use crate::games::kpe::{self, KpePosition};
 
 /// A position of one of the supported games.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnyPosition {
     Kpe(KpePosition),
-    Kiothi(crate::games::kiothi::KiothiPosition),
+    Kiothi(KiothiPosition),
 }
 
-/// Runs `$body` with `$p` bound to the concrete position (`&G` where
-/// `G: Game + Board`), whatever the game.
+/// Runs `$body` with `$p` bound to the concrete position (`&KpePosition`
+/// or `&KiothiPosition`), whatever the game.
 #[macro_export]
 macro_rules! with_position {
     ($pos:expr, $p:ident => $body:expr) => {
         match $pos {
-            $crate::cli::AnyPosition::Kpe($p) => $body,
-            $crate::cli::AnyPosition::Kiothi($p) => $body,
+            $crate::games::AnyPosition::Kpe($p) => $body,
+            $crate::games::AnyPosition::Kiothi($p) => $body,
         }
     };
 }
@@ -45,9 +46,7 @@ pub fn parse_any(text: &str) -> Result<AnyPosition, InputError> {
     let game = first.split(':').next().unwrap_or(first);
     match game {
         "kpe" => Ok(AnyPosition::Kpe(kpe::parse_position(text)?)),
-        "kiothi" => Ok(AnyPosition::Kiothi(crate::games::kiothi::parse_position(
-            text,
-        )?)),
+        "kiothi" => Ok(AnyPosition::Kiothi(kiothi::parse_position(text)?)),
         _ => Err(InputError::malformed(
             "game",
             format!("unknown game `{first}`, expected `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`"),

@@ -1,0 +1,87 @@
+//! A played game read back: its moves replayed from the start by RULES
+//! (what `sow analyze` and the web oracle's analysis value), and the start
+//! found when the record does not give it.
+
+use crate::error::CliError;
+use crate::game::Game;
+use crate::games::{parse_any, AnyPosition};
+use crate::record::GameRecord;
+
+use super::game_text::GameText;
+use super::position_models::RefusedMove;
+
+/// Replays the moves from `start` by RULES and §0's repetition rule (the
+/// one game loop of `record.rs`); a game that ends by the third repetition
+/// stops there, and the moves after it are counted, not played.
+pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usize), CliError> {
+    let mut record = GameRecord::new(start.clone());
+    let n = game.moves.len();
+    for (i, mv) in game.moves.iter().enumerate() {
+        if record.is_finished() {
+            return Ok((record, n - i));
+        }
+        record.push_text(mv).map_err(|error| RefusedMove {
+            index: i + 1,
+            text: mv.clone(),
+            of: n,
+            error,
+        })?;
+        if let Some(after) = game.after.get(i) {
+            let now = record.current().to_string();
+            let listed = parse_any(after).map(|p| p.to_string());
+            if listed.as_deref() != Ok(now.as_str()) {
+                return Err(CliError::new(
+                    "malformed",
+                    Some("file"),
+                    format!(
+                        "the position after move {} is `{now}`, the record says `{after}`",
+                        i + 1
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((record, 0))
+}
+
+fn replays(start: &AnyPosition, game: &GameText) -> bool {
+    crate::with_position!(start, p => replay(p, game).is_ok())
+}
+
+/// The start: `--start`, else the record's, else the first standard start
+/// that replays every move (`sow apply` text output: the variant of the
+/// listed positions; a match record: kiothi, kiothi:five, kpe).
+pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, CliError> {
+    if let Some(text) = start.or(game.start.as_deref()) {
+        return parse_any(text).map_err(|e| {
+            let mut err = CliError::from(e);
+            err.field = Some("start".into());
+            err
+        });
+    }
+    let tag = game
+        .after
+        .first()
+        .and_then(|p| p.split_whitespace().next())
+        .map(str::to_string);
+    let candidates: Vec<String> = match tag {
+        Some(t) if t.starts_with("kiothi") => vec!["kiothi".into(), "kiothi:five".into()],
+        Some(t) => vec![t],
+        None => vec!["kiothi".into(), "kiothi:five".into(), "kpe".into()],
+    };
+    for c in &candidates {
+        if let Ok(p) = parse_any(c) {
+            if replays(&p, game) {
+                return Ok(p);
+            }
+        }
+    }
+    Err(CliError::new(
+        "malformed",
+        Some("start"),
+        format!(
+            "the record does not give its start position and none of {} replays its moves: pass --start POSITION",
+            candidates.join(", ")
+        ),
+    ))
+}
