@@ -2,7 +2,7 @@
 //! interrupted or failed command leaves no partial file behind.
 
 use std::fs;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// A file that could not be written, with its path.
@@ -73,26 +73,75 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), WriteError
         path: path.to_path_buf(),
         source,
     };
+    write_atomic_with(path, |file| {
+        let mut out = BufWriter::new(file);
+        for part in parts {
+            out.write_all(part).map_err(fail)?;
+        }
+        out.flush().map_err(fail)
+    })
+}
+
+/// Streams a file to `path` atomically, creating its directory: `write`
+/// fills a temporary file next to it, which is then synced and renamed
+/// over `path`; on any error (`write`'s own, a full disk, Ctrl-C seen by
+/// `write`) the temporary file is removed and `path` is left as it was.
+/// `write`'s error is returned as it is; the file's own failures as a
+/// [`WriteError`] naming `path`.
+pub fn write_atomic_with<T, E: From<WriteError>>(
+    path: &Path,
+    write: impl FnOnce(&mut fs::File) -> Result<T, E>,
+) -> Result<T, E> {
+    let fail = |source: std::io::Error| WriteError {
+        path: path.to_path_buf(),
+        source,
+    };
     check_replaceable(path).map_err(fail)?;
-    if let Some(dir) = path.parent() {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).map_err(fail)?;
     }
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    let write = || -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
-        for part in parts {
-            f.write_all(part)?;
-        }
-        f.sync_all()
-    };
-    if let Err(e) = write() {
-        let _ = fs::remove_file(&tmp);
-        return Err(fail(e));
+    let mut tmp = Temporary::create(path).map_err(fail)?;
+    let result = write(&mut tmp.file)?;
+    tmp.file.sync_all().map_err(fail)?;
+    tmp.rename_to(path).map_err(fail)?;
+    Ok(result)
+}
+
+/// The temporary file of an atomic write: `NAME.EXT.tmp` beside
+/// `NAME.EXT`, removed when dropped unless it was renamed.
+struct Temporary {
+    path: PathBuf,
+    file: fs::File,
+    renamed: bool,
+}
+
+impl Temporary {
+    fn create(target: &Path) -> std::io::Result<Self> {
+        let path = target.with_extension(format!(
+            "{}.tmp",
+            target.extension().and_then(|e| e.to_str()).unwrap_or("")
+        ));
+        let file = fs::File::create(&path)?;
+        Ok(Temporary {
+            path,
+            file,
+            renamed: false,
+        })
     }
-    fs::rename(&tmp, path).map_err(fail)
+
+    fn rename_to(&mut self, target: &Path) -> std::io::Result<()> {
+        fs::rename(&self.path, target)?;
+        self.renamed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// A model as pretty JSON with its keys in alphabetical order at every
@@ -169,6 +218,41 @@ mod tests {
         write_atomic(&file, b"a").unwrap();
         write_atomic(&file, b"b").unwrap();
         assert_eq!(fs::read(&file).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_stream_leaves_the_old_file_and_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("sow-files-stream-{}", std::process::id()));
+        let file = dir.join("sub").join("rows.csv");
+        let n: usize = write_atomic_with(&file, |f| -> Result<usize, WriteError> {
+            f.write_all(b"old").unwrap();
+            Ok(3)
+        })
+        .unwrap();
+        assert_eq!(n, 3);
+        #[derive(Debug)]
+        enum Failed {
+            File,
+            Interrupted,
+        }
+        impl From<WriteError> for Failed {
+            fn from(_: WriteError) -> Self {
+                Failed::File
+            }
+        }
+        let e = write_atomic_with(&file, |f| -> Result<(), Failed> {
+            f.write_all(b"half").unwrap();
+            Err(Failed::Interrupted)
+        })
+        .unwrap_err();
+        assert!(matches!(e, Failed::Interrupted), "{e:?}");
+        assert_eq!(fs::read(&file).unwrap(), b"old");
+        let names: Vec<_> = fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["rows.csv"]);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

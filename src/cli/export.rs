@@ -22,7 +22,6 @@
 //! region by stone count. Rows are written as they are produced, through one
 //! reused buffer: memory stays constant whatever the size of the export.
 
-use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -379,54 +378,22 @@ fn push_marks(b: &mut Vec<u8>, bits: u8, w: usize) {
 }
 
 /// Runs `write` on a temporary file next to `path`, then renames it to
-/// `path`; on any error (Ctrl-C included) the temporary file is removed.
+/// `path` (`files::write_atomic_with`); an error of the writing (a full
+/// disk, a file size limit) names the file.
 fn write_file_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    let fail = |e: std::io::Error| {
-        CliError::new("io", Some("out"), format!("--out {}: {e}", path.display()))
-    };
-    crate::files::check_replaceable(path).map_err(fail)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(fail)?;
-    }
-    let mut tmp = TempFile {
-        path: path.with_extension(format!(
-            "{}.tmp",
-            path.extension().and_then(|e| e.to_str()).unwrap_or("")
-        )),
-        renamed: false,
-    };
-    let mut file = File::create(&tmp.path).map_err(fail)?;
-    // A write error (disk full, a file size limit) names the file.
-    let result = write(&mut file).map_err(|e| match e.kind.as_str() {
-        "io" => CliError::new(
-            "io",
-            Some("out"),
-            format!("--out {}: {}", path.display(), e.message),
-        ),
-        _ => e,
-    })?;
-    file.sync_all().map_err(fail)?;
-    drop(file);
-    fs::rename(&tmp.path, path).map_err(fail)?;
-    tmp.renamed = true;
-    Ok(result)
-}
-
-/// A temporary file, removed when dropped unless it was renamed.
-struct TempFile {
-    path: PathBuf,
-    renamed: bool,
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.renamed {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
+    crate::files::write_atomic_with(path, |file| {
+        write(file).map_err(|e| match e.kind.as_str() {
+            "io" => CliError::new(
+                "io",
+                Some("out"),
+                format!("--out {}: {}", path.display(), e.message),
+            ),
+            _ => e,
+        })
+    })
 }
 
 #[cfg(test)]

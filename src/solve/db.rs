@@ -39,7 +39,7 @@
 
 use std::borrow::Cow;
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -381,23 +381,13 @@ fn write_raw(
     header.extend_from_slice(&(BLOCK as u64).to_le_bytes());
     header.extend_from_slice(&(blocks as u64).to_le_bytes());
     debug_assert_eq!(header.len(), HEADER);
-    let tmp = path.with_extension("sowdb.tmp");
-    let write = || -> std::io::Result<()> {
-        let mut out = BufWriter::new(File::create(&tmp)?);
-        out.write_all(&header)?;
-        out.write_all(table)?;
-        for part in parts {
-            out.write_all(part)?;
-        }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()
-    };
     // A failed write (disk full, a file size limit, no permission) leaves
     // no partial file behind, and the error names the file being written.
-    if let Err(e) = write().and_then(|()| fs::rename(&tmp, path)) {
-        let _ = fs::remove_file(&tmp);
-        return Err(io_err(path)(e));
-    }
-    Ok(())
+    let mut all: Vec<&[u8]> = Vec::with_capacity(parts.len() + 2);
+    all.push(&header);
+    all.push(table);
+    all.extend_from_slice(parts);
+    crate::files::write_atomic_parts(path, &all).map_err(|e| io_err(path)(e.source))
 }
 
 /// The bytes of a database file: mapped from disk, or owned (a file read
