@@ -2,6 +2,7 @@
 //! drawn by the program (SVG, no system libraries) and tables (CSV).
 
 pub mod analysis;
+pub mod export;
 pub mod index;
 pub mod kiothi;
 pub mod kiothi_openings;
