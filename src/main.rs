@@ -124,11 +124,11 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
     }
     let threads = cli.threads.unwrap_or_else(rayon::current_num_threads);
     match &cli.command {
-        Command::Serve(args) => cli::serve::run(args, out)?,
+        Command::Serve(args) => args.run(out)?,
         Command::Show(args) => args.run(out)?,
         Command::Moves(args) => args.run(out)?,
         Command::Apply(args) => args.run(out)?,
-        Command::Perft(args) => cli::perft::run(args, &cli::parse_position(&args.position)?, out)?,
+        Command::Perft(args) => args.run(out)?,
         Command::Solve(args) => args.run(out)?,
         Command::Eval(args) => args.run(out)?,
         Command::Openings(args) => args.run(out)?,
@@ -136,10 +136,10 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Report(args) => args.run(out)?,
         Command::Variants(args) => args.run(out)?,
         Command::Stats(args) => args.run(out)?,
-        Command::Export(args) => cli::export::run(args, out)?,
+        Command::Export(args) => args.run(out)?,
         Command::Tune(args) => args.run(out)?,
-        Command::Analyze(args) => cli::analyze::run(args, threads, out)?,
-        Command::Play(args) => cli::play::run(args, threads, out)?,
+        Command::Analyze(args) => args.run(threads, out)?,
+        Command::Play(args) => args.run(threads, out)?,
         Command::Completions(args) => cli::completions::run(args, &mut Cli::command(), out)?,
         Command::Man(args) => cli::man::run(args, &Cli::command(), out)?,
     }

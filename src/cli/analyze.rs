@@ -55,48 +55,52 @@ fn command_line() -> String {
     format!("sow {}", args.join(" "))
 }
 
-pub fn run(args: &AnalyzeArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
-    super::search_eval::check_hash(args.hash.mb)?;
-    if let Some(dir) = &args.out {
-        super::paths::check_out_dir("out", dir)?;
-    }
-    let file = (args.file != "-").then(|| Path::new(&args.file));
-    let name = format!("the game file {}", args.file);
-    let text = super::paths::read_input(file, "file", &name)?;
-    let game = parse_game_text(&text, args.record)?;
-    let start = find_start(&game, args.start.as_deref())?;
-    let quiet = out.quiet || out.json;
-    match &start {
-        AnyPosition::Kpe(p) => {
-            if args.time.is_some() {
-                return Err(CliError::usage(
-                    "time",
-                    "Kpé games are valued exactly from the database: --time is for Kiothi",
-                ));
-            }
-            let (record, ignored) = replay(p, &game)?;
-            let mut oracle = super::eval::kpe_oracle(p, args.db.given(), quiet)?;
-            let info = GameInfo {
-                names: game.names,
-                opening_plies: game.opening_plies,
-                method: "exact, from the solved database".to_string(),
-            };
-            analyze_and_print(&record, ignored, &mut oracle, info, args, out)
+impl AnalyzeArgs {
+    pub fn run(&self, threads: usize, out: &mut Out) -> Result<(), CliError> {
+        super::search_eval::check_hash(self.hash.mb)?;
+        if let Some(dir) = &self.out {
+            super::paths::check_out_dir("out", dir)?;
         }
-        AnyPosition::Kiothi(p) => {
-            let (record, ignored) = replay(p, &game)?;
-            let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
-            let stop = crate::interrupt::ctrl_c_flag();
-            let tables = crate::analysis::kiothi_tables::for_search(args.db.given())?;
-            let info = GameInfo {
-                names: game.names,
-                opening_plies: game.opening_plies,
-                method: crate::analysis::kiothi_tables::search_method(seconds, threads, &tables),
-            };
-            let mut oracle =
-                SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop)
-                    .with_exact(tables);
-            analyze_and_print(&record, ignored, &mut oracle, info, args, out)
+        let file = (self.file != "-").then(|| Path::new(&self.file));
+        let name = format!("the game file {}", self.file);
+        let text = super::paths::read_input(file, "file", &name)?;
+        let game = parse_game_text(&text, self.record)?;
+        let start = find_start(&game, self.start.as_deref())?;
+        let quiet = out.quiet || out.json;
+        match &start {
+            AnyPosition::Kpe(p) => {
+                if self.time.is_some() {
+                    return Err(CliError::usage(
+                        "time",
+                        "Kpé games are valued exactly from the database: --time is for Kiothi",
+                    ));
+                }
+                let (record, ignored) = replay(p, &game)?;
+                let mut oracle = super::eval::kpe_oracle(p, self.db.given(), quiet)?;
+                let info = GameInfo {
+                    names: game.names,
+                    opening_plies: game.opening_plies,
+                    method: "exact, from the solved database".to_string(),
+                };
+                analyze_and_print(&record, ignored, &mut oracle, info, self, out)
+            }
+            AnyPosition::Kiothi(p) => {
+                let (record, ignored) = replay(p, &game)?;
+                let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
+                let stop = crate::interrupt::ctrl_c_flag();
+                let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
+                let info = GameInfo {
+                    names: game.names,
+                    opening_plies: game.opening_plies,
+                    method: crate::analysis::kiothi_tables::search_method(
+                        seconds, threads, &tables,
+                    ),
+                };
+                let mut oracle =
+                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop)
+                        .with_exact(tables);
+                analyze_and_print(&record, ignored, &mut oracle, info, self, out)
+            }
         }
     }
 }

@@ -83,39 +83,42 @@ pub fn parse_selection(variant: KpeVariant, text: &str) -> Result<Selection, Cli
 }
 
 /// Runs the command.
-pub fn run(args: &ExportArgs, out: &mut Out) -> Result<(), CliError> {
-    let selection = parse_selection(args.game, &args.positions)?;
-    if out.json && args.out.is_none() {
-        return Err(CliError::usage(
-            "json",
-            "--json needs --out FILE (the CSV itself goes to stdout otherwise)",
-        ));
-    }
-    let progress = Progress::auto(out.quiet || out.json);
-    let solution = kpe_db::open_solution(args.game, &kpe_db::db_dir(args.db.given()), progress)?;
-    let rows = match &args.out {
-        None => export(&solution, selection, progress, out.writer(), None)?,
-        Some(path) => {
-            let stop = crate::interrupt::ctrl_c_flag();
-            write_file_atomically(path, |file| {
-                export(&solution, selection, progress, file, Some(&stop))
-            })?
+impl ExportArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        let selection = parse_selection(self.game, &self.positions)?;
+        if out.json && self.out.is_none() {
+            return Err(CliError::usage(
+                "json",
+                "--json needs --out FILE (the CSV itself goes to stdout otherwise)",
+            ));
         }
-    };
-    let Some(path) = &args.out else {
-        return Ok(());
-    };
-    if out.json {
-        return out.model_sorted(&ExportSummary {
-            format: "csv".into(),
-            game: "kpe".into(),
-            out: path.display().to_string(),
-            positions: args.positions.clone(),
-            rows,
-            variant: args.game.to_string(),
-        });
+        let progress = Progress::auto(out.quiet || out.json);
+        let solution =
+            kpe_db::open_solution(self.game, &kpe_db::db_dir(self.db.given()), progress)?;
+        let rows = match &self.out {
+            None => export(&solution, selection, progress, out.writer(), None)?,
+            Some(path) => {
+                let stop = crate::interrupt::ctrl_c_flag();
+                write_file_atomically(path, |file| {
+                    export(&solution, selection, progress, file, Some(&stop))
+                })?
+            }
+        };
+        let Some(path) = &self.out else {
+            return Ok(());
+        };
+        if out.json {
+            return out.model_sorted(&ExportSummary {
+                format: "csv".into(),
+                game: "kpe".into(),
+                out: path.display().to_string(),
+                positions: self.positions.clone(),
+                rows,
+                variant: self.game.to_string(),
+            });
+        }
+        out.info(format!("{rows} positions written to {}", path.display()))
     }
-    out.info(format!("{rows} positions written to {}", path.display()))
 }
 
 /// Runs `write` on a temporary file next to `path`, then renames it to

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{AnyPosition, CliError, Out, DIVIDE_LIMIT};
+use super::{CliError, Out, DIVIDE_LIMIT};
 use crate::game::Game;
 use crate::perft::{estimate, perft_count, Count};
 use crate::progress::Progress;
@@ -70,12 +70,9 @@ pub struct PerftReport {
 
 impl PerftArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        run(self, &super::parse_position(&self.position)?, out)
+        let pos = super::parse_position(&self.position)?;
+        crate::with_position!(&pos, p => perft(p, self, out))
     }
-}
-
-pub fn run(args: &PerftArgs, pos: &AnyPosition, out: &mut Out) -> Result<(), CliError> {
-    crate::with_position!(pos, p => perft(p, args, out))
 }
 
 pub fn perft<G: Game>(p: &G, args: &PerftArgs, out: &mut Out) -> Result<(), CliError> {

@@ -76,45 +76,47 @@ pub struct SavedGame {
     pub north: String,
 }
 
-pub fn run(args: &PlayArgs, threads: usize, out: &mut Out) -> Result<(), CliError> {
-    if out.json {
-        return Err(CliError::usage(
-            "json",
-            "sow play is interactive: --json is not supported",
-        ));
-    }
-    super::search_eval::check_hash(args.hash.mb)?;
-    let start = parse_any(&args.position)?;
-    let human = match args.side {
-        SideArg::South => Side::South,
-        SideArg::North => Side::North,
-    };
-    let seconds = args.time.unwrap_or(DEFAULT_SECONDS);
-    let stop = crate::interrupt::ctrl_c_flag();
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    match start {
-        AnyPosition::Kpe(p) if args.time.is_none() => {
-            let mut oracle = super::eval::kpe_oracle(&p, args.db.given(), out.quiet)?;
-            Session::new(p, human, args).play(&mut oracle, &mut input, out)
+impl PlayArgs {
+    pub fn run(&self, threads: usize, out: &mut Out) -> Result<(), CliError> {
+        if out.json {
+            return Err(CliError::usage(
+                "json",
+                "sow play is interactive: --json is not supported",
+            ));
         }
-        AnyPosition::Kpe(p) => {
-            let mut oracle =
-                SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop);
-            Session::new(p, human, args).play(&mut oracle, &mut input, out)
-        }
-        AnyPosition::Kiothi(p) => {
-            let tables = crate::analysis::kiothi_tables::for_search(args.db.given())?;
-            if let Some(n) = tables.max_stones() {
-                out.line(format!(
-                    "endgame tables: {}",
-                    crate::analysis::kiothi_tables::coverage(n)
-                ))?;
+        super::search_eval::check_hash(self.hash.mb)?;
+        let start = parse_any(&self.position)?;
+        let human = match self.side {
+            SideArg::South => Side::South,
+            SideArg::North => Side::North,
+        };
+        let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
+        let stop = crate::interrupt::ctrl_c_flag();
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        match start {
+            AnyPosition::Kpe(p) if self.time.is_none() => {
+                let mut oracle = super::eval::kpe_oracle(&p, self.db.given(), out.quiet)?;
+                Session::new(p, human, self).play(&mut oracle, &mut input, out)
             }
-            let mut oracle =
-                SearchOracle::new(Limits::seconds(seconds), threads, args.hash.mb, stop)
-                    .with_exact(tables);
-            Session::new(p, human, args).play(&mut oracle, &mut input, out)
+            AnyPosition::Kpe(p) => {
+                let mut oracle =
+                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop);
+                Session::new(p, human, self).play(&mut oracle, &mut input, out)
+            }
+            AnyPosition::Kiothi(p) => {
+                let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
+                if let Some(n) = tables.max_stones() {
+                    out.line(format!(
+                        "endgame tables: {}",
+                        crate::analysis::kiothi_tables::coverage(n)
+                    ))?;
+                }
+                let mut oracle =
+                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop)
+                        .with_exact(tables);
+                Session::new(p, human, self).play(&mut oracle, &mut input, out)
+            }
         }
     }
 }

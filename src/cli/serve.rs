@@ -36,35 +36,37 @@ pub const MAX_TIME_SECONDS: f64 = 86_400.0;
 
 /// `sow serve`: listens (loopback by default), prints the address, serves
 /// until Ctrl-C.
-pub fn run(args: &ServeArgs, out: &mut Out) -> Result<(), CliError> {
-    // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
-    // overflowed it, a panic).
-    if !(args.max_time > 0.0 && args.max_time <= MAX_TIME_SECONDS) {
-        return Err(CliError::usage(
-            "max-time",
-            format!(
-                "--max-time must be a positive number of seconds, at most {MAX_TIME_SECONDS} (a day), found {}",
-                args.max_time
-            ),
-        ));
-    }
-    let tables = kiothi_tables::for_search(args.db.given())?;
-    let state = AppState::new(
-        kpe_db::db_dir(args.db.given()),
-        Limits::new(args.searches as usize, args.max_time),
-    )
-    .with_kiothi_tables(tables);
-    let server = crate::serve::bind(SocketAddr::new(args.bind, args.port))?;
-    let url = format!("http://{}/", server.addr);
-    // Scripts and tests read the address from this line (`--json` too).
-    writeln!(out.writer(), "sow serve: listening on {url} (Ctrl-C stops)")?;
-    out.flush()?;
-    if args.open {
-        if let Err(e) = std::process::Command::new("xdg-open").arg(&url).spawn() {
-            eprintln!("warning: could not open a browser ({e}); open {url} yourself");
+impl ServeArgs {
+    pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
+        // overflowed it, a panic).
+        if !(self.max_time > 0.0 && self.max_time <= MAX_TIME_SECONDS) {
+            return Err(CliError::usage(
+                "max-time",
+                format!(
+                    "--max-time must be a positive number of seconds, at most {MAX_TIME_SECONDS} (a day), found {}",
+                    self.max_time
+                ),
+            ));
         }
+        let tables = kiothi_tables::for_search(self.db.given())?;
+        let state = AppState::new(
+            kpe_db::db_dir(self.db.given()),
+            Limits::new(self.searches as usize, self.max_time),
+        )
+        .with_kiothi_tables(tables);
+        let server = crate::serve::bind(SocketAddr::new(self.bind, self.port))?;
+        let url = format!("http://{}/", server.addr);
+        // Scripts and tests read the address from this line (`--json` too).
+        writeln!(out.writer(), "sow serve: listening on {url} (Ctrl-C stops)")?;
+        out.flush()?;
+        if self.open {
+            if let Err(e) = std::process::Command::new("xdg-open").arg(&url).spawn() {
+                eprintln!("warning: could not open a browser ({e}); open {url} yourself");
+            }
+        }
+        server.serve_until_ctrl_c(state);
+        writeln!(out.writer(), "sow serve: stopped")?;
+        Ok(())
     }
-    server.serve_until_ctrl_c(state);
-    writeln!(out.writer(), "sow serve: stopped")?;
-    Ok(())
 }
