@@ -150,23 +150,25 @@ impl<G: Game> GameRecord<G> {
     /// Final totals, once the game is finished.
     pub fn result(&self) -> Option<GameResult> {
         let termination = self.termination()?;
-        let pos = self.current();
-        let captured = pos.captured();
-        let extra = match termination {
-            Termination::NoMove => {
-                let s = pos.final_sweep();
-                [s[0] as f64, s[1] as f64]
-            }
-            Termination::Repetition => {
-                let half = pos.board_total() as f64 / 2.0;
-                [half, half]
-            }
-        };
         Some(GameResult {
             termination,
-            totals: [captured[0] as f64 + extra[0], captured[1] as f64 + extra[1]],
+            totals: final_totals(self.current(), Some(termination)),
         })
     }
+}
+
+/// The final totals per side (RULES §0), the one place they are counted:
+/// captures plus the sweep when the game ended with no legal move; plus
+/// half the board each when it ended by repetition, or stopped before its
+/// end (`None`: the ply cap, a record that stops there), scored as endless
+/// play.
+pub fn final_totals<G: Game>(pos: &G, ended: Option<Termination>) -> [f64; 2] {
+    let captured = pos.captured();
+    let extra = match ended {
+        Some(Termination::NoMove) => pos.final_sweep().map(|s| s as f64),
+        Some(Termination::Repetition) | None => [pos.board_total() as f64 / 2.0; 2],
+    };
+    [captured[0] as f64 + extra[0], captured[1] as f64 + extra[1]]
 }
 
 /// How a game played by [`play_out`] stopped.
@@ -215,16 +217,11 @@ pub fn play_out<G: Game>(
         };
         record.push(mv).expect("the game is not over");
     };
-    let pos = record.current();
-    let captured = pos.captured();
-    let extra = match stop {
-        Stop::Ended(Termination::NoMove) => pos.final_sweep().map(|s| s as f64),
-        Stop::Ended(Termination::Repetition) | Stop::PlyCap => [pos.board_total() as f64 / 2.0; 2],
+    let ended = match stop {
+        Stop::Ended(t) => Some(t),
+        Stop::PlyCap => None,
     };
-    (
-        stop,
-        [captured[0] as f64 + extra[0], captured[1] as f64 + extra[1]],
-    )
+    (stop, final_totals(record.current(), ended))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
-use crate::record::{GameRecord, Termination};
+use crate::record::{final_totals, GameRecord, Termination};
 use crate::search::Searchable;
 use crate::solve::solution::SolveError;
 
@@ -370,11 +370,7 @@ pub fn analyze_game<G: Searchable, O: Oracle<G>>(
             },
             r.totals,
         ),
-        None => {
-            let c = pos.captured();
-            let half = pos.board_total() as f64 / 2.0;
-            ("unfinished", [c[0] as f64 + half, c[1] as f64 + half])
-        }
+        None => ("unfinished", final_totals(pos, None)),
     };
     let final_sign = match points[0].partial_cmp(&points[1]) {
         Some(std::cmp::Ordering::Greater) => 1,

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::error::{CliError, InputError};
 use crate::game::{Game, Side};
+use crate::record::Termination;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpePosition;
 
@@ -105,11 +106,10 @@ pub fn listed_moves<G: Game>(p: &G) -> (u64, Option<Vec<String>>) {
     }
 }
 
-/// Totals at the end of the game: captures plus the final sweep.
+/// Totals at the end of the game (no legal move): captures plus the final
+/// sweep, as `record::final_totals` counts them, in whole stones.
 pub fn final_totals<G: Game>(p: &G) -> [u32; 2] {
-    let c = p.captured();
-    let s = p.final_sweep();
-    [c[0] + s[0], c[1] + s[1]]
+    crate::record::final_totals(p, Some(Termination::NoMove)).map(|t| t as u32)
 }
 
 /// `show --json`: the position, its board and its legal moves.
