@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use crate::error::{CliError, InputError};
 use crate::game::{Game, Side};
-use crate::record::Termination;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpePosition;
+use crate::record::Termination;
 
 /// Above this many legal moves, `show` and `moves` give the count only
 /// (`moves --all` enumerates them anyway).
