@@ -343,6 +343,33 @@ struct Ctx<'a, G> {
     start: Instant,
 }
 
+impl<'a, G> Ctx<'a, G> {
+    fn new(
+        table: &'a BoundTable,
+        exact: &'a dyn ExactValues<G>,
+        threads: usize,
+        limits: ProveLimits,
+        stop: &'a AtomicBool,
+    ) -> Self {
+        Ctx {
+            table,
+            exact,
+            pn: PnTable::new(match limits.method {
+                Method::Deepening => 0,
+                Method::ProofNumbers | Method::Mixed => (table.bytes() / 2) >> 20,
+            }),
+            threads: threads.max(1),
+            busy: Busy::new(),
+            stop,
+            cancel: AtomicBool::new(false),
+            out_of_budget: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            limits,
+            start: Instant::now(),
+        }
+    }
+}
+
 /// Which answers of a test `V ≥ t` its caller can use. A node needs all its
 /// moves to fail to answer "no", so once one move is left open (at this
 /// depth) only "yes" remains possible: a caller that needs "no" stops
@@ -806,22 +833,7 @@ pub fn prove_with_tables<G: Searchable>(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&ProveProgress),
 ) -> Proof<G::Move> {
-    let ctx = Ctx {
-        table,
-        exact,
-        pn: PnTable::new(match limits.method {
-            Method::Deepening => 0,
-            Method::ProofNumbers | Method::Mixed => (table.bytes() / 2) >> 20,
-        }),
-        threads: threads.max(1),
-        busy: Busy::new(),
-        stop,
-        cancel: AtomicBool::new(false),
-        out_of_budget: AtomicBool::new(false),
-        nodes: AtomicU64::new(0),
-        limits: *limits,
-        start: Instant::now(),
-    };
+    let ctx = Ctx::new(table, exact, threads, *limits, stop);
     let moves = root.search_moves();
     if moves.is_empty() {
         let v = root.terminal_value();
@@ -838,26 +850,12 @@ pub fn prove_with_tables<G: Searchable>(
     }
     let mut workers: Vec<Worker<G>> = (0..threads.max(1)).map(|_| Worker::new(&ctx)).collect();
     let root_key = root.zobrist();
-    let b = root.board_total() as i32;
-    let (mut lo, mut hi) = (-b, b);
-    if let Some(v) = exact.exact_value(root) {
-        (lo, hi) = (v, v);
-    }
-    if let Some(p) = table.probe(root_key) {
-        lo = lo.max(p.lo);
-        hi = hi.min(p.hi);
-    }
-    // The first guess: a short engine search through the same tables
-    // (deterministic: one thread, fixed depth and node caps).
-    let short = Limits {
-        depth: Some(8),
-        seconds: None,
-        nodes: Some(200_000),
+    let (lo, hi) = known_interval(root, root_key, table, exact);
+    let mut window = Window {
+        lo,
+        hi,
+        guess: first_guess(root, exact),
     };
-    let tt = TranspositionTable::new(16);
-    let no_stop = AtomicBool::new(false);
-    let mut guess = search_with(root, &short, 1, &tt, exact, &no_stop, &mut |_| {}).value;
-    let mut depth = 0;
     // After every root test, whichever method ran it.
     let mut report = |lower, upper, depth| {
         progress(&ProveProgress {
@@ -868,61 +866,22 @@ pub fn prove_with_tables<G: Searchable>(
             seconds: ctx.start.elapsed().as_secs_f64(),
         })
     };
-    if limits.method != Method::Deepening {
-        while lo < hi && !ctx.out_of_budget.load(Relaxed) {
-            guess = guess.clamp(lo, hi);
-            let t = if guess < hi { guess + 1 } else { guess };
-            let (r, d) = pn_root_test(root, root_key, &mut workers, t);
-            depth = depth.max(d);
-            lo = lo.max(r.lo);
-            hi = hi.min(r.hi);
-            report(lo, hi, depth);
-            if r.lo >= t {
-                guess = lo;
-            } else if r.hi < t {
-                guess = hi;
-            } else {
-                // Left open (lines past the ply cap): deepening takes over.
-                break;
-            }
+    let pn_depth = match limits.method {
+        Method::Deepening => 0,
+        Method::ProofNumbers | Method::Mixed => {
+            proof_number_tests(root, root_key, &mut workers, &mut window, &mut report)
         }
-    }
-    let mut root_kids: Vec<Kid<G>> = Vec::new();
-    while lo < hi && depth < MAX_DEPTH && !ctx.out_of_budget.load(Relaxed) {
-        depth += 1;
-        let mut inconclusive: Vec<i32> = Vec::new();
-        loop {
-            if lo >= hi || ctx.out_of_budget.load(Relaxed) {
-                break;
-            }
-            guess = guess.clamp(lo, hi);
-            // The thresholds still open at this depth: above the guess
-            // (`V ≥ guess + 1`) and at it (`V ≥ guess`).
-            let t = [guess + 1, guess]
-                .into_iter()
-                .find(|&t| t > lo && t <= hi && !inconclusive.contains(&t));
-            let Some(t) = t else { break };
-            let r = root_test(
-                root,
-                root_key,
-                &moves,
-                &mut root_kids,
-                &mut workers,
-                depth,
-                t,
-            );
-            lo = lo.max(r.lo);
-            hi = hi.min(r.hi);
-            if r.lo >= t {
-                guess = lo;
-            } else if r.hi < t {
-                guess = hi;
-            } else {
-                inconclusive.push(t);
-            }
-            report(lo, hi, depth);
-        }
-    }
+    };
+    let (depth, root_kids) = deepening_tests(
+        root,
+        root_key,
+        &moves,
+        &mut workers,
+        &mut window,
+        pn_depth,
+        &mut report,
+    );
+    let Window { lo, hi, .. } = window;
     table.store(
         root_key,
         Proved {
@@ -933,26 +892,7 @@ pub fn prove_with_tables<G: Searchable>(
         },
         u8::MAX,
     );
-    let (best, pv) = if lo == hi {
-        let pv = principal_variation(root, lo, table, exact);
-        match pv.first() {
-            Some(&m) => (Some(m), pv),
-            None => {
-                // The proof rests on a return to the root (not in the
-                // table): a move proved to keep the value in a root test.
-                let keeps = |i: usize| workers.iter().any(|w| w.root_lo.get(i) >= Some(&lo));
-                let best = (0..moves.len()).find(|&i| keeps(i)).map(|i| moves[i].0);
-                (best, best.into_iter().collect())
-            }
-        }
-    } else {
-        let best = root_kids
-            .iter()
-            .max_by_key(|k| k.lo)
-            .map(|k| k.mv)
-            .or(moves.first().map(|m| m.0));
-        (best, best.into_iter().collect())
-    };
+    let (best, pv) = best_line(root, lo, hi, &moves, &root_kids, &workers);
     Proof {
         lower: lo,
         upper: hi,
@@ -963,6 +903,164 @@ pub fn prove_with_tables<G: Searchable>(
         seconds: ctx.start.elapsed().as_secs_f64(),
         interrupted: lo < hi,
     }
+}
+
+/// The root's proved interval `[lo, hi]`, and the value the next test
+/// starts from (MTD(f)'s guess).
+struct Window {
+    lo: i32,
+    hi: i32,
+    guess: i32,
+}
+
+impl Window {
+    fn is_open(&self) -> bool {
+        self.lo < self.hi
+    }
+
+    /// Takes the result of a root test `V ≥ t`: the interval narrows, and
+    /// the guess moves to the bound the test proved. `false` when the test
+    /// was left open (neither answer proved).
+    fn take(&mut self, r: Iv, t: i32) -> bool {
+        self.lo = self.lo.max(r.lo);
+        self.hi = self.hi.min(r.hi);
+        if r.lo >= t {
+            self.guess = self.lo;
+        } else if r.hi < t {
+            self.guess = self.hi;
+        } else {
+            return false;
+        }
+        true
+    }
+}
+
+/// What is known of the root before any test: at most the board either
+/// way, or its endgame-table value, narrowed by the bound table's proofs.
+fn known_interval<G: Searchable>(
+    root: &G,
+    root_key: u64,
+    table: &BoundTable,
+    exact: &dyn ExactValues<G>,
+) -> (i32, i32) {
+    let b = root.board_total() as i32;
+    let (mut lo, mut hi) = (-b, b);
+    if let Some(v) = exact.exact_value(root) {
+        (lo, hi) = (v, v);
+    }
+    if let Some(p) = table.probe(root_key) {
+        lo = lo.max(p.lo);
+        hi = hi.min(p.hi);
+    }
+    (lo, hi)
+}
+
+/// The first guess: a short engine search through the same tables
+/// (deterministic: one thread, fixed depth and node caps).
+fn first_guess<G: Searchable>(root: &G, exact: &dyn ExactValues<G>) -> i32 {
+    let short = Limits {
+        depth: Some(8),
+        seconds: None,
+        nodes: Some(200_000),
+    };
+    let tt = TranspositionTable::new(16);
+    let no_stop = AtomicBool::new(false);
+    search_with(root, &short, 1, &tt, exact, &no_stop, &mut |_| {}).value
+}
+
+/// Root tests by proof numbers ([`pn_root_test`]) until the value is exact,
+/// the budget is spent, or a test is left open (lines past the ply cap),
+/// where deepening takes over. Returns the deepest iteration a deepening
+/// worker started ([`Method::Mixed`]).
+fn proof_number_tests<G: Searchable>(
+    root: &G,
+    root_key: u64,
+    workers: &mut [Worker<G>],
+    window: &mut Window,
+    report: &mut dyn FnMut(i32, i32, u32),
+) -> u32 {
+    let ctx = workers[0].ctx;
+    let mut depth = 0;
+    while window.is_open() && !ctx.out_of_budget.load(Relaxed) {
+        window.guess = window.guess.clamp(window.lo, window.hi);
+        let t = window.guess + i32::from(window.guess < window.hi);
+        let (r, d) = pn_root_test(root, root_key, workers, t);
+        depth = depth.max(d);
+        let answered = window.take(r, t);
+        report(window.lo, window.hi, depth);
+        if !answered {
+            break;
+        }
+    }
+    depth
+}
+
+/// Root tests by iterative deepening ([`root_test`]), from `depth`, until
+/// the value is exact, the budget is spent or [`MAX_DEPTH`]. At each depth
+/// the tests run at the guess and above it until both are answered or
+/// left open. Returns the last depth started, and the root moves' proved
+/// bounds.
+fn deepening_tests<G: Searchable>(
+    root: &G,
+    root_key: u64,
+    moves: &[(G::Move, G)],
+    workers: &mut [Worker<G>],
+    window: &mut Window,
+    mut depth: u32,
+    report: &mut dyn FnMut(i32, i32, u32),
+) -> (u32, Vec<Kid<G>>) {
+    let ctx = workers[0].ctx;
+    let mut root_kids = Vec::new();
+    while window.is_open() && depth < MAX_DEPTH && !ctx.out_of_budget.load(Relaxed) {
+        depth += 1;
+        let mut inconclusive: Vec<i32> = Vec::new();
+        while window.is_open() && !ctx.out_of_budget.load(Relaxed) {
+            window.guess = window.guess.clamp(window.lo, window.hi);
+            // The thresholds still open at this depth: above the guess
+            // (`V ≥ guess + 1`) and at it (`V ≥ guess`).
+            let (lo, hi) = (window.lo, window.hi);
+            let t = [window.guess + 1, window.guess]
+                .into_iter()
+                .find(|&t| t > lo && t <= hi && !inconclusive.contains(&t));
+            let Some(t) = t else { break };
+            let r = root_test(root, root_key, moves, &mut root_kids, workers, depth, t);
+            if !window.take(r, t) {
+                inconclusive.push(t);
+            }
+            report(window.lo, window.hi, depth);
+        }
+    }
+    (depth, root_kids)
+}
+
+/// The proof's best move and line. Exact: the line of best moves through
+/// the table, or, when the proof rests on a return to the root (not in the
+/// table), a move some root test proved to keep the value. Not exact: the
+/// move with the best proved lower bound.
+fn best_line<G: Searchable>(
+    root: &G,
+    lo: i32,
+    hi: i32,
+    moves: &[(G::Move, G)],
+    root_kids: &[Kid<G>],
+    workers: &[Worker<G>],
+) -> (Option<G::Move>, Vec<G::Move>) {
+    let ctx = workers[0].ctx;
+    if lo != hi {
+        let best = root_kids
+            .iter()
+            .max_by_key(|k| k.lo)
+            .map(|k| k.mv)
+            .or(moves.first().map(|m| m.0));
+        return (best, best.into_iter().collect());
+    }
+    let pv = principal_variation(root, lo, ctx.table, ctx.exact);
+    if let Some(&m) = pv.first() {
+        return (Some(m), pv);
+    }
+    let keeps = |i: usize| workers.iter().any(|w| w.root_lo.get(i) >= Some(&lo));
+    let best = (0..moves.len()).find(|&i| keeps(i)).map(|i| moves[i].0);
+    (best, best.into_iter().collect())
 }
 
 /// One root test `V ≥ t` by proof-number search, every worker from the
