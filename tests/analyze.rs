@@ -149,6 +149,34 @@ fn a_game_of_perfect_moves_keeps_the_value_throughout() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_match_record_names_its_start_so_a_variant_game_needs_no_start_flag() {
+    let dir = temp("match-record");
+    let records = dir.join("games.jsonl");
+    let o = sow(&[
+        "match",
+        "greedy",
+        "random",
+        "--game",
+        "kpe:3x3",
+        "--games",
+        "2",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&records).unwrap();
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["start"], "kpe:3x3 3,3,3,3,3,3 S ... ... 0 0");
+    // Without `start` in the record, none of the guessed starts (kiothi,
+    // kiothi:five, kpe) replays a kpe:3x3 game and `--start` was needed.
+    let v = analyze(records.to_str().unwrap(), &dir);
+    assert_eq!(v["start"], first["start"]);
+    assert_eq!(v["plies"].as_array().unwrap().len() as u64, first["plies"]);
+    assert_eq!(v["opening_plies"], 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// RULES §0 value by exhaustive negamax: a position already on the line
 /// scores 0 (endless play), the end of the game its sweep.
 fn negamax(pos: &KpePosition, path: &mut Vec<KpePosition>) -> i32 {

@@ -12,7 +12,7 @@ use crate::error::InputError;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameText {
     /// The start position in notation, when the text gives it (a match
-    /// record does not: its start is the match's `--game`).
+    /// record written before its `start` key was added does not).
     pub start: Option<String>,
     /// Every move in notation, in order (a match record's random opening
     /// plies first).

@@ -64,6 +64,9 @@ impl Default for MatchConfig {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GameRecord {
     pub game: usize,
+    /// The position the game started from, before the opening plies (RULES
+    /// §3): what `sow analyze` replays the record from.
+    pub start: String,
     /// Agent playing South and North.
     pub south: String,
     pub north: String,
@@ -305,6 +308,8 @@ fn seed_for(base: u64, a: u64, b: u64) -> u64 {
 /// balanced, its expected final margin for the player to move.
 #[derive(Clone, Debug)]
 pub struct Opening<G> {
+    /// The position the plies were played from.
+    pub start: G,
     pub plies: Vec<String>,
     pub position: G,
     pub value: Option<i32>,
@@ -326,6 +331,7 @@ pub fn random_opening<G: Searchable>(start: &G, plies: u32, rng: &mut Rng) -> Op
         position = child.clone();
     }
     Opening {
+        start: start.clone(),
         plies: played,
         position,
         value: None,
@@ -422,6 +428,7 @@ fn play_game<G: Searchable>(
     };
     GameRecord {
         game: g,
+        start: opening.start.to_string(),
         south: south.to_string(),
         north: north.to_string(),
         plies: opening.plies.len() + moves.len(),
