@@ -292,96 +292,25 @@ pub fn analyze_game<G: Searchable, O: Oracle<G>>(
     on_ply: &mut dyn FnMut(usize, usize),
 ) -> Result<GameAnalysis, SolveError> {
     let moves = record.moves();
-    let mut positions = Vec::with_capacity(moves.len() + 1);
-    let mut judged = Vec::with_capacity(moves.len());
-    positions.push(record.start().clone());
-    for (i, mv) in moves.iter().enumerate() {
-        on_ply(i, moves.len() + 1);
-        let pos = &positions[i];
-        judged.push(oracle.judge(pos, mv)?);
-        let next = pos.play_unchecked(mv);
-        positions.push(next);
-    }
-    on_ply(moves.len(), moves.len() + 1);
+    let JudgedGame {
+        positions,
+        judged,
+        last,
+    } = judge_game(record, oracle, on_ply)?;
+    let plies: Vec<PlyAnalysis> = (0..moves.len())
+        .map(|i| ply_row(i, &positions[i], &judged[i], &moves[i]))
+        .collect();
+    let players = summarize_players(&plies, &positions, &info);
     let pos = positions.last().expect("the start");
-    let (last_value, last_exact) = oracle.value(pos)?;
-    on_ply(moves.len() + 1, moves.len() + 1);
-    played_from_proven_successors(&mut judged, &positions, moves, (last_value, last_exact));
-
-    let mut plies = Vec::with_capacity(moves.len());
-    let mut margins = Vec::with_capacity(moves.len() + 1);
-    let mut players = Players::default();
-    let mut losses = [0i64; 2];
-    let mut keeping = [0usize; 2];
-    for (i, (j, mv)) in judged.iter().zip(moves).enumerate() {
-        let pos = &positions[i];
-        let loss = j.loss();
-        let t = Thresholds::for_values(j.exact);
-        let only = loss == 0 && j.others_best.is_some_and(|o| j.value - o >= t.inaccuracy);
-        let mark = t.mark(loss).or(only.then_some(Mark::Only));
-        let side = pos.side_to_move();
-        if i >= info.opening_plies {
-            let summary = match side {
-                Side::South => &mut players.south,
-                Side::North => &mut players.north,
-            };
-            summary.moves += 1;
-            if let Some(m) = mark {
-                summary.marks.add(m);
-            }
-            losses[side.index()] += loss as i64;
-            keeping[side.index()] += t.keeps_value(loss) as usize;
-        }
-        let margin = south_margin(pos, j.value);
-        margins.push((margin, j.value_exact));
-        plies.push(PlyAnalysis {
-            ply: i + 1,
-            side: side.letter().to_string(),
-            mv: mv.to_string(),
-            value: j.value,
-            played: j.played,
-            best: j.best.iter().map(|m| m.to_string()).collect(),
-            loss,
-            mark,
-            exact: j.exact,
-            position: pos.to_string(),
-            south_margin: margin,
-            depth: j.depth,
-        });
-    }
-    let last_margin = south_margin(pos, last_value);
-    margins.push((last_margin, last_exact));
-
-    for (side, summary) in [(0, &mut players.south), (1, &mut players.north)] {
-        if summary.moves > 0 {
-            summary.value_keeping = Some(keeping[side] as f64 / summary.moves as f64);
-            summary.mean_loss = Some(losses[side] as f64 / summary.moves as f64);
-        }
-    }
-    let [south_name, north_name] = info.names;
-    players.south.name = south_name;
-    players.north.name = north_name;
-
-    let (end, points) = match record.result() {
-        Some(r) => (
-            match r.termination {
-                Termination::NoMove => "over",
-                Termination::Repetition => "repetition",
-            },
-            r.totals,
-        ),
-        None => ("unfinished", final_totals(pos, None)),
-    };
-    let final_sign = match points[0].partial_cmp(&points[1]) {
-        Some(std::cmp::Ordering::Greater) => 1,
-        Some(std::cmp::Ordering::Less) => -1,
-        _ => 0,
-    };
-    let winner = match final_sign {
-        1 => Some("S".to_string()),
-        -1 => Some("N".to_string()),
-        _ => None,
-    };
+    let (ending, final_sign) = ending(record, pos, last);
+    // South's margin before each ply and at the end, with whether it is
+    // proven: where the result was decided.
+    let margins: Vec<(i32, bool)> = judged
+        .iter()
+        .zip(&positions)
+        .map(|(j, p)| (south_margin(p, j.value), j.value_exact))
+        .chain([(ending.south_margin, ending.exact)])
+        .collect();
     Ok(GameAnalysis {
         game: record
             .start()
@@ -394,14 +323,7 @@ pub fn analyze_game<G: Searchable, O: Oracle<G>>(
         plies,
         players,
         decided_at: decided_from(&margins, final_sign),
-        ending: Ending {
-            end,
-            position: pos.to_string(),
-            points,
-            winner,
-            south_margin: last_margin,
-            exact: last_exact,
-        },
+        ending,
         opening_plies: info.opening_plies,
         method: info.method,
         thresholds: ThresholdSet {
@@ -409,6 +331,130 @@ pub fn analyze_game<G: Searchable, O: Oracle<G>>(
             estimate: Thresholds::ESTIMATE,
         },
     })
+}
+
+/// A game's positions and what the oracle said of them.
+struct JudgedGame<G: Searchable> {
+    /// The start, then the position after each move.
+    positions: Vec<G>,
+    /// Each move played, judged from the position before it.
+    judged: Vec<Judgement<G::Move>>,
+    /// The last position's value, and whether it is proven.
+    last: (i32, bool),
+}
+
+/// The oracle's judgement of every move played and its value of the last
+/// position.
+fn judge_game<G: Searchable, O: Oracle<G>>(
+    record: &GameRecord<G>,
+    oracle: &mut O,
+    on_ply: &mut dyn FnMut(usize, usize),
+) -> Result<JudgedGame<G>, SolveError> {
+    let moves = record.moves();
+    let mut positions = Vec::with_capacity(moves.len() + 1);
+    let mut judged = Vec::with_capacity(moves.len());
+    positions.push(record.start().clone());
+    for (i, mv) in moves.iter().enumerate() {
+        on_ply(i, moves.len() + 1);
+        let pos = &positions[i];
+        judged.push(oracle.judge(pos, mv)?);
+        let next = pos.play_unchecked(mv);
+        positions.push(next);
+    }
+    on_ply(moves.len(), moves.len() + 1);
+    let last = oracle.value(positions.last().expect("the start"))?;
+    on_ply(moves.len() + 1, moves.len() + 1);
+    played_from_proven_successors(&mut judged, &positions, moves, last);
+    Ok(JudgedGame {
+        positions,
+        judged,
+        last,
+    })
+}
+
+/// Ply `i + 1`: the move `mv` played from `pos`, as judged, with its loss
+/// and mark (`!` when it alone keeps the value).
+fn ply_row<G: Searchable>(i: usize, pos: &G, j: &Judgement<G::Move>, mv: &G::Move) -> PlyAnalysis {
+    let loss = j.loss();
+    let t = Thresholds::for_values(j.exact);
+    let only = loss == 0 && j.others_best.is_some_and(|o| j.value - o >= t.inaccuracy);
+    PlyAnalysis {
+        ply: i + 1,
+        side: pos.side_to_move().letter().to_string(),
+        mv: mv.to_string(),
+        value: j.value,
+        played: j.played,
+        best: j.best.iter().map(|m| m.to_string()).collect(),
+        loss,
+        mark: t.mark(loss).or(only.then_some(Mark::Only)),
+        exact: j.exact,
+        position: pos.to_string(),
+        south_margin: south_margin(pos, j.value),
+        depth: j.depth,
+    }
+}
+
+/// Each player's moves in sum, the plies no player chose (`info`'s
+/// opening) left out.
+fn summarize_players<G: Game>(plies: &[PlyAnalysis], positions: &[G], info: &GameInfo) -> Players {
+    let mut players = Players::default();
+    let mut losses = [0i64; 2];
+    let mut keeping = [0usize; 2];
+    for (p, pos) in plies.iter().zip(positions).skip(info.opening_plies) {
+        let side = pos.side_to_move();
+        let summary = match side {
+            Side::South => &mut players.south,
+            Side::North => &mut players.north,
+        };
+        summary.moves += 1;
+        if let Some(m) = p.mark {
+            summary.marks.add(m);
+        }
+        losses[side.index()] += p.loss as i64;
+        keeping[side.index()] += Thresholds::for_values(p.exact).keeps_value(p.loss) as usize;
+    }
+    for (side, summary) in [(0, &mut players.south), (1, &mut players.north)] {
+        if summary.moves > 0 {
+            summary.value_keeping = Some(keeping[side] as f64 / summary.moves as f64);
+            summary.mean_loss = Some(losses[side] as f64 / summary.moves as f64);
+        }
+        summary.name = info.names[side].clone();
+    }
+    players
+}
+
+/// How the game ended at `last` (its value `(value, exact)` by the
+/// oracle), and the sign of South's final margin (1, 0 or -1).
+fn ending<G: Game>(record: &GameRecord<G>, last: &G, (value, exact): (i32, bool)) -> (Ending, i32) {
+    let (end, points) = match record.result() {
+        Some(r) => (
+            match r.termination {
+                Termination::NoMove => "over",
+                Termination::Repetition => "repetition",
+            },
+            r.totals,
+        ),
+        None => ("unfinished", final_totals(last, None)),
+    };
+    let final_sign = match points[0].partial_cmp(&points[1]) {
+        Some(std::cmp::Ordering::Greater) => 1,
+        Some(std::cmp::Ordering::Less) => -1,
+        _ => 0,
+    };
+    let winner = match final_sign {
+        1 => Some("S".to_string()),
+        -1 => Some("N".to_string()),
+        _ => None,
+    };
+    let ending = Ending {
+        end,
+        position: last.to_string(),
+        points,
+        winner,
+        south_margin: south_margin(last, value),
+        exact,
+    };
+    (ending, final_sign)
 }
 
 #[cfg(test)]
