@@ -10,7 +10,7 @@ use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
 use crate::progress::Progress;
 use crate::solve::endgame::LayerSteps;
-use crate::solve::estimate::OutOfCore;
+use crate::solve::estimate::{Estimate, OutOfCore};
 use crate::solve::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
 
 /// `sow solve`: its command line.
@@ -209,26 +209,12 @@ pub fn run(
     };
     let progress = Progress::auto(out.quiet || out.json);
     let (solution, stats) = Solution::build_with(variant, &dir, progress, options)?;
-    let r = kpe_db::start_json(&solution, variant)?;
+    let start = kpe_db::start_json(&solution, variant)?;
+    let seconds = t0.elapsed().as_secs_f64();
     if out.json {
-        /// `sow solve --json`: the start summary and the run's figures.
-        #[derive(serde::Serialize)]
-        struct SolveOutput<'a> {
-            #[serde(flatten)]
-            start: &'a kpe_db::StartSummary,
-            #[serde(flatten)]
-            build: BuildFigures<'a>,
-            phase_seconds: PhaseSeconds,
-        }
-        #[derive(serde::Serialize)]
-        struct PhaseSeconds {
-            layers: f64,
-            opening_explore: f64,
-            opening_solve: f64,
-        }
         return out.model_sorted(&SolveOutput {
-            start: &r,
-            build: BuildFigures::of(&stats, &dir, t0.elapsed().as_secs_f64()),
+            start: &start,
+            build: BuildFigures::of(&stats, &dir, seconds),
             phase_seconds: PhaseSeconds {
                 layers: stats.layers_seconds,
                 opening_explore: stats.explore_seconds,
@@ -241,6 +227,32 @@ pub fn run(
         variant.tag(),
         dir.display()
     ))?;
+    print_start(&start, out)?;
+    if let Some(e) = &stats.estimate {
+        out.line(estimate_line(e, stats.out_of_core))?;
+    }
+    print_build(&start, &stats, seconds, out)
+}
+
+/// `sow solve --json`: the start summary and the run's figures.
+#[derive(serde::Serialize)]
+struct SolveOutput<'a> {
+    #[serde(flatten)]
+    start: &'a kpe_db::StartSummary,
+    #[serde(flatten)]
+    build: BuildFigures<'a>,
+    phase_seconds: PhaseSeconds,
+}
+
+#[derive(serde::Serialize)]
+struct PhaseSeconds {
+    layers: f64,
+    opening_explore: f64,
+    opening_solve: f64,
+}
+
+/// The start's value, each first move's and the perfect line.
+fn print_start(r: &kpe_db::StartSummary, out: &mut Out) -> Result<(), CliError> {
     out.line(format!(
         "start value {:+} for South ({}), perfect play",
         r.value, r.result
@@ -253,30 +265,41 @@ pub fn run(
         r.pv.len(),
         r.pv_ends_by,
         r.pv.join(" ")
-    ))?;
-    if let Some(e) = &stats.estimate {
-        let mib = |b: u64| b >> 20;
-        let avail = |b: Option<u64>| b.map_or("?".to_string(), |b| format!("{}", mib(b)));
-        let (memory, scratch) = match stats.out_of_core {
-            false => (e.memory, String::new()),
-            true => (
-                e.memory_out_of_core,
-                format!(" and {} MiB of scratch", mib(e.scratch_disk)),
-            ),
-        };
-        out.line(format!(
-            "estimate before solving: memory {} MiB ({} available), disk {} MiB{scratch} ({} available)",
-            mib(memory),
-            avail(e.memory_available),
-            mib(e.disk),
-            avail(e.disk_available)
-        ))?;
-    }
+    ))
+}
+
+/// What the solve was estimated to need before it started, in MiB.
+fn estimate_line(e: &Estimate, out_of_core: bool) -> String {
+    let mib = |b: u64| b >> 20;
+    let avail = |b: Option<u64>| b.map_or("?".to_string(), |b| format!("{}", mib(b)));
+    let (memory, scratch) = match out_of_core {
+        false => (e.memory, String::new()),
+        true => (
+            e.memory_out_of_core,
+            format!(" and {} MiB of scratch", mib(e.scratch_disk)),
+        ),
+    };
+    format!(
+        "estimate before solving: memory {} MiB ({} available), disk {} MiB{scratch} ({} available)",
+        mib(memory),
+        avail(e.memory_available),
+        mib(e.disk),
+        avail(e.disk_available)
+    )
+}
+
+/// The database's size, how it was built, and the time and memory taken.
+fn print_build(
+    r: &kpe_db::StartSummary,
+    stats: &SolveStats,
+    seconds: f64,
+    out: &mut Out,
+) -> Result<(), CliError> {
     out.line(format!(
         "positions: {} unlocked (endgame database), {} in the opening phase",
         r.positions.unlocked, r.positions.opening_phase
     ))?;
-    out.line(layers_line(&stats))?;
+    out.line(layers_line(stats))?;
     if stats.out_of_core {
         out.line(
             "opening region built out of core (scratch files mapped from the database directory)",
@@ -290,9 +313,9 @@ pub fn run(
     }
     out.line(format!(
         "time {:.1} s (endgame layers {:.1} s{}; opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
-        t0.elapsed().as_secs_f64(),
+        seconds,
         stats.layers_seconds,
-        layer_steps_note(&stats, ": ", ""),
+        layer_steps_note(stats, ": ", ""),
         stats.explore_seconds,
         stats.region_seconds,
         peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
