@@ -118,6 +118,38 @@ pub fn kpe_move_values(
     })
 }
 
+/// Depth 1: each move valued by its child's end, endgame-table value or
+/// static evaluation, from the mover's view, best first.
+fn depth_one_values<G: Searchable>(
+    pos: &G,
+    children: &[(G::Move, G)],
+    exact: &dyn ExactValues<G>,
+) -> Vec<MoveValue<G::Move>> {
+    let mut moves: Vec<MoveValue<G::Move>> = children
+        .iter()
+        .map(|(mv, child)| {
+            let gain = G::capture_gain(pos, child);
+            let known = if child.is_over() {
+                Some(child.terminal_value())
+            } else {
+                exact.exact_value(child)
+            };
+            let mut line = vec![*mv];
+            if known.is_some() {
+                line.extend(exact_line(child, exact, MAX_PLY));
+            }
+            MoveValue {
+                mv: *mv,
+                value: gain - known.unwrap_or_else(|| child.evaluate()),
+                exact: known.is_some(),
+                line,
+            }
+        })
+        .collect();
+    sort_best_first(&mut moves);
+    moves
+}
+
 /// Per-move search within a budget: iterative deepening over the root, in
 /// which each depth searches every candidate move's child one ply less
 /// deep, with a full window (so every value is the move's own value at that
@@ -154,31 +186,8 @@ pub fn search_move_values<G: Searchable>(
         .depth
         .unwrap_or(MAX_PLY as u32)
         .clamp(1, MAX_PLY as u32);
-    // Depth 1: each child's end or static evaluation, from the mover's view.
-    let mut moves: Vec<MoveValue<G::Move>> = children
-        .iter()
-        .map(|(mv, child)| {
-            let gain = G::capture_gain(pos, child);
-            let known = if child.is_over() {
-                Some(child.terminal_value())
-            } else {
-                exact.exact_value(child)
-            };
-            let mut line = vec![*mv];
-            if known.is_some() {
-                line.extend(exact_line(child, exact, MAX_PLY));
-            }
-            MoveValue {
-                mv: *mv,
-                value: gain - known.unwrap_or_else(|| child.evaluate()),
-                exact: known.is_some(),
-                line,
-            }
-        })
-        .collect();
-    sort_best_first(&mut moves);
     let mut done = MoveValues {
-        moves,
+        moves: depth_one_values(pos, &children, exact),
         complete,
         depth: 1,
         nodes: children.len() as u64,
