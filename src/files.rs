@@ -14,15 +14,22 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+impl WriteError {
+    /// Turns an I/O error of writing `path` into one that names it.
+    fn at(path: &Path) -> impl Fn(std::io::Error) -> WriteError + Copy + '_ {
+        move |source| WriteError {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// Creates `dir` if needed and checks that a file can be written in it,
 /// so that a long command refuses an unwritable `--out` before its work,
 /// not after.
 pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
     let probe = dir.join(format!(".sow-write-check-{}", std::process::id()));
-    let fail = |source: std::io::Error| WriteError {
-        path: dir.to_path_buf(),
-        source,
-    };
+    let fail = WriteError::at(dir);
     fs::create_dir_all(dir).map_err(fail)?;
     fs::File::create(&probe).map_err(fail)?;
     fs::remove_file(&probe).map_err(fail)
@@ -31,10 +38,7 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
 /// [`check_writable_dir`] for the directory `path` will be written in,
 /// and [`check_replaceable`] for `path` itself.
 pub fn check_writable_parent(path: &Path) -> Result<(), WriteError> {
-    check_replaceable(path).map_err(|source| WriteError {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    check_replaceable(path).map_err(WriteError::at(path))?;
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => check_writable_dir(dir),
         _ => check_writable_dir(Path::new(".")),
@@ -69,10 +73,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
 /// directory: a header and a large payload go out without first being
 /// copied into one buffer.
 pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), WriteError> {
-    let fail = |source: std::io::Error| WriteError {
-        path: path.to_path_buf(),
-        source,
-    };
+    let fail = WriteError::at(path);
     write_atomic_with(path, |file| {
         let mut out = BufWriter::new(file);
         for part in parts {
@@ -92,10 +93,7 @@ pub fn write_atomic_with<T, E: From<WriteError>>(
     path: &Path,
     write: impl FnOnce(&mut fs::File) -> Result<T, E>,
 ) -> Result<T, E> {
-    let fail = |source: std::io::Error| WriteError {
-        path: path.to_path_buf(),
-        source,
-    };
+    let fail = WriteError::at(path);
     check_replaceable(path).map_err(fail)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).map_err(fail)?;

@@ -39,7 +39,6 @@
 
 use std::borrow::Cow;
 use std::fs::{self, File};
-
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
