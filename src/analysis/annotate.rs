@@ -305,10 +305,10 @@ pub fn analyze_game<G: Searchable, O: Oracle<G>>(
     let (ending, final_sign) = ending(record, pos, last);
     // South's margin before each ply and at the end, with whether it is
     // proven: where the result was decided.
-    let margins: Vec<(i32, bool)> = judged
+    let margins: Vec<(i32, bool)> = plies
         .iter()
-        .zip(&positions)
-        .map(|(j, p)| (south_margin(p, j.value), j.value_exact))
+        .zip(&judged)
+        .map(|(p, j)| (p.south_margin, j.value_exact))
         .chain([(ending.south_margin, ending.exact)])
         .collect();
     Ok(GameAnalysis {

@@ -39,7 +39,7 @@ pub struct EvalArgs {
 
 impl EvalArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        let budget = super::search_eval::Budget {
+        let budget = crate::analysis::search_budget::Budget {
             depth: self.depth,
             seconds: self.time,
             nodes: self.nodes,

@@ -82,8 +82,8 @@ pub fn parse_selection(variant: KpeVariant, text: &str) -> Result<Selection, Cli
     Ok(Selection::Layer(n))
 }
 
-/// Runs the command.
 impl ExportArgs {
+    /// Runs the command.
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         let selection = parse_selection(self.game, &self.positions)?;
         if out.json && self.out.is_none() {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use super::{CliError, Out};
 use crate::analysis::evaluation::SearchEvaluation;
 use crate::analysis::move_values::{search_move_values, MoveValues};
-pub use crate::analysis::search_budget::Budget;
+use crate::analysis::search_budget::Budget;
 use crate::search::negamax::SearchResult;
 use crate::search::threads::search_with;
 use crate::search::tt::TranspositionTable;

@@ -34,9 +34,9 @@ pub struct ServeArgs {
 /// The largest `--max-time`, in seconds: a day.
 pub const MAX_TIME_SECONDS: f64 = 86_400.0;
 
-/// `sow serve`: listens (loopback by default), prints the address, serves
-/// until Ctrl-C.
 impl ServeArgs {
+    /// `sow serve`: listens (loopback by default), prints the address,
+    /// serves until Ctrl-C.
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
         // overflowed it, a panic).
