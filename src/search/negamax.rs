@@ -467,107 +467,18 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
         beta: i32,
     ) -> Outcome {
         self.pv[ply].clear();
-        self.local_nodes += 1;
-        if self.local_nodes.is_multiple_of(CHECK) {
-            if self.local_nodes >= FLUSH {
-                self.flush_nodes();
-            }
-            if self.should_stop() {
-                self.aborted = true;
-            }
+        self.count_node();
+        if let Some(o) = self.settled_without_moves(pos, key, depth, ply) {
+            return o;
         }
-        if self.aborted {
-            return Outcome {
-                value: 0,
-                solved: false,
-                rep: NONE_REP,
-            };
-        }
-        // RULES §0: a position already on the line scores 0 for the board.
-        if ply > 0 {
-            if let Some(i) = self
-                .path
-                .iter()
-                .rposition(|(k, p)| *k == key && p.repetition_key() == pos.repetition_key())
-            {
-                return Outcome {
-                    value: 0,
-                    solved: true,
-                    rep: i,
-                };
-            }
-        }
-        if pos.is_over() {
-            return Outcome {
-                value: pos.terminal_value(),
-                solved: true,
-                rep: NONE_REP,
-            };
-        }
-        // Below the root, a position the tables cover is not searched: its
-        // value is exact whatever the depth left.
-        if ply > 0 {
-            if let Some(value) = self.exact.exact_value(pos) {
-                return Outcome {
-                    value,
-                    solved: true,
-                    rep: NONE_REP,
-                };
-            }
-        }
-        if depth == 0 || ply >= MAX_PLY {
-            return Outcome {
-                value: pos.evaluate(),
-                solved: false,
-                rep: NONE_REP,
-            };
+        let (cut, tt_move) = self.table_cut(key, depth, ply, alpha, beta);
+        if let Some(o) = cut {
+            return o;
         }
 
         let alpha_orig = alpha;
-        let entry = self.shared.tt.probe(key);
-        let mut tt_move = None;
-        if let Some(e) = entry {
-            tt_move = e.best;
-            if ply > 0 && (e.solved || e.depth as usize >= depth) {
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.value >= beta,
-                    Bound::Upper => e.value <= alpha,
-                };
-                if cut {
-                    return Outcome {
-                        value: e.value,
-                        solved: e.solved,
-                        rep: NONE_REP,
-                    };
-                }
-            }
-        }
-
         let moves = pos.search_moves();
-        let side = pos.side_to_move().index();
-        let killers = self.killers[ply];
-        let mut order: Vec<(usize, i32, i64)> = moves
-            .iter()
-            .enumerate()
-            .map(|(i, (mv, child))| {
-                let gain = G::capture_gain(pos, child);
-                let score = if tt_move == Some(i as u16) {
-                    i64::MAX
-                } else if gain > 0 {
-                    1 << 40 | (gain as i64) << 20
-                } else if killers[0] == Some(*mv) {
-                    1 << 32
-                } else if killers[1] == Some(*mv) {
-                    (1 << 32) - 1
-                } else {
-                    self.history[side * HISTORY_SLOTS + G::history_slot(mv)] as i64
-                };
-                (i, gain, score)
-            })
-            .collect();
-        order.sort_by_key(|o| std::cmp::Reverse(o.2));
-
+        let order = self.order_moves(pos, &moves, tt_move, ply);
         let mut best = -INFINITY;
         let mut best_idx = None;
         let mut solved = true;
@@ -612,19 +523,10 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
                 best_idx = Some(i);
                 if v > alpha {
                     alpha = v;
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(moves[i].0);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.extend_line(ply, moves[i].0);
                     if v >= beta {
                         if gain == 0 {
-                            let mv = moves[i].0;
-                            if self.killers[ply][0] != Some(mv) {
-                                self.killers[ply][1] = self.killers[ply][0];
-                                self.killers[ply][0] = Some(mv);
-                            }
-                            let h = &mut self.history[side * HISTORY_SLOTS + G::history_slot(&mv)];
-                            *h = (*h + (depth * depth) as i32).min(1 << 20);
+                            self.reward_quiet_cutoff(pos, moves[i].0, depth, ply);
                         }
                         break;
                     }
@@ -649,28 +551,193 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             } else {
                 Bound::Exact
             };
-            self.shared.tt.store(
-                key,
-                TtEntry {
-                    value: best,
-                    depth: if solved {
-                        SOLVED_DEPTH
-                    } else {
-                        depth.min(SOLVED_DEPTH as usize - 1) as u8
-                    },
-                    bound,
-                    solved,
-                    best: best_idx
-                        .filter(|&i| i < u16::MAX as usize)
-                        .map(|i| i as u16),
-                },
-            );
+            self.store(key, depth, best, bound, solved, best_idx);
         }
         Outcome {
             value: best,
             solved,
             rep: if rep >= ply { NONE_REP } else { rep },
         }
+    }
+
+    // The helpers below run at every node and are inlined into `negamax`
+    // (`inline(always)`): as plain calls, a one-thread depth-14 search took
+    // 2-4% longer than the single function they were cut from.
+
+    /// Counts a node and, every [`CHECK`] nodes, passes the count on and
+    /// checks the limits.
+    #[inline(always)]
+    fn count_node(&mut self) {
+        self.local_nodes += 1;
+        if self.local_nodes.is_multiple_of(CHECK) {
+            if self.local_nodes >= FLUSH {
+                self.flush_nodes();
+            }
+            if self.should_stop() {
+                self.aborted = true;
+            }
+        }
+    }
+
+    /// The node's outcome when it needs no move searched: the search was
+    /// stopped, the position repeats one on the line, the game is over, the
+    /// endgame tables know it, or the horizon is reached.
+    #[inline(always)]
+    fn settled_without_moves(
+        &self,
+        pos: &G,
+        key: u64,
+        depth: usize,
+        ply: usize,
+    ) -> Option<Outcome> {
+        let outcome = |value, solved, rep| Some(Outcome { value, solved, rep });
+        if self.aborted {
+            return outcome(0, false, NONE_REP);
+        }
+        // RULES §0: a position already on the line scores 0 for the board.
+        if ply > 0 {
+            if let Some(i) = self
+                .path
+                .iter()
+                .rposition(|(k, p)| *k == key && p.repetition_key() == pos.repetition_key())
+            {
+                return outcome(0, true, i);
+            }
+        }
+        if pos.is_over() {
+            return outcome(pos.terminal_value(), true, NONE_REP);
+        }
+        // Below the root, a position the tables cover is not searched: its
+        // value is exact whatever the depth left.
+        if ply > 0 {
+            if let Some(value) = self.exact.exact_value(pos) {
+                return outcome(value, true, NONE_REP);
+            }
+        }
+        if depth == 0 || ply >= MAX_PLY {
+            return outcome(pos.evaluate(), false, NONE_REP);
+        }
+        None
+    }
+
+    /// The transposition table's answer for the node: its outcome when the
+    /// stored bound settles the window (never at the root), and the best
+    /// move stored.
+    #[inline(always)]
+    fn table_cut(
+        &self,
+        key: u64,
+        depth: usize,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> (Option<Outcome>, Option<u16>) {
+        let Some(e) = self.shared.tt.probe(key) else {
+            return (None, None);
+        };
+        let deep_enough = e.solved || e.depth as usize >= depth;
+        let cut = ply > 0
+            && deep_enough
+            && match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.value >= beta,
+                Bound::Upper => e.value <= alpha,
+            };
+        let outcome = cut.then_some(Outcome {
+            value: e.value,
+            solved: e.solved,
+            rep: NONE_REP,
+        });
+        (outcome, e.best)
+    }
+
+    /// The moves' search order, each with its capture gain: the table's
+    /// move, captures (largest first), the two killers, then by history.
+    #[inline(always)]
+    fn order_moves(
+        &self,
+        pos: &G,
+        moves: &[(G::Move, G)],
+        tt_move: Option<u16>,
+        ply: usize,
+    ) -> Vec<(usize, i32, i64)> {
+        let side = pos.side_to_move().index();
+        let killers = self.killers[ply];
+        let mut order: Vec<(usize, i32, i64)> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, (mv, child))| {
+                let gain = G::capture_gain(pos, child);
+                let score = if tt_move == Some(i as u16) {
+                    i64::MAX
+                } else if gain > 0 {
+                    1 << 40 | (gain as i64) << 20
+                } else if killers[0] == Some(*mv) {
+                    1 << 32
+                } else if killers[1] == Some(*mv) {
+                    (1 << 32) - 1
+                } else {
+                    self.history[side * HISTORY_SLOTS + G::history_slot(mv)] as i64
+                };
+                (i, gain, score)
+            })
+            .collect();
+        order.sort_by_key(|o| std::cmp::Reverse(o.2));
+        order
+    }
+
+    /// The line at `ply` becomes `mv` followed by the child's line.
+    #[inline(always)]
+    fn extend_line(&mut self, ply: usize, mv: G::Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
+    /// A move that captures nothing cut the node off: it becomes the ply's
+    /// first killer and gains history by the square of the depth.
+    #[inline(always)]
+    fn reward_quiet_cutoff(&mut self, pos: &G, mv: G::Move, depth: usize, ply: usize) {
+        if self.killers[ply][0] != Some(mv) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(mv);
+        }
+        let side = pos.side_to_move().index();
+        let h = &mut self.history[side * HISTORY_SLOTS + G::history_slot(&mv)];
+        *h = (*h + (depth * depth) as i32).min(1 << 20);
+    }
+
+    /// Stores the node's result; a proven value at a depth no search
+    /// replaces.
+    #[inline(always)]
+    fn store(
+        &self,
+        key: u64,
+        depth: usize,
+        value: i32,
+        bound: Bound,
+        solved: bool,
+        best_idx: Option<usize>,
+    ) {
+        let depth = if solved {
+            SOLVED_DEPTH
+        } else {
+            depth.min(SOLVED_DEPTH as usize - 1) as u8
+        };
+        let best = best_idx
+            .filter(|&i| i < u16::MAX as usize)
+            .map(|i| i as u16);
+        self.shared.tt.store(
+            key,
+            TtEntry {
+                value,
+                depth,
+                bound,
+                solved,
+                best,
+            },
+        );
     }
 }
 
