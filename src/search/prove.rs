@@ -399,6 +399,17 @@ impl Need {
     }
 }
 
+/// The test a deepening node answers: `V ≥ t` at the position of hash `key`,
+/// `ply` plies below the root, with `depth` quarter plies of budget left
+/// ([`PlyCost`]), for a caller that needs `need`.
+struct TestAt {
+    key: u64,
+    depth: u32,
+    ply: usize,
+    t: i32,
+    need: Need,
+}
+
 /// A move at a node, with what is known about it.
 struct Kid<G: Searchable> {
     mv: G::Move,
@@ -659,45 +670,18 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     /// ancestors).
     fn test(&mut self, pos: &G, key: u64, depth: u32, ply: usize, t: i32, need: Need) -> Iv {
         self.count_node();
-        let b = pos.board_total() as i32;
-        if self.aborted {
-            return Iv {
-                lo: -b,
-                hi: b,
-                rep: NONE_REP,
-            };
-        }
-        if let Some(i) = self.on_line(key, pos) {
-            return Iv {
-                lo: 0,
-                hi: 0,
-                rep: i,
-            };
-        }
-        let stored = self.known(pos, key);
-        let (mut lo, mut hi, tt_best) = (stored.lo, stored.hi, stored.best);
-        // Decided, or left open by as deep a search of the same test.
-        let same_open = stored.open.is_some_and(|o| {
-            o.t == t && o.depth >= depth && (o.need == Need::Both as u8 || o.need == need as u8)
-        });
-        if lo >= t || hi < t || same_open {
-            return Iv {
-                lo,
-                hi,
-                rep: NONE_REP,
-            };
-        }
+        let at = TestAt {
+            key,
+            depth,
+            ply,
+            t,
+            need,
+        };
         let nodes_before = self.visited;
-        if depth == 0 {
-            return match pos.is_over() {
-                true => self.game_over(pos, key, nodes_before),
-                false => Iv {
-                    lo,
-                    hi,
-                    rep: NONE_REP,
-                },
-            };
-        }
+        let stored = match self.test_without_moves(pos, &at, nodes_before) {
+            Ok(stored) => stored,
+            Err(answer) => return answer,
+        };
         let moves = pos.search_moves();
         if moves.is_empty() {
             return self.game_over(pos, key, nodes_before);
@@ -707,17 +691,100 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         self.path.push((key, pos.clone()));
         let mut rep = NONE_REP;
         let mut kids = self.kids(pos, moves, &mut rep);
-        let order = self.order(&kids, t, tt_best, ply, depth);
-        let mut proved_by = None;
-        let asked = need;
-        let mut need = need;
+        let order = self.order(&kids, t, stored.best, ply, depth);
+        let proved_by = self.test_moves(&at, &mut kids, order, cost, distance, &mut rep);
+        self.path.pop();
+        if ply == 0 {
+            self.note_root(&kids);
+        }
+        if let Some(i) = proved_by {
+            let (mv, gain) = (kids[i].mv, kids[i].gain);
+            self.reward(mv, gain, ply, depth);
+        }
+        let board = pos.board_total() as i32;
+        let (best_idx, best_lo) = kids
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (i, k.lo))
+            .max_by_key(|&(i, l)| (l, std::cmp::Reverse(i)))
+            .unwrap_or((0, -INF));
+        let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(-INF);
+        let (lo, hi) = (stored.lo.max(best_lo), stored.hi.min(all_hi));
+        if rep >= ply {
+            let best = proved_by
+                .or((best_lo > -board).then_some(best_idx))
+                .filter(|&i| i < u16::MAX as usize)
+                .map(|i| i as u16);
+            let open = (lo < t && t <= hi && !self.aborted).then_some(Open {
+                t,
+                depth,
+                need: need as u8,
+            });
+            self.store(key, Proved { lo, hi, best, open }, nodes_before);
+            rep = NONE_REP;
+        }
+        Iv { lo, hi, rep }
+    }
+
+    /// The test's answer when no move need be searched: the search was
+    /// stopped, the position repeats one on the line, its stored bounds
+    /// decide the test (or an as deep search of it was left open), or the
+    /// depth budget is spent. Otherwise the stored bounds.
+    fn test_without_moves(
+        &mut self,
+        pos: &G,
+        at: &TestAt,
+        nodes_before: u64,
+    ) -> Result<Proved, Iv> {
+        let iv = |lo, hi, rep| Err(Iv { lo, hi, rep });
+        if self.aborted {
+            let b = pos.board_total() as i32;
+            return iv(-b, b, NONE_REP);
+        }
+        if let Some(i) = self.on_line(at.key, pos) {
+            return iv(0, 0, i);
+        }
+        let stored = self.known(pos, at.key);
+        let same_open = stored.open.is_some_and(|o| {
+            o.t == at.t
+                && o.depth >= at.depth
+                && (o.need == Need::Both as u8 || o.need == at.need as u8)
+        });
+        if stored.lo >= at.t || stored.hi < at.t || same_open {
+            return iv(stored.lo, stored.hi, NONE_REP);
+        }
+        if at.depth == 0 {
+            return match pos.is_over() {
+                true => Err(self.game_over(pos, at.key, nodes_before)),
+                false => iv(stored.lo, stored.hi, NONE_REP),
+            };
+        }
+        Ok(stored)
+    }
+
+    /// Searches the node's moves in `order` until one proves the test (its
+    /// index is returned), all fail, the caller's need is settled
+    /// ([`Need`]) or the search is stopped. `cost` is the budget a move
+    /// takes ([`PlyCost`]), `distance` the node's distance to the tables.
+    fn test_moves(
+        &mut self,
+        at: &TestAt,
+        kids: &mut [Kid<G>],
+        order: Vec<usize>,
+        cost: u32,
+        distance: u32,
+        rep: &mut usize,
+    ) -> Option<usize> {
+        let t = at.t;
+        let mut need = at.need;
         // With other threads, this node says it is being searched, and
         // passes over the children another thread is inside ([`Busy`]).
-        let shared = self.ctx.threads > 1 && depth >= SHARE_DEPTH;
-        let defer = self.ctx.threads > 1 && depth - cost >= SHARE_DEPTH;
+        let shared = self.ctx.threads > 1 && at.depth >= SHARE_DEPTH;
+        let defer = self.ctx.threads > 1 && at.depth - cost >= SHARE_DEPTH;
         if shared {
-            self.ctx.busy.enter(key);
+            self.ctx.busy.enter(at.key);
         }
+        let mut proved_by = None;
         let mut deferred = Vec::new();
         let mut queue = order;
         let mut first = true;
@@ -738,12 +805,12 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
                 let r = self.test(
                     &child,
                     ckey,
-                    depth - if closer { cost / 2 } else { cost },
-                    ply + 1,
+                    at.depth - if closer { cost / 2 } else { cost },
+                    at.ply + 1,
                     gain - t + 1,
                     need.child(),
                 );
-                rep = rep.min(r.rep);
+                *rep = (*rep).min(r.rep);
                 let kid = &mut kids[i];
                 kid.lo = kid.lo.max(gain - r.hi);
                 kid.hi = kid.hi.min(gain - r.lo);
@@ -771,39 +838,9 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             first = true;
         }
         if shared {
-            self.ctx.busy.leave(key);
+            self.ctx.busy.leave(at.key);
         }
-        self.path.pop();
-        if ply == 0 {
-            self.note_root(&kids);
-        }
-        if let Some(i) = proved_by {
-            let (mv, gain) = (kids[i].mv, kids[i].gain);
-            self.reward(mv, gain, ply, depth);
-        }
-        let (best_idx, best_lo) = kids
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (i, k.lo))
-            .max_by_key(|&(i, l)| (l, std::cmp::Reverse(i)))
-            .unwrap_or((0, -INF));
-        let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(-INF);
-        lo = lo.max(best_lo);
-        hi = hi.min(all_hi);
-        if rep >= ply {
-            let best = proved_by
-                .or((best_lo > -b).then_some(best_idx))
-                .filter(|&i| i < u16::MAX as usize)
-                .map(|i| i as u16);
-            let open = (lo < t && t <= hi && !self.aborted).then_some(Open {
-                t,
-                depth,
-                need: asked as u8,
-            });
-            self.store(key, Proved { lo, hi, best, open }, nodes_before);
-            rep = NONE_REP;
-        }
-        Iv { lo, hi, rep }
+        proved_by
     }
 }
 
