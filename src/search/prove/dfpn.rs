@@ -208,6 +208,43 @@ fn settled<G: Searchable>(k: &Kid<G>, t: i32) -> Option<Num> {
     }
 }
 
+/// A node's answer when its proved bounds `[lo, hi]` settle `V ≥ t` (numbers
+/// 0 and ∞), or [`PN_STUCK`] for both when they do not.
+fn answer(t: i32, lo: i32, hi: i32, rep: usize) -> Pn {
+    let (phi, delta) = if lo >= t {
+        (0, PN_INF)
+    } else if hi < t {
+        (PN_INF, 0)
+    } else {
+        (PN_STUCK, PN_STUCK)
+    };
+    Pn {
+        phi,
+        delta,
+        iv: Iv { lo, hi, rep },
+    }
+}
+
+/// A node's numbers from its moves': φ the least cost of proving through
+/// one move, δ the sum of refuting each; with the most proving move (the
+/// first in `order` among equals) and the second least proving number.
+fn node_numbers(nums: &[Num], order: &[usize]) -> (u64, u64, Option<usize>, u64) {
+    let delta = nums.iter().fold(0u64, |d, n| (d + n.refute).min(PN_INF));
+    let mut best = None;
+    let (mut first, mut second) = (PN_INF, PN_INF);
+    for &i in order {
+        let p = nums[i].prove;
+        if p < first {
+            second = first;
+            first = p;
+            best = Some(i);
+        } else if p < second {
+            second = p;
+        }
+    }
+    (first, delta, best, second)
+}
+
 impl<G: Searchable> Worker<'_, '_, G> {
     /// df-pn on `V(pos) ≥ t` until its proof number reaches `th_phi` or its
     /// disproof number `th_delta` (or it is answered, or the search is
@@ -225,28 +262,14 @@ impl<G: Searchable> Worker<'_, '_, G> {
         self.count_node();
         let stored = self.known(pos, key);
         let (lo, hi) = (stored.lo, stored.hi);
-        let answer = |lo: i32, hi: i32, rep: usize| {
-            let (phi, delta) = if lo >= t {
-                (0, PN_INF)
-            } else if hi < t {
-                (PN_INF, 0)
-            } else {
-                (PN_STUCK, PN_STUCK)
-            };
-            Pn {
-                phi,
-                delta,
-                iv: Iv { lo, hi, rep },
-            }
-        };
         if self.aborted || lo >= t || hi < t || ply >= PN_MAX_PLY {
-            return answer(lo, hi, NONE_REP);
+            return answer(t, lo, hi, NONE_REP);
         }
         let nodes_before = self.visited;
         let moves = pos.search_moves();
         if moves.is_empty() {
             let iv = self.game_over(pos, key, nodes_before);
-            return answer(iv.lo, iv.hi, NONE_REP);
+            return answer(t, iv.lo, iv.hi, NONE_REP);
         }
         self.path.push((key, pos.clone()));
         let mut rep = NONE_REP;
@@ -257,45 +280,15 @@ impl<G: Searchable> Worker<'_, '_, G> {
         // The moves in the deepening search's order: ties between equal
         // numbers go to the move it would try first.
         let order = self.order(&kids, t, stored.best, ply, 0);
-        let mut nums: Vec<Num> = kids
-            .iter()
-            .map(|k| {
-                settled(k, t).unwrap_or_else(|| {
-                    // The child's test: `V(child) ≥ child_t`.
-                    let child_t = k.gain - t + 1;
-                    let (phi, delta) = self.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
-                        let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
-                        first_numbers(&k.pos, child_t, far)
-                    });
-                    Num {
-                        prove: delta,
-                        refute: phi,
-                    }
-                })
-            })
-            .collect();
+        let mut nums = self.first_move_numbers(&kids, t);
         let par = self.ctx.threads > 1 && ply < PN_SHARE_PLY;
         if par {
             self.ctx.busy.enter(key);
         }
         let (mut phi, mut delta);
         loop {
-            // φ = min over the moves of what proving through each costs,
-            // δ = the sum of what refuting each costs.
-            let mut best = None;
-            let (mut first, mut second) = (PN_INF, PN_INF);
-            delta = nums.iter().fold(0u64, |d, n| (d + n.refute).min(PN_INF));
-            for &i in &order {
-                let p = nums[i].prove;
-                if p < first {
-                    second = first;
-                    first = p;
-                    best = Some(i);
-                } else if p < second {
-                    second = p;
-                }
-            }
-            phi = first;
+            let (best, second);
+            (phi, delta, best, second) = node_numbers(&nums, &order);
             if phi == 0 || delta == 0 || phi >= th_phi || delta >= th_delta || self.aborted {
                 break;
             }
@@ -304,30 +297,9 @@ impl<G: Searchable> Worker<'_, '_, G> {
                 break;
             }
             let Some(mut i) = best else { break };
+            let mut second = second;
             if par {
-                // Another thread inside a move: it looks worse by as much
-                // again, so that this thread tries the next one unless the
-                // first is far better (virtual proof numbers).
-                let (mut eb, mut e1, mut e2) = (i, PN_INF, PN_INF);
-                for &j in &order {
-                    let p = nums[j].prove;
-                    let p = if p > 0 && self.ctx.busy.searched(kids[j].key) {
-                        (p * 2 + 1).min(PN_INF)
-                    } else {
-                        p
-                    };
-                    if p < e1 {
-                        e2 = e1;
-                        e1 = p;
-                        eb = j;
-                    } else if p < e2 {
-                        e2 = p;
-                    }
-                }
-                if nums[eb].prove < th_phi {
-                    i = eb;
-                    second = e2;
-                }
+                (i, second) = self.shared_choice(&kids, &nums, &order, th_phi, (i, second));
             }
             let n = nums[i];
             // The child's own thresholds: its φ (the node's δ share) may
@@ -360,34 +332,77 @@ impl<G: Searchable> Worker<'_, '_, G> {
         let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(hi);
         let (lo, hi) = (lo.max(best_lo), hi.min(all_hi));
         if rep >= ply {
-            let best = kids
-                .iter()
-                .enumerate()
-                .filter(|(_, k)| k.lo >= t)
-                .map(|(i, _)| i as u16)
-                .next();
-            self.store(
-                key,
-                Proved {
-                    lo,
-                    hi,
-                    best,
-                    open: None,
-                },
-                nodes_before,
-            );
+            let best = kids.iter().position(|k| k.lo >= t).map(|i| i as u16);
+            let open = None;
+            self.store(key, Proved { lo, hi, best, open }, nodes_before);
             rep = NONE_REP;
         }
+        let mut out = answer(t, lo, hi, rep);
         if lo < t && t <= hi {
             let nodes = self.visited - nodes_before;
             self.ctx.pn.store(key, t, phi, delta, nodes);
-        }
-        let mut out = answer(lo, hi, rep);
-        if lo < t && t <= hi {
             out.phi = phi.max(1);
             out.delta = delta.max(1);
         }
         out
+    }
+
+    /// Each move's numbers for the node's test `V ≥ t`: from its proved
+    /// bounds when they settle it, else from df-pn's table, else a new
+    /// child's first numbers ([`first_numbers`]).
+    fn first_move_numbers(&self, kids: &[Kid<G>], t: i32) -> Vec<Num> {
+        kids.iter()
+            .map(|k| {
+                settled(k, t).unwrap_or_else(|| {
+                    // The child's test: `V(child) ≥ child_t`.
+                    let child_t = k.gain - t + 1;
+                    let (phi, delta) = self.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
+                        let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
+                        first_numbers(&k.pos, child_t, far)
+                    });
+                    Num {
+                        prove: delta,
+                        refute: phi,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// The move to expand when other threads search beside this one, given
+    /// the most proving move and the second best number (`chosen`): another
+    /// thread's move looks worse by as much again, so that this thread
+    /// tries the next one unless the first is far better (virtual proof
+    /// numbers).
+    fn shared_choice(
+        &self,
+        kids: &[Kid<G>],
+        nums: &[Num],
+        order: &[usize],
+        th_phi: u64,
+        chosen: (usize, u64),
+    ) -> (usize, u64) {
+        let (mut eb, mut e1, mut e2) = (chosen.0, PN_INF, PN_INF);
+        for &j in order {
+            let p = nums[j].prove;
+            let p = if p > 0 && self.ctx.busy.searched(kids[j].key) {
+                (p * 2 + 1).min(PN_INF)
+            } else {
+                p
+            };
+            if p < e1 {
+                e2 = e1;
+                e1 = p;
+                eb = j;
+            } else if p < e2 {
+                e2 = p;
+            }
+        }
+        if nums[eb].prove < th_phi {
+            (eb, e2)
+        } else {
+            chosen
+        }
     }
 }
 
