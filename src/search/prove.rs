@@ -844,6 +844,83 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     }
 }
 
+impl<G: Searchable> Worker<'_, '_, G> {
+    /// Iterative deepening of the root test `V ≥ t` (the second thread of
+    /// [`Method::Mixed`]), until it is answered, the deepest depth is done
+    /// or the search is stopped: the bounds proved and the last depth.
+    fn deepen_root_test(&mut self, root: &G, root_key: u64, t: i32) -> (Iv, u32) {
+        let b = root.board_total() as i32;
+        let mut iv = Iv {
+            lo: -b,
+            hi: b,
+            rep: NONE_REP,
+        };
+        let mut depth = 0;
+        while depth < MAX_DEPTH && !self.aborted && (iv.lo < t && t <= iv.hi) {
+            depth += 1;
+            self.path.clear();
+            let r = self.test(root, root_key, depth * UNIT, 0, t, Need::Both);
+            iv.lo = iv.lo.max(r.lo);
+            iv.hi = iv.hi.min(r.hi);
+        }
+        (iv, depth)
+    }
+
+    /// This worker's pass over the root's moves for `V ≥ t` (the root on
+    /// the line), each child with `budget` quarter plies: the moves in
+    /// `order`, those another thread is inside deferred to a second pass,
+    /// until one proves the test, all fail, or the test is answered by
+    /// another worker. The moves' proved bounds, starting from `kids`'.
+    fn test_root_moves(
+        &mut self,
+        kids: &[Kid<G>],
+        order: Vec<usize>,
+        budget: u32,
+        root_budget: u32,
+        t: i32,
+    ) -> Vec<(i32, i32)> {
+        let mut bounds: Vec<(i32, i32)> = kids.iter().map(|k| (k.lo, k.hi)).collect();
+        let defer = self.ctx.threads > 1 && budget >= SHARE_DEPTH;
+        let mut need = Need::Both;
+        let mut queue = order;
+        let mut deferred = Vec::new();
+        let mut first = true;
+        'passes: loop {
+            for i in queue {
+                if self.aborted || self.ctx.cancel.load(Relaxed) {
+                    break 'passes;
+                }
+                let kid = &kids[i];
+                if defer && !first && self.ctx.busy.searched(kid.key) {
+                    deferred.push(i);
+                    continue;
+                }
+                first = false;
+                let r = self.test(&kid.pos, kid.key, budget, 1, kid.gain - t + 1, need.child());
+                let b = &mut bounds[i];
+                b.0 = b.0.max(kid.gain - r.hi);
+                b.1 = b.1.min(kid.gain - r.lo);
+                if b.0 >= t {
+                    self.reward(kid.mv, kid.gain, 0, root_budget);
+                    break 'passes;
+                }
+                if self.aborted {
+                    break 'passes;
+                }
+                if b.1 >= t {
+                    need = Need::Ge;
+                }
+            }
+            if deferred.is_empty() {
+                break;
+            }
+            queue = std::mem::take(&mut deferred);
+            first = true;
+        }
+        bounds
+    }
+}
+
 /// Proves the value of `root` on `threads` threads, with `table` for the
 /// proved bounds (fresh, or kept from an earlier proof: its bounds stay
 /// true). `stop` may be set from anywhere (Ctrl-C): the proof then returns
@@ -1121,22 +1198,7 @@ fn pn_root_test<G: Searchable>(
         w.aborted = false;
         w.path.clear();
         let (iv, depth) = if mixed && i > 0 {
-            // Iterative deepening of the same test.
-            let b = root.board_total() as i32;
-            let mut iv = Iv {
-                lo: -b,
-                hi: b,
-                rep: NONE_REP,
-            };
-            let mut depth = 0;
-            while depth < MAX_DEPTH && !w.aborted && !answered(&iv) {
-                depth += 1;
-                w.path.clear();
-                let r = w.test(root, root_key, depth * UNIT, 0, t, Need::Both);
-                iv.lo = iv.lo.max(r.lo);
-                iv.hi = iv.hi.min(r.hi);
-            }
-            (iv, depth)
+            w.deepen_root_test(root, root_key, t)
         } else {
             (w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv, 0)
         };
@@ -1219,52 +1281,8 @@ fn root_test<G: Searchable>(
         for w in workers.iter_mut() {
             let (results, order) = (&results, &order);
             s.spawn(move || {
-                let mut bounds: Vec<(i32, i32)> = kids_ref.iter().map(|k| (k.lo, k.hi)).collect();
-                let budget = depth * UNIT;
-                let defer = w.ctx.threads > 1 && budget - root_cost.min(budget) >= SHARE_DEPTH;
-                let mut need = Need::Both;
-                let mut queue = order.clone();
-                let mut deferred = Vec::new();
-                let mut first = true;
-                'passes: loop {
-                    for i in queue {
-                        if w.aborted || w.ctx.cancel.load(Relaxed) {
-                            break 'passes;
-                        }
-                        let kid = &kids_ref[i];
-                        if defer && !first && w.ctx.busy.searched(kid.key) {
-                            deferred.push(i);
-                            continue;
-                        }
-                        first = false;
-                        let r = w.test(
-                            &kid.pos,
-                            kid.key,
-                            budget - root_cost.min(budget),
-                            1,
-                            kid.gain - t + 1,
-                            need.child(),
-                        );
-                        let b = &mut bounds[i];
-                        b.0 = b.0.max(kid.gain - r.hi);
-                        b.1 = b.1.min(kid.gain - r.lo);
-                        if b.0 >= t {
-                            w.reward(kid.mv, kid.gain, 0, budget);
-                            break 'passes;
-                        }
-                        if w.aborted {
-                            break 'passes;
-                        }
-                        if b.1 >= t {
-                            need = Need::Ge;
-                        }
-                    }
-                    if deferred.is_empty() {
-                        break;
-                    }
-                    queue = std::mem::take(&mut deferred);
-                    first = true;
-                }
+                let budget = depth * UNIT - root_cost.min(depth * UNIT);
+                let bounds = w.test_root_moves(kids_ref, order.clone(), budget, depth * UNIT, t);
                 // Finished (not cut short): this worker answered the test.
                 if !w.aborted {
                     w.ctx.cancel.store(true, Relaxed);
