@@ -98,6 +98,17 @@ impl Frame {
     }
 
     /// The closing tag.
+    /// A tick of the x axis at `x` (pixels), labelled below the axis.
+    fn x_tick(&self, s: &mut String, x: f64, label: &str) {
+        let bottom = self.bottom_edge();
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x:.1}" y1="{bottom}" x2="{x:.1}" y2="{}" stroke="#333"/><text x="{x:.1}" y="{}" text-anchor="middle">{label}</text>"##,
+            bottom + 4.0,
+            bottom + 16.0,
+        );
+    }
+
     fn footer(s: &mut String) {
         s.push_str("</svg>\n");
     }
@@ -235,53 +246,66 @@ impl BarChart {
     pub fn render(&self) -> String {
         let f = Frame::STANDARD;
         let n = self.categories.len().max(1);
-        let totals: Vec<f64> = (0..n)
+        let (lo, hi) = self.value_range(n);
+        let scale = if self.log_y {
+            Scale::Log10
+        } else {
+            Scale::Linear
+        };
+        let axis = Axis::new(lo, hi, scale);
+        let mut s = f.header(&self.title, &self.x_label, &self.y_label);
+        self.draw_axes(&mut s, &f, &axis);
+        self.draw_bars(&mut s, &f, &axis, n);
+        for (k, (name, _)) in self.series.iter().enumerate() {
+            f.legend(&mut s, k, PALETTE[k % PALETTE.len()], name, "");
+        }
+        Frame::footer(&mut s);
+        s
+    }
+
+    /// Series `k`'s value in category `i` (0 where the series is short).
+    fn value(&self, k: usize, i: usize) -> f64 {
+        self.series[k].1.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// The value axis's range over `n` categories: from the lowest value
+    /// (0 for stacked or logarithmic bars) to the highest bar or stack; in
+    /// powers of ten for a logarithmic axis; widened by one each way when
+    /// every value is the same.
+    fn value_range(&self, n: usize) -> (f64, f64) {
+        let per_category = |i: usize| (0..self.series.len()).map(move |k| self.value(k, i));
+        let max = (0..n)
             .map(|i| {
-                let vals = self
-                    .series
-                    .iter()
-                    .map(|(_, v)| v.get(i).copied().unwrap_or(0.0));
                 if self.stacked {
-                    vals.sum()
+                    per_category(i).sum()
                 } else {
-                    vals.fold(0.0, f64::max)
+                    per_category(i).fold(0.0, f64::max)
                 }
             })
-            .collect();
-        let mins: Vec<f64> = (0..n)
-            .map(|i| {
-                self.series
-                    .iter()
-                    .map(|(_, v)| v.get(i).copied().unwrap_or(0.0))
-                    .fold(0.0, f64::min)
-            })
-            .collect();
-        let max = totals.iter().copied().fold(0.0, f64::max);
+            .fold(0.0, f64::max);
         let min = if self.stacked || self.log_y {
             0.0
         } else {
-            mins.iter().copied().fold(0.0, f64::min)
+            (0..n)
+                .map(|i| per_category(i).fold(0.0, f64::min))
+                .fold(0.0, f64::min)
         };
-        let (lo, hi) = if self.log_y {
+        if self.log_y {
             (0.0, max.max(10.0).log10().ceil())
         } else if max == min {
             (min - 1.0, max + 1.0)
         } else {
             (min, max)
-        };
-        let axis = Axis::new(
-            lo,
-            hi,
-            if self.log_y {
-                Scale::Log10
-            } else {
-                Scale::Linear
-            },
-        );
-        let y = |v: f64| f.y(&axis, v);
-        let mut s = f.header(&self.title, &self.x_label, &self.y_label);
+        }
+    }
+
+    /// The two axes, and the value axis's ticks: at powers of ten on a
+    /// logarithmic axis, else at the quarters of the range (the bars' own
+    /// scale, not rounded).
+    fn draw_axes(&self, s: &mut String, f: &Frame, axis: &Axis) {
+        let (lo, hi) = (axis.lo, axis.hi);
+        let y = |v: f64| f.y(axis, v);
         let (left, top) = (f.left, f.top);
-        // Axes and ticks.
         let _ = writeln!(
             s,
             r##"<line x1="{left}" y1="{top}" x2="{left}" y2="{}" stroke="#333"/>"##,
@@ -294,7 +318,6 @@ impl BarChart {
             f.right_edge(),
             y(lo.max(0.0).min(hi))
         );
-        // Linear: the range in quarters (the bars' own scale, not rounded).
         let ticks: Vec<f64> = if self.log_y {
             axis.ticks()
         } else {
@@ -314,6 +337,12 @@ impl BarChart {
                 r##"<text x="{tx}" y="{ty}" text-anchor="end">{label}</text><line x1="{lx}" y1="{ly}" x2="{left}" y2="{ly}" stroke="#333"/>"##
             );
         }
+    }
+
+    /// Each category's bars (side by side, or one stack) and its label
+    /// (every category's up to 24 of them, else one in `n / 24`).
+    fn draw_bars(&self, s: &mut String, f: &Frame, axis: &Axis, n: usize) {
+        let y = |v: f64| f.y(axis, v);
         let group = f.plot_w() / n as f64;
         let per = if self.stacked {
             1
@@ -323,10 +352,10 @@ impl BarChart {
         let bar = group * 0.8 / per as f64;
         let every = n.div_ceil(24);
         for (i, cat) in self.categories.iter().enumerate() {
-            let x0 = left + group * i as f64 + group * 0.1;
+            let x0 = f.left + group * i as f64 + group * 0.1;
             let mut base = 0.0;
-            for (k, (_, vals)) in self.series.iter().enumerate() {
-                let v = vals.get(i).copied().unwrap_or(0.0);
+            for k in 0..self.series.len() {
+                let v = self.value(k, i);
                 let colour = PALETTE[k % PALETTE.len()];
                 let (top, bottom, x) = if self.stacked {
                     let r = (y(base + v), y(base), x0);
@@ -353,11 +382,6 @@ impl BarChart {
                 );
             }
         }
-        for (k, (name, _)) in self.series.iter().enumerate() {
-            f.legend(&mut s, k, PALETTE[k % PALETTE.len()], name, "");
-        }
-        Frame::footer(&mut s);
-        s
     }
 }
 
@@ -500,14 +524,7 @@ impl HBarChart {
             f.right_edge()
         );
         for t in axis.ticks() {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{0:.1}" y1="{bottom}" x2="{0:.1}" y2="{1}" stroke="#333"/><text x="{0:.1}" y="{2}" text-anchor="middle">{3}</text>"##,
-                x(t),
-                bottom + 4.0,
-                bottom + 16.0,
-                tick_label(t)
-            );
+            f.x_tick(&mut s, x(t), &tick_label(t));
         }
         for (i, cat) in self.categories.iter().enumerate() {
             let v = self.values.get(i).copied().unwrap_or(0.0);
@@ -565,38 +582,18 @@ impl LineChart {
             width: WIDTH + 150.0,
             ..Frame::STANDARD
         };
-        let points = || self.series.iter().flat_map(|(_, p)| p.iter());
         let x_scale = if self.log2_x {
             Scale::Log2
         } else {
             Scale::Linear
         };
-        let tx = |x: f64| Axis::new(0.0, 1.0, x_scale).unit(x);
-        let xs: Vec<f64> = points().map(|p| p.x).filter(|x| x.is_finite()).collect();
-        let (x_lo, x_hi) = xs
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                (lo.min(tx(x)), hi.max(tx(x)))
-            });
-        let (x_lo, x_hi) = if x_lo.is_finite() && x_hi > x_lo {
-            let pad = (x_hi - x_lo) * 0.05;
-            (x_lo - pad, x_hi + pad)
-        } else if x_lo.is_finite() {
-            (x_lo - 1.0, x_lo + 1.0)
-        } else {
-            (0.0, 1.0)
-        };
-        let ys = points()
-            .flat_map(|p| {
-                let (a, b) = p.interval.unwrap_or((p.y, p.y));
-                [p.y, a, b]
-            })
-            .filter(|y| y.is_finite());
-        let (mut y_lo, mut y_hi) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
-        if y_hi - y_lo < 1e-9 {
-            y_hi += 1.0;
-            y_lo -= 1.0;
-        }
+        let xs: Vec<f64> = self
+            .points()
+            .map(|p| p.x)
+            .filter(|x| x.is_finite())
+            .collect();
+        let (x_lo, x_hi) = x_range(&xs, x_scale);
+        let (y_lo, y_hi) = self.y_range();
         let x_axis = Axis::new(x_lo, x_hi, x_scale);
         let y_axis = Axis::new(y_lo, y_hi, Scale::Linear).clamped();
         let px = |x: f64| f.x(&x_axis, x);
@@ -639,51 +636,190 @@ impl LineChart {
         ticks.sort_by(f64::total_cmp);
         ticks.dedup();
         for t in ticks {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{0:.1}" y1="{bottom}" x2="{0:.1}" y2="{1}" stroke="#333"/><text x="{0:.1}" y="{2}" text-anchor="middle">{3}</text>"##,
-                px(t),
-                bottom + 4.0,
-                bottom + 16.0,
-                tick_label(t)
-            );
+            f.x_tick(&mut s, px(t), &tick_label(t));
         }
         for (k, (name, pts)) in self.series.iter().enumerate() {
             let colour = PALETTE[k % PALETTE.len()];
-            for run in pts.split(|p| !p.y.is_finite()).filter(|r| r.len() > 1) {
-                let path: Vec<String> = run
-                    .iter()
-                    .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
-                    .collect();
-                let _ = writeln!(
-                    s,
-                    r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
-                    path.join(" ")
-                );
-            }
-            for p in pts.iter().filter(|p| p.y.is_finite()) {
-                if let Some((a, b)) = p.interval {
-                    let _ = writeln!(
-                        s,
-                        r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{colour}" stroke-opacity="0.5"/>"#,
-                        px(p.x) + 3.0 * k as f64,
-                        py(a),
-                        py(b)
-                    );
-                }
-                let _ = writeln!(
-                    s,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{colour}"><title>{}: {} at {}</title></circle>"#,
-                    px(p.x),
-                    py(p.y),
-                    escape(name),
-                    tick_label(p.y),
-                    tick_label(p.x)
-                );
-            }
+            draw_series(&mut s, k, colour, name, pts, &px, &py);
             f.legend(&mut s, k, colour, name, r#" font-size="11""#);
         }
         Frame::footer(&mut s);
         s
+    }
+
+    fn points(&self) -> impl Iterator<Item = &Point> + Clone {
+        self.series.iter().flat_map(|(_, p)| p.iter())
+    }
+
+    /// The y axis's range: every finite value and interval bound, and 0;
+    /// widened by one each way when they are all equal.
+    fn y_range(&self) -> (f64, f64) {
+        let ys = self
+            .points()
+            .flat_map(|p| {
+                let (a, b) = p.interval.unwrap_or((p.y, p.y));
+                [p.y, a, b]
+            })
+            .filter(|y| y.is_finite());
+        let (mut y_lo, mut y_hi) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        if y_hi - y_lo < 1e-9 {
+            y_hi += 1.0;
+            y_lo -= 1.0;
+        }
+        (y_lo, y_hi)
+    }
+}
+
+/// The x axis's range (in the scale's units) over the finite `xs`, padded
+/// by 5% each way; one each way around a single value; 0 to 1 for none.
+fn x_range(xs: &[f64], scale: Scale) -> (f64, f64) {
+    let tx = |x: f64| Axis::new(0.0, 1.0, scale).unit(x);
+    let (x_lo, x_hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(tx(x)), hi.max(tx(x)))
+        });
+    if x_lo.is_finite() && x_hi > x_lo {
+        let pad = (x_hi - x_lo) * 0.05;
+        (x_lo - pad, x_hi + pad)
+    } else if x_lo.is_finite() {
+        (x_lo - 1.0, x_lo + 1.0)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+/// One series of a line chart: its lines (broken where `y` is not finite),
+/// each point's interval as a whisker (shifted by 3 pixels a series, so
+/// that equal intervals stay apart) and the point itself.
+fn draw_series(
+    s: &mut String,
+    k: usize,
+    colour: &str,
+    name: &str,
+    pts: &[Point],
+    px: &dyn Fn(f64) -> f64,
+    py: &dyn Fn(f64) -> f64,
+) {
+    for run in pts.split(|p| !p.y.is_finite()).filter(|r| r.len() > 1) {
+        let path: Vec<String> = run
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
+            path.join(" ")
+        );
+    }
+    for p in pts.iter().filter(|p| p.y.is_finite()) {
+        if let Some((a, b)) = p.interval {
+            let _ = writeln!(
+                s,
+                r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{colour}" stroke-opacity="0.5"/>"#,
+                px(p.x) + 3.0 * k as f64,
+                py(a),
+                py(b)
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{colour}"><title>{}: {} at {}</title></circle>"#,
+            px(p.x),
+            py(p.y),
+            escape(name),
+            tick_label(p.y),
+            tick_label(p.x)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bars(series: Vec<(&str, Vec<f64>)>, stacked: bool, log_y: bool) -> BarChart {
+        let n = series.iter().map(|s| s.1.len()).max().unwrap_or(0);
+        BarChart {
+            title: "T".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categories: (0..n).map(|i| format!("c<{i}>")).collect(),
+            series: series
+                .into_iter()
+                .map(|(name, v)| (name.to_string(), v))
+                .collect(),
+            stacked,
+            log_y,
+        }
+    }
+
+    #[test]
+    fn bar_ranges_reach_the_highest_stack_or_bar_and_the_lowest_value() {
+        let two = vec![("a", vec![1.0, 5.0]), ("b", vec![-2.0, 4.0])];
+        assert_eq!(bars(two.clone(), false, false).value_range(2), (-2.0, 5.0));
+        assert_eq!(bars(two, true, false).value_range(2), (0.0, 9.0));
+        // Powers of ten on a logarithmic axis, at least up to 10.
+        let big = vec![("a", vec![3.0, 250.0])];
+        assert_eq!(bars(big, false, true).value_range(2), (0.0, 3.0));
+        let flat = vec![("a", vec![3.0, 3.0])];
+        assert_eq!(bars(flat, false, false).value_range(2), (0.0, 3.0));
+        assert_eq!(bars(vec![], false, false).value_range(1), (-1.0, 1.0));
+    }
+
+    #[test]
+    fn a_bar_chart_draws_one_bar_per_value_and_escapes_names() {
+        let svg = bars(vec![("a", vec![1.0, 5.0]), ("b", vec![2.0])], false, false).render();
+        // The short series counts 0 in the category it lacks (a bar's
+        // rectangle carries its title; the legend's do not).
+        assert_eq!(svg.matches("</title></rect>").count(), 4);
+        assert!(svg.contains("c&lt;1&gt;"));
+        assert!(!svg.contains("c<1>"));
+    }
+
+    #[test]
+    fn x_ranges_are_padded_and_never_empty() {
+        let (lo, hi) = x_range(&[0.0, 10.0], Scale::Linear);
+        assert!(
+            (lo + 0.5).abs() < 1e-9 && (hi - 10.5).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        assert_eq!(x_range(&[3.0], Scale::Linear), (2.0, 4.0));
+        assert_eq!(x_range(&[], Scale::Linear), (0.0, 1.0));
+        // Base 2: 1 to 16 is 0 to 4 in the scale's units.
+        let (lo, hi) = x_range(&[1.0, 16.0], Scale::Log2);
+        assert!(
+            (lo + 0.2).abs() < 1e-9 && (hi - 4.2).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+    }
+
+    #[test]
+    fn a_line_breaks_where_a_value_is_missing() {
+        let p = |x: f64, y: f64| Point {
+            x,
+            y,
+            interval: None,
+        };
+        let chart = LineChart {
+            title: "L".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![(
+                "s".into(),
+                vec![
+                    p(1.0, 1.0),
+                    p(2.0, 2.0),
+                    p(3.0, f64::NAN),
+                    p(4.0, 1.0),
+                    p(5.0, 0.0),
+                ],
+            )],
+            log2_x: false,
+        };
+        let svg = chart.render();
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert_eq!(svg.matches("<circle").count(), 4);
+        assert_eq!(chart.y_range(), (0.0, 2.0));
     }
 }
