@@ -165,74 +165,9 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
             .collect(),
             run: Box::new(agent_spec),
         },
-        "db-layer" => {
-            let db = seed_database(work, variant())?;
-            let (path, id, entries) = seed_file(&db, FileKind::Layer);
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            // The file as written (zstd blocks) and re-encoded plain, whose
-            // payload bytes are the entries themselves: mutated and
-            // resealed, they reach the content checks (`db_check.rs`).
-            let plain = plain_copy(&path, id, work)?;
-            Target {
-                name: "db-layer",
-                what: "an endgame layer file's bytes (no disk; zstd and plain): header, block table, payload, length, entries",
-                input: Input::Binary {
-                    fields: DB_FIELDS.to_vec(),
-                },
-                seeds: vec![bytes, plain],
-                run: Box::new(move |b| db_file(&path, id, entries, b)),
-            }
-        }
-        "db-region" => {
-            let db = seed_database(work, variant())?;
-            let (keys_path, keys_id, _) = seed_file(&db, FileKind::RegionKeys);
-            let (values_path, values_id, _) = seed_file(&db, FileKind::Region);
-            let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
-            // Input: which file (0 keys, 1 values zstd, 2 values plain),
-            // then its mutated bytes; the other file as built.
-            let files = [
-                read(&keys_path)?,
-                read(&values_path)?,
-                plain_copy(&values_path, values_id, work)?,
-            ];
-            let (seeds, fields) = selected_files(files.iter().map(|b| b.as_slice()));
-            let paths = (keys_path, keys_id, values_path, values_id);
-            Target {
-                name: "db-region",
-                what: "the opening region's key index or values (no disk; a selector byte, then the file): open checks, lookups along the opening, a full load and export walk",
-                input: Input::Binary { fields },
-                seeds,
-                run: Box::new(move |b| db_region(&paths, &files, b)),
-            }
-        }
-        "db-dir" => {
-            let v = dir_variant();
-            let db = seed_database(work, v)?;
-            let copy = work.join("db-dir");
-            let _ = std::fs::remove_dir_all(&copy);
-            let dir = db::variant_dir(&copy, v);
-            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-            let mut files = Vec::new();
-            for entry in std::fs::read_dir(db::variant_dir(&db, v)).map_err(|e| e.to_string())? {
-                let path = entry.map_err(|e| e.to_string())?.path();
-                if path.extension().is_some_and(|e| e == "sowdb") {
-                    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-                    let to = dir.join(path.file_name().expect("a file"));
-                    std::fs::write(&to, &bytes).map_err(|e| e.to_string())?;
-                    files.push((to, bytes));
-                }
-            }
-            files.sort();
-            // An input is a file number, then that file's mutated bytes.
-            let (seeds, fields) = selected_files(files.iter().map(|(_, b)| b.as_slice()));
-            Target {
-                name: "db-dir",
-                what: "a database directory with one file mutated, read by eval, its line, stats and export paths",
-                input: Input::Binary { fields },
-                seeds,
-                run: Box::new(move |b| db_dir(&copy, &files, b)),
-            }
-        }
+        "db-layer" => db_layer_target(work)?,
+        "db-region" => db_region_target(work)?,
+        "db-dir" => db_dir_target(work)?,
         // `sow serve`'s router, with the seed database as its directory.
         "http" => crate::http::target(seeds_dir, &seed_database(work, variant())?)?,
         "game-file" => Target {
@@ -250,6 +185,80 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
         }
     };
     Ok(t)
+}
+
+/// An endgame layer file of the seed database, fed as bytes.
+fn db_layer_target(work: &Path) -> Result<Target, String> {
+    let db = seed_database(work, variant())?;
+    let (path, id, entries) = seed_file(&db, FileKind::Layer);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The file as written (zstd blocks) and re-encoded plain, whose
+    // payload bytes are the entries themselves: mutated and
+    // resealed, they reach the content checks (`db_check.rs`).
+    let plain = plain_copy(&path, id, work)?;
+    Ok(Target {
+        name: "db-layer",
+        what: "an endgame layer file's bytes (no disk; zstd and plain): header, block table, payload, length, entries",
+        input: Input::Binary {
+            fields: DB_FIELDS.to_vec(),
+        },
+        seeds: vec![bytes, plain],
+        run: Box::new(move |b| db_file(&path, id, entries, b)),
+    })
+}
+
+/// The opening region's two files of the seed database, fed as bytes.
+fn db_region_target(work: &Path) -> Result<Target, String> {
+    let db = seed_database(work, variant())?;
+    let (keys_path, keys_id, _) = seed_file(&db, FileKind::RegionKeys);
+    let (values_path, values_id, _) = seed_file(&db, FileKind::Region);
+    let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+    // Input: which file (0 keys, 1 values zstd, 2 values plain),
+    // then its mutated bytes; the other file as built.
+    let files = [
+        read(&keys_path)?,
+        read(&values_path)?,
+        plain_copy(&values_path, values_id, work)?,
+    ];
+    let (seeds, fields) = selected_files(files.iter().map(|b| b.as_slice()));
+    let paths = (keys_path, keys_id, values_path, values_id);
+    Ok(Target {
+        name: "db-region",
+        what: "the opening region's key index or values (no disk; a selector byte, then the file): open checks, lookups along the opening, a full load and export walk",
+        input: Input::Binary { fields },
+        seeds,
+        run: Box::new(move |b| db_region(&paths, &files, b)),
+    })
+}
+
+/// A copy of a small database directory, one file mutated per input.
+fn db_dir_target(work: &Path) -> Result<Target, String> {
+    let v = dir_variant();
+    let db = seed_database(work, v)?;
+    let copy = work.join("db-dir");
+    let _ = std::fs::remove_dir_all(&copy);
+    let dir = db::variant_dir(&copy, v);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(db::variant_dir(&db, v)).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "sowdb") {
+            let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+            let to = dir.join(path.file_name().expect("a file"));
+            std::fs::write(&to, &bytes).map_err(|e| e.to_string())?;
+            files.push((to, bytes));
+        }
+    }
+    files.sort();
+    // An input is a file number, then that file's mutated bytes.
+    let (seeds, fields) = selected_files(files.iter().map(|(_, b)| b.as_slice()));
+    Ok(Target {
+        name: "db-dir",
+        what: "a database directory with one file mutated, read by eval, its line, stats and export paths",
+        input: Input::Binary { fields },
+        seeds,
+        run: Box::new(move |b| db_dir(&copy, &files, b)),
+    })
 }
 
 /// Each file of a directory is one seed (multi-line inputs).
