@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::matches::{make_openings_until, play_match_until, Balance, MatchConfig};
+use crate::analysis::matches::{
+    make_openings_until, play_match_until, Balance, MatchConfig, MatchReport, MatchSummary,
+};
 use crate::files::write_atomic;
 use crate::progress::Progress;
 use crate::search::{AgentSpec, Searchable};
@@ -138,7 +140,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         #[derive(serde::Serialize)]
         struct Output<'a> {
             #[serde(flatten)]
-            summary: &'a crate::analysis::matches::MatchSummary,
+            summary: &'a MatchSummary,
             interrupted: bool,
         }
         return out.model_sorted(&Output {
@@ -146,6 +148,25 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
             interrupted,
         });
     }
+    print_match(
+        &start.to_string(),
+        &report,
+        &summary,
+        &cfg,
+        interrupted,
+        out,
+    )
+}
+
+/// The readable summary of a match: result, Elo, lengths.
+fn print_match(
+    start: &str,
+    report: &MatchReport,
+    summary: &MatchSummary,
+    cfg: &MatchConfig,
+    interrupted: bool,
+    out: &mut Out,
+) -> Result<(), CliError> {
     out.line(format!(
         "{} vs {} from {}",
         report.agent_a, report.agent_b, start

@@ -89,6 +89,15 @@ pub fn run<G: Searchable>(
     if out.json {
         return out.model_sorted(&e);
     }
+    print_evaluation(pos, &e, out)
+}
+
+/// The readable form of a search's evaluation.
+fn print_evaluation<G: Searchable>(
+    pos: &G,
+    e: &SearchEvaluation,
+    out: &mut Out,
+) -> Result<(), CliError> {
     if e.interrupted {
         out.line("interrupted: best completed iteration below")?;
     }

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::tune::{
-    self, fit, from_csv, named_weights, to_csv, Comparison, Errors, SelfPlay, TuneOutput,
-    TuneProvenance, FEATURE_NAMES,
+    self, fit, from_csv, named_weights, to_csv, Comparison, Errors, Fit, Sample, SelfPlay,
+    TuneOutput, TuneProvenance, FEATURE_NAMES,
 };
 use crate::files::write_atomic;
 use crate::games::kiothi::KiothiPosition;
@@ -76,52 +76,9 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     check(args)?;
     let clock = Instant::now();
     let (samples, provenance) = if args.fit_only {
-        let name = format!("--data {}", args.data.display());
-        let text = super::paths::read_input(Some(&args.data), "data", &name)?;
-        let samples = from_csv(&text)?;
-        let provenance = TuneProvenance {
-            data: args.data.display().to_string(),
-            fit_only: Some(true),
-            depth: None,
-            engine_eval: None,
-            engine_weights: None,
-            games: None,
-            opening_plies: None,
-            seed: None,
-            selfplay_seconds: None,
-            start: None,
-        };
-        (samples, provenance)
+        read_samples(args)?
     } else {
-        out.info(format!(
-            "self-play: {} games at depth {} from {start} (seed {})",
-            args.games, args.depth, args.seed
-        ))?;
-        let cfg = SelfPlay {
-            games: args.games,
-            depth: args.depth,
-            seed: args.seed,
-            opening_plies: args.opening_plies,
-            hand_eval: args.hand_eval,
-        };
-        let bar =
-            Progress::auto(out.quiet || out.json).count(args.games as u64, "self-play", "games");
-        let samples = tune::self_play(start, &cfg, &bar);
-        bar.finish_and_clear();
-        write_atomic(&args.data, to_csv(&samples).as_bytes())?;
-        let provenance = TuneProvenance {
-            data: args.data.display().to_string(),
-            start: Some(start.to_string()),
-            games: Some(args.games),
-            depth: Some(args.depth),
-            seed: Some(args.seed),
-            opening_plies: Some(args.opening_plies),
-            engine_eval: Some(if args.hand_eval { "hand" } else { "compiled" }.into()),
-            engine_weights: Some(tune::WEIGHTS),
-            selfplay_seconds: Some(clock.elapsed().as_secs_f64()),
-            fit_only: None,
-        };
-        (samples, provenance)
+        self_play_samples(start, args, out, clock)?
     };
     let fitted = fit(&samples, args.ridge)
         .map_err(|e| CliError::new("usage", Some("data"), e.to_string()))?;
@@ -142,9 +99,20 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
             seconds: clock.elapsed().as_secs_f64(),
         });
     }
+    print_fit(&fitted, samples.len(), args, out)
+}
+
+/// The readable summary of a fit: the weights, and each evaluation's
+/// error against the realized margins.
+fn print_fit(
+    fitted: &Fit,
+    positions: usize,
+    args: &TuneArgs,
+    out: &mut Out,
+) -> Result<(), CliError> {
     out.line(format!(
         "{} positions ({} train, {} validation) in {}",
-        samples.len(),
+        positions,
         fitted.train.positions,
         fitted.validation.positions,
         args.data.display()
@@ -167,4 +135,62 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     out.line(row("zero", |c| c.zero))?;
     out.line(format!("weights written to {}", args.out.display()))?;
     Ok(())
+}
+
+/// `--fit-only`: the samples of an earlier self-play, from `--data`.
+fn read_samples(args: &TuneArgs) -> Result<(Vec<Sample>, TuneProvenance), CliError> {
+    let name = format!("--data {}", args.data.display());
+    let text = super::paths::read_input(Some(&args.data), "data", &name)?;
+    let samples = from_csv(&text)?;
+    let provenance = TuneProvenance {
+        data: args.data.display().to_string(),
+        fit_only: Some(true),
+        depth: None,
+        engine_eval: None,
+        engine_weights: None,
+        games: None,
+        opening_plies: None,
+        seed: None,
+        selfplay_seconds: None,
+        start: None,
+    };
+    Ok((samples, provenance))
+}
+
+/// Self-play from `start` (progress on a terminal), its samples written
+/// to `--data`.
+fn self_play_samples(
+    start: &KiothiPosition,
+    args: &TuneArgs,
+    out: &mut Out,
+    clock: Instant,
+) -> Result<(Vec<Sample>, TuneProvenance), CliError> {
+    out.info(format!(
+        "self-play: {} games at depth {} from {start} (seed {})",
+        args.games, args.depth, args.seed
+    ))?;
+    let cfg = SelfPlay {
+        games: args.games,
+        depth: args.depth,
+        seed: args.seed,
+        opening_plies: args.opening_plies,
+        hand_eval: args.hand_eval,
+    };
+    let bar = Progress::auto(out.quiet || out.json).count(args.games as u64, "self-play", "games");
+    let samples = tune::self_play(start, &cfg, &bar);
+    bar.finish_and_clear();
+    write_atomic(&args.data, to_csv(&samples).as_bytes())?;
+    let provenance = TuneProvenance {
+        data: args.data.display().to_string(),
+        start: Some(start.to_string()),
+        games: Some(args.games),
+        depth: Some(args.depth),
+        seed: Some(args.seed),
+        opening_plies: Some(args.opening_plies),
+        engine_eval: Some(if args.hand_eval { "hand" } else { "compiled" }.into()),
+        engine_weights: Some(tune::WEIGHTS),
+        selfplay_seconds: Some(clock.elapsed().as_secs_f64()),
+        fit_only: None,
+    };
+    Ok((samples, provenance))
 }
