@@ -525,6 +525,27 @@ impl Header {
                 return Err(mismatch(format!("{entries} entries, expected {expected}")));
             }
         }
+        let (payload, block, blocks) =
+            Self::check_geometry(path, map, file_len, encoding, entries)?;
+        Ok(Header {
+            entries,
+            encoding,
+            payload,
+            block,
+            blocks,
+        })
+    }
+
+    /// Checks the block geometry the header `map` gives against its
+    /// encoding, its entries and the file's length; returns the payload's
+    /// size, the block size and the block count.
+    fn check_geometry(
+        path: &Path,
+        map: &[u8],
+        file_len: usize,
+        encoding: Encoding,
+        entries: u64,
+    ) -> Result<(usize, usize, usize), DbError> {
         let payload = read_u64(map, 32) as usize;
         let block = read_u64(map, 48) as usize;
         let blocks = read_u64(map, 56) as usize;
@@ -535,9 +556,12 @@ impl Header {
         if !(block.is_power_of_two() && (1 << 12..=1 << 20).contains(&block))
             || blocks != decoded.div_ceil(block)
         {
-            return Err(corrupt(format!(
-                "block table of {blocks} blocks of {block} bytes for {decoded} bytes"
-            )));
+            return Err(DbError::Corrupt {
+                path: path.to_path_buf(),
+                what: format!(
+                    "block table of {blocks} blocks of {block} bytes for {decoded} bytes"
+                ),
+            });
         }
         // Sizes with checked sums: a forged header cannot wrap them.
         let table_len = match encoding {
@@ -548,19 +572,16 @@ impl Header {
             .and_then(|t| t.checked_add(HEADER))
             .and_then(|d| d.checked_add(payload));
         if expected_len != Some(file_len) {
-            return Err(truncated(format!(
-                "{} bytes, expected {}",
-                file_len,
-                expected_len.map_or("more than 2^64".to_string(), |l| l.to_string())
-            )));
+            return Err(DbError::Truncated {
+                path: path.to_path_buf(),
+                what: format!(
+                    "{} bytes, expected {}",
+                    file_len,
+                    expected_len.map_or("more than 2^64".to_string(), |l| l.to_string())
+                ),
+            });
         }
-        Ok(Header {
-            entries,
-            encoding,
-            payload,
-            block,
-            blocks,
-        })
+        Ok((payload, block, blocks))
     }
 }
 
