@@ -19,6 +19,16 @@ pub enum Termination {
     Repetition,
 }
 
+impl Termination {
+    /// The word of game records and analyses: `over` or `repetition`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Termination::NoMove => "over",
+            Termination::Repetition => "repetition",
+        }
+    }
+}
+
 /// The outcome of a finished game.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GameResult {
@@ -186,8 +196,7 @@ impl Stop {
     /// The word of game records: `over`, `repetition` or `ply_cap`.
     pub fn word(self) -> &'static str {
         match self {
-            Stop::Ended(Termination::NoMove) => "over",
-            Stop::Ended(Termination::Repetition) => "repetition",
+            Stop::Ended(t) => t.word(),
             Stop::PlyCap => "ply_cap",
         }
     }

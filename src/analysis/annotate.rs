@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
-use crate::record::{final_totals, GameRecord, Termination};
+use crate::record::{final_totals, GameRecord};
 use crate::search::Searchable;
 use crate::solve::solution::SolveError;
 
@@ -427,13 +427,7 @@ fn summarize_players<G: Game>(plies: &[PlyAnalysis], positions: &[G], info: &Gam
 /// oracle), and the sign of South's final margin (1, 0 or -1).
 fn ending<G: Game>(record: &GameRecord<G>, last: &G, (value, exact): (i32, bool)) -> (Ending, i32) {
     let (end, points) = match record.result() {
-        Some(r) => (
-            match r.termination {
-                Termination::NoMove => "over",
-                Termination::Repetition => "repetition",
-            },
-            r.totals,
-        ),
+        Some(r) => (r.termination.word(), r.totals),
         None => ("unfinished", final_totals(last, None)),
     };
     let final_sign = match points[0].partial_cmp(&points[1]) {

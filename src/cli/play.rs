@@ -325,11 +325,7 @@ impl<G: Board + Searchable> Session<G> {
         let saved = SavedGame {
             start: self.record.start().to_string(),
             moves: self.record.moves().iter().map(|m| m.to_string()).collect(),
-            end: match result.map(|r| r.termination) {
-                Some(Termination::NoMove) => "over",
-                Some(Termination::Repetition) => "repetition",
-                None => "unfinished",
-            },
+            end: result.map_or("unfinished", |r| r.termination.word()),
             plies: self.record.moves().len(),
             points: result.map(|r| r.totals),
             winner: result.and_then(|r| r.winner()).map(Side::letter),
