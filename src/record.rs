@@ -42,18 +42,24 @@ pub struct GameResult {
 impl GameResult {
     /// The side with more stones, `None` for a draw.
     pub fn winner(&self) -> Option<Side> {
-        if self.totals[0] > self.totals[1] {
-            Some(Side::South)
-        } else if self.totals[1] > self.totals[0] {
-            Some(Side::North)
-        } else {
-            None
-        }
+        winner_of(self.totals)
     }
 
     /// South's total minus North's.
     pub fn margin(&self) -> f64 {
         self.totals[0] - self.totals[1]
+    }
+}
+
+/// The side with the larger of final `totals` (per `Side::index`), `None`
+/// when they are equal: RULES §0, who wins a game.
+pub fn winner_of(totals: [f64; 2]) -> Option<Side> {
+    if totals[0] > totals[1] {
+        Some(Side::South)
+    } else if totals[1] > totals[0] {
+        Some(Side::North)
+    } else {
+        None
     }
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
-use crate::record::{final_totals, GameRecord};
+use crate::record::{final_totals, winner_of, GameRecord};
 use crate::search::Searchable;
 use crate::solve::solution::SolveError;
 
@@ -430,16 +430,13 @@ fn ending<G: Game>(record: &GameRecord<G>, last: &G, (value, exact): (i32, bool)
         Some(r) => (r.termination.word(), r.totals),
         None => ("unfinished", final_totals(last, None)),
     };
-    let final_sign = match points[0].partial_cmp(&points[1]) {
-        Some(std::cmp::Ordering::Greater) => 1,
-        Some(std::cmp::Ordering::Less) => -1,
-        _ => 0,
+    let winner = winner_of(points);
+    let final_sign = match winner {
+        Some(Side::South) => 1,
+        Some(Side::North) => -1,
+        None => 0,
     };
-    let winner = match final_sign {
-        1 => Some("S".to_string()),
-        -1 => Some("N".to_string()),
-        _ => None,
-    };
+    let winner = winner.map(|s| s.letter().to_string());
     let ending = Ending {
         end,
         position: last.to_string(),
