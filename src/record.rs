@@ -295,6 +295,15 @@ mod tests {
     }
 
     #[test]
+    fn the_larger_total_wins_and_equal_totals_draw() {
+        assert_eq!(winner_of([24.5, 23.5]), Some(Side::South));
+        assert_eq!(winner_of([0.0, 0.5]), Some(Side::North));
+        assert_eq!(winner_of([24.0, 24.0]), None);
+        assert_eq!(Stop::Ended(Termination::NoMove).word(), "over");
+        assert_eq!(Stop::Ended(Termination::Repetition).word(), "repetition");
+    }
+
+    #[test]
     fn third_occurrence_ends_the_game_with_the_board_shared() {
         // W=2, one stone each side, both unlocked; the first legal move cycles
         // through 4 plies: 1, 3 (feeding), 0, 2.

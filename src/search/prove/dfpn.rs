@@ -452,6 +452,21 @@ mod tests {
     }
 
     #[test]
+    fn a_node_proves_through_its_cheapest_move_and_refutes_through_all() {
+        let num = |prove, refute| Num { prove, refute };
+        let nums = [num(5, 1), num(3, 2), num(3, 4), num(9, 8)];
+        // φ the least proof cost; ties go to the first move in `order`;
+        // δ the sum of the refutation costs; the second least proof cost.
+        assert_eq!(node_numbers(&nums, &[0, 1, 2, 3]), (3, 15, Some(1), 3));
+        assert_eq!(node_numbers(&nums, &[2, 1, 0, 3]), (3, 15, Some(2), 3));
+        assert_eq!(node_numbers(&nums, &[3, 0]), (5, 15, Some(0), 9));
+        // δ stops at "infinite"; a proved move (0) is the best at once.
+        let nums = [num(0, PN_INF), num(7, PN_INF)];
+        assert_eq!(node_numbers(&nums, &[1, 0]), (0, PN_INF, Some(0), 7));
+        assert_eq!(node_numbers(&[], &[]), (PN_INF, 0, None, PN_INF));
+    }
+
+    #[test]
     fn a_full_bucket_keeps_the_numbers_that_took_most_nodes() {
         // One bucket: every test lands in it.
         let t = PnTable::new(0);
