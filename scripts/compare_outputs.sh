@@ -85,7 +85,7 @@ err-agent-time|match ab:time=0 random
 err-games|match greedy random --games 0
 err-balance|match greedy random --balance=-2
 err-balance-depth|match greedy random --balance 0 --balance-depth 0
-err-solve-kiothi|solve kiothi
+err-solve-kiothi|solve kiothi --stones 15 --db DB
 err-openings|openings chess
 err-stats-format|stats kpe:3x3 --format xml --db DB
 err-stats-kiothi-games|stats kiothi --games 0
@@ -107,7 +107,7 @@ mask() {
         -e 's/"(seconds|nps|peak_rss_mib|layers|opening_explore|opening_solve|run_seconds|selfplay_seconds)": ?[-0-9.e+]+/"\1":T/g' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}/DATE/g' \
         -e 's/[0-9]+(\.[0-9]+)? s\b/T s/g' \
-        -e 's/nps( +)[0-9]+/nps\1N/g' \
+        -e 's/nps +[0-9]+/nps N/g' \
         -e 's/peak memory [0-9]+ MiB/peak memory M MiB/g' \
         -e 's/\| [0-9]+\.[0-9] \| ([0-9]+ \|)$/| T | \1/' \
         -e 's/[0-9]+ nps\b/N nps/g'
