@@ -478,6 +478,20 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
 
         let alpha_orig = alpha;
         let moves = pos.search_moves();
+        // Children that will probe the table (those with depth left) have
+        // their buckets fetched first, so that the misses overlap.
+        let keys: Vec<u64> = if depth > 1 {
+            moves
+                .iter()
+                .map(|(_, child)| {
+                    let key = child.zobrist();
+                    self.shared.tt.prefetch(key);
+                    key
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let order = self.order_moves(pos, &moves, tt_move, ply);
         let mut best = -INFINITY;
         let mut best_idx = None;
@@ -499,7 +513,7 @@ impl<'a, 's, G: Searchable> Worker<'a, 's, G> {
             };
             n += 1;
             let child = &moves[i].1;
-            let child_key = child.zobrist();
+            let child_key = keys.get(i).copied().unwrap_or_else(|| child.zobrist());
             if let Some(busy) = busy {
                 if first_pass && n > 1 && busy.busy_elsewhere(child_key, self.thread) {
                     deferred.push((i, gain));

@@ -139,6 +139,11 @@ impl TranspositionTable {
         ((key as u128 * self.buckets as u128) >> 64) as usize * BUCKET
     }
 
+    /// Asks for `key`'s bucket (one cache line) ahead of its probe.
+    pub fn prefetch(&self, key: u64) {
+        crate::prefetch::prefetch(&self.slots[self.bucket(key)]);
+    }
+
     /// The entry stored for exactly `key`, if any.
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
         let b = self.bucket(key);
