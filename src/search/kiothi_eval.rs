@@ -321,6 +321,8 @@ impl Searchable for KiothiPosition {
     fn search_moves(&self) -> Vec<(KiothiMove, Self)> {
         let mut out = Vec::new();
         if !in_opening(self) {
+            // One allocation for the usual number of moves.
+            out.reserve(16);
             let _ = self.for_each_child(|mv, child| {
                 out.push((mv, child));
                 ControlFlow::Continue(())
