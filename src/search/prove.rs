@@ -842,9 +842,7 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         }
         proved_by
     }
-}
 
-impl<G: Searchable> Worker<'_, '_, G> {
     /// Iterative deepening of the root test `V ≥ t` (the second thread of
     /// [`Method::Mixed`]), until it is answered, the deepest depth is done
     /// or the search is stopped: the bounds proved and the last depth.
