@@ -144,7 +144,14 @@ struct Campaign<'a> {
 }
 
 impl<'a> Campaign<'a> {
-    fn new(target: &'a Target, findings: &'a Path, seed: u64) -> Self {
+    /// `last_panic`: where the panic hook keeps the last panic's message
+    /// ([`keep_panic_messages`]).
+    fn new(
+        target: &'a Target,
+        findings: &'a Path,
+        seed: u64,
+        last_panic: Arc<Mutex<String>>,
+    ) -> Self {
         Campaign {
             target,
             findings,
@@ -156,7 +163,7 @@ impl<'a> Campaign<'a> {
             panics: 0,
             violations: 0,
             finding_files: Vec::new(),
-            last_panic: keep_panic_messages(),
+            last_panic,
         }
     }
 
@@ -293,7 +300,8 @@ fn main() {
         input: Mutex::new(Vec::new()),
     });
     spawn_watchdog(current.clone(), args.findings.clone(), target.name, t0);
-    let mut campaign = Campaign::new(&target, &args.findings, args.seed);
+    let last_panic = keep_panic_messages();
+    let mut campaign = Campaign::new(&target, &args.findings, args.seed, last_panic);
     let mut slowest_us = 0;
     let report_every = (args.inputs / 20).max(1);
     for i in 0..args.inputs {

@@ -296,11 +296,12 @@ impl<G: Searchable> Worker<'_, '_, G> {
                 // Only lines left unexpanded at the ply cap remain.
                 break;
             }
-            let Some(mut i) = best else { break };
-            let mut second = second;
-            if par {
-                (i, second) = self.shared_choice(&kids, &nums, &order, th_phi, (i, second));
-            }
+            let Some(best) = best else { break };
+            let (i, second) = if par {
+                self.shared_choice(&kids, &nums, &order, th_phi, (best, second))
+            } else {
+                (best, second)
+            };
             let n = nums[i];
             // The child's own thresholds: its φ (the node's δ share) may
             // grow until the node's δ reaches its threshold, its δ (the
