@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::game_text::GameText;
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
 use crate::record::{final_totals, winner_of, GameRecord};
@@ -280,6 +281,21 @@ pub struct GameInfo {
     pub opening_plies: usize,
     /// Where the values come from, in words.
     pub method: String,
+}
+
+/// `GameInfo::method` for a Kpé game valued from its solved database.
+pub const FROM_DATABASE: &str = "exact, from the solved database";
+
+impl GameInfo {
+    /// The players and random opening plies a game's text names, with the
+    /// values' `method` in words.
+    pub fn new(game: &GameText, method: impl Into<String>) -> Self {
+        GameInfo {
+            names: game.names.clone(),
+            opening_plies: game.opening_plies,
+            method: method.into(),
+        }
+    }
 }
 
 /// Annotates every ply of `record` with values from `oracle`;

@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::{AnyPosition, CliError, Out};
-use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
+use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo, FROM_DATABASE};
 use crate::analysis::game_replay::{find_start, replay};
 use crate::analysis::game_text::parse_game_text;
+use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::oracle::{Oracle, SearchOracle};
 use crate::files;
 use crate::game::Game;
@@ -77,11 +78,7 @@ impl AnalyzeArgs {
                 }
                 let (record, ignored) = replay(p, &game)?;
                 let mut oracle = super::eval::kpe_oracle(p, self.db.given(), quiet)?;
-                let info = GameInfo {
-                    names: game.names,
-                    opening_plies: game.opening_plies,
-                    method: "exact, from the solved database".to_string(),
-                };
+                let info = GameInfo::new(&game, FROM_DATABASE);
                 analyze_and_print(&record, ignored, &mut oracle, info, self, out)
             }
             AnyPosition::Kiothi(p) => {
@@ -89,13 +86,8 @@ impl AnalyzeArgs {
                 let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
                 let stop = crate::interrupt::ctrl_c_flag();
                 let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
-                let info = GameInfo {
-                    names: game.names,
-                    opening_plies: game.opening_plies,
-                    method: crate::analysis::kiothi_tables::search_method(
-                        seconds, threads, &tables,
-                    ),
-                };
+                let method = search_method(seconds, threads, &tables);
+                let info = GameInfo::new(&game, method);
                 let mut oracle =
                     SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop)
                         .with_exact(tables);

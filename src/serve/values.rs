@@ -10,9 +10,10 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::state::AppState;
-use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo};
+use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo, FROM_DATABASE};
 use crate::analysis::evaluation::{kpe_evaluation, ExactEvaluation, SearchEvaluation};
 use crate::analysis::game_text::GameText;
+use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::levels::{level_move, Level};
 use crate::analysis::move_values::{search_move_values, MoveValues};
 use crate::analysis::oracle::{KpeOracle, Oracle, SearchOracle};
@@ -214,37 +215,24 @@ pub fn analysis(
     budget: Budget,
     stop: Arc<AtomicBool>,
 ) -> Result<GameAnalysis, CliError> {
-    let names = game.names.clone();
-    let a = match start {
+    match start {
         AnyPosition::Kpe(p) => {
             let (record, _) = crate::analysis::game_replay::replay(p, game)?;
+            let info = GameInfo::new(game, FROM_DATABASE);
             with_kpe(state, p, |o| {
-                let info = GameInfo {
-                    names,
-                    opening_plies: game.opening_plies,
-                    method: "exact, from the solved database".to_string(),
-                };
                 Ok(analyze_game(&record, o, info, &mut |_, _| {})?)
-            })?
+            })
         }
         AnyPosition::Kiothi(p) => {
             let (record, _) = crate::analysis::game_replay::replay(p, game)?;
             let limits = crate::search::Limits::seconds(seconds);
             let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop)
                 .with_exact(state.kiothi_tables.clone());
-            let info = GameInfo {
-                names,
-                opening_plies: game.opening_plies,
-                method: crate::analysis::kiothi_tables::search_method(
-                    seconds,
-                    budget.threads,
-                    &state.kiothi_tables,
-                ),
-            };
-            analyze_game(&record, &mut oracle, info, &mut |_, _| {})?
+            let method = search_method(seconds, budget.threads, &state.kiothi_tables);
+            let info = GameInfo::new(game, method);
+            Ok(analyze_game(&record, &mut oracle, info, &mut |_, _| {})?)
         }
-    };
-    Ok(a)
+    }
 }
 
 /// `/api/games`: one start shortcut the page offers.

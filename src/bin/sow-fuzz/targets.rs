@@ -318,17 +318,8 @@ fn game_file(b: &[u8]) -> Outcome {
             if sow::solve::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
                 let solution = Solution::in_memory(v, Progress::Hidden);
                 let mut oracle = KpeOracle::new(solution, Progress::Hidden);
-                let names = game.names.clone();
-                if let Err(e) = analyze_game(
-                    &record,
-                    &mut oracle,
-                    sow::analysis::annotate::GameInfo {
-                        names,
-                        opening_plies: 0,
-                        method: String::new(),
-                    },
-                    &mut |_, _| {},
-                ) {
+                let info = sow::analysis::annotate::GameInfo::new(&game, "");
+                if let Err(e) = analyze_game(&record, &mut oracle, info, &mut |_, _| {}) {
                     return match e {
                         sow::solve::solution::SolveError::Input(e) => refusal(&e),
                         e => Err(format!("analysis of a replayed game failed: {e}")),
