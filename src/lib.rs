@@ -2,6 +2,7 @@
 
 pub mod allocator;
 pub mod analysis;
+pub mod checksum;
 pub mod cli;
 pub mod error;
 pub mod files;

@@ -391,3 +391,64 @@ fn tables_that_cannot_fit_are_refused_before_any_work() {
     assert_refused(&o, "stones", "GiB of memory");
     assert!(!db.join("kiothi-endgame").exists(), "nothing written");
 }
+
+/// `--keep FILE`: a proof stopped by `--nodes` writes its bounds to FILE,
+/// the next run reads them and finishes the proof, and a run after that
+/// finds the root proved without a node; a damaged FILE is refused (exit
+/// 2, field `keep`) and left as it was.
+#[test]
+fn kept_bounds_carry_a_proof_over_from_one_run_to_the_next() {
+    let file = std::env::temp_dir().join(format!("sow-cli-prove-kept-{}.bnd", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let path = file.to_str().unwrap();
+    let fresh = json_of(&sow(&["--json", "--threads", "1", "solve", HARDER]));
+    let exact = fresh["value"].as_i64().unwrap();
+    assert!(fresh["kept"].is_null(), "{fresh}");
+
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--json", "--threads", "1", "solve", "--keep", path];
+        args.extend_from_slice(extra);
+        args.push(HARDER);
+        json_of(&sow(&args))
+    };
+    let stopped = run(&["--nodes", "5000"]);
+    assert_eq!(stopped["exact"], false, "{stopped}");
+    assert_eq!(stopped["kept"]["read"], 0, "{stopped}");
+    let written = stopped["kept"]["written"].as_u64().unwrap();
+    assert!(written > 0, "{stopped}");
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().len(),
+        40 + 16 * written,
+        "a header, the entries, the count and the checksum"
+    );
+
+    let finished = run(&[]);
+    assert_eq!(finished["value"].as_i64(), Some(exact), "{finished}");
+    assert_eq!(finished["kept"]["read"].as_u64(), Some(written));
+
+    let again = run(&[]);
+    assert_eq!(again["value"].as_i64(), Some(exact), "{again}");
+    assert_eq!(
+        again["nodes"], 0,
+        "the root's exact value was kept: {again}"
+    );
+    assert_eq!(again["best"], finished["best"]);
+
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() - 1]).unwrap();
+    let o = sow(&["--json", "solve", "--keep", path, HARDER]);
+    assert_refused(&o, "keep", "truncated or damaged");
+    assert_eq!(std::fs::read(&file).unwrap(), bytes[..bytes.len() - 1]);
+    std::fs::remove_file(&file).unwrap();
+
+    let o = sow(&["--json", "solve", "--keep", path, "kpe"]);
+    assert_refused(&o, "keep", "--keep is for Kiothi");
+    // Refused before the proof when the disk cannot take the whole table.
+    let o = sow_command()
+        .env("SOW_DISK_MIB", "1")
+        .args(["--json", "solve", "--keep", path, HARDER])
+        .output()
+        .unwrap();
+    assert_refused(&o, "keep", "MiB free there");
+    assert!(!file.exists());
+}

@@ -13,6 +13,7 @@ pub mod completions;
 pub mod eval;
 pub mod export;
 pub mod game_arg;
+pub mod kept_bounds;
 mod kiothi_board;
 pub mod kiothi_tables;
 pub mod man;

@@ -4,11 +4,12 @@
 //! (`progress::Progress::spinner`), and
 //! on Ctrl-C (or a limit) the best proved lower and upper bounds.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
+use super::kept_bounds::KeptBounds;
 use super::{CliError, Out};
 use crate::analysis::search_budget::check_seconds;
 use crate::games::kiothi::KiothiPosition;
@@ -19,7 +20,7 @@ use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
 use crate::Game;
 
 /// The options of `solve` for a Kiothi position.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ProveArgs {
     pub seconds: Option<f64>,
     pub nodes: Option<u64>,
@@ -28,6 +29,18 @@ pub struct ProveArgs {
     /// Use the endgame tables of at most this many warriors (default: all
     /// in the database directory).
     pub endgame_stones: Option<usize>,
+    /// Where the proved bounds are kept between runs (`--keep`).
+    pub keep: Option<PathBuf>,
+}
+
+/// `--keep`: the file and what went through it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeptReport {
+    pub file: String,
+    /// Entries read from the file before the proof (0 for a new file).
+    pub read: u64,
+    /// Entries written back after it.
+    pub written: u64,
 }
 
 /// The `--json` object (and the data of the human output).
@@ -59,6 +72,8 @@ pub struct ProveReport {
     /// where a long proof spent its time (e.g. raising the lower bound to
     /// the value, then refuting one more).
     pub bounds: Vec<ProveProgress>,
+    /// The file of `--keep`, `null` without it.
+    pub kept: Option<KeptReport>,
 }
 
 /// Proves `pos` with the endgame tables found in `db` and prints the report.
@@ -88,8 +103,14 @@ pub fn run(
     }
     let tables = KiothiEndgames::load(db, args.endgame_stones.unwrap_or(MAX_STONES))?;
     let table = BoundTable::new(args.hash_mb);
-    let stop = crate::interrupt::ctrl_c_flag();
     let bar = Progress::auto(out.quiet || out.json).spinner("proving");
+    bar.set_message("reading the kept bounds");
+    let kept = args
+        .keep
+        .as_deref()
+        .map(|path| KeptBounds::open(path, &table))
+        .transpose()?;
+    let stop = crate::interrupt::ctrl_c_flag();
     let limits = ProveLimits {
         nodes: args.nodes,
         seconds: args.seconds,
@@ -109,6 +130,17 @@ pub fn run(
             record_narrowing(&mut bounds, p);
         },
     );
+    let kept = match kept {
+        None => None,
+        Some(k) => {
+            bar.set_message("writing the kept bounds");
+            Some(KeptReport {
+                file: k.path().display().to_string(),
+                read: k.read,
+                written: k.save(&table)?,
+            })
+        }
+    };
     bar.finish_and_clear();
     let me = pos.side_to_move().index();
     let prisons = pos.captured();
@@ -129,6 +161,7 @@ pub fn run(
         interrupted: proof.interrupted || (stop.load(Ordering::SeqCst) && !proof.exact()),
         endgame_stones: tables.max_stones(),
         bounds,
+        kept,
     };
     if out.json {
         let value = serde_json::to_value(&report)
@@ -223,6 +256,12 @@ fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(
     if let Some(m) = r.final_margin {
         out.line(format!(
             "final    margin {m:+} for {side} (prisons so far plus the value)"
+        ))?;
+    }
+    if let Some(k) = &r.kept {
+        out.line(format!(
+            "kept     {} ({} entries read, {} written)",
+            k.file, k.read, k.written
         ))?;
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! `sow solve kpe[:WxK]`: builds (or completes) a variant's database and
 //! reports the value of the start and of each first move.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::game_arg::parse_kpe_game;
@@ -38,6 +38,12 @@ pub struct SolveArgs {
     /// those in --db (default: all there are).
     #[arg(long, value_name = "N", value_parser = super::args::endgame_stones)]
     pub stones: Option<usize>,
+    /// Kiothi position: keep the proved bounds in FILE from one run to the
+    /// next: read before the proof when FILE exists, written back after it
+    /// (also when Ctrl-C or a limit stopped it), so that a stopped proof
+    /// goes on where it was.
+    #[arg(long, value_name = "FILE")]
+    pub keep: Option<PathBuf>,
     /// Kpé: build only the endgame database (every layer of positions in
     /// which both players are unlocked), not the opening region: for a
     /// variant whose whole solve does not fit; a later full solve reuses it.
@@ -68,6 +74,12 @@ impl SolveArgs {
             ));
         }
         if self.game.trim() == "kiothi" {
+            if self.keep.is_some() {
+                return Err(CliError::usage(
+                    "keep",
+                    "--keep is for the proof of a Kiothi position (its proved bounds); `sow solve kiothi` builds endgame tables",
+                ));
+            }
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
             return super::kiothi_tables::run(stones, &db, out);
         }
@@ -78,6 +90,7 @@ impl SolveArgs {
                 hash_mb: self.hash,
                 threads: rayon::current_num_threads(),
                 endgame_stones: self.stones,
+                keep: self.keep.clone(),
             };
             let pos = crate::games::kiothi::parse_position(&self.game).map_err(CliError::from)?;
             return super::prove::run(&pos, args, &db, out);
@@ -86,6 +99,7 @@ impl SolveArgs {
             ("time", self.time.is_some()),
             ("nodes", self.nodes.is_some()),
             ("stones", self.stones.is_some()),
+            ("keep", self.keep.is_some()),
         ] {
             if given {
                 return Err(CliError::usage(

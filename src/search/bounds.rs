@@ -141,6 +141,33 @@ impl BoundTable {
         let victim = victim(bucket, |e| work_of(e[1].load(Relaxed)));
         write(&bucket[victim], key, pack(&p, work));
     }
+
+    /// Calls `f(key, data)` for every stored entry, `data` packed as this
+    /// module packs it: what `bounds_file` writes. Run it when no proof is
+    /// storing (an entry written meanwhile may be seen torn and skipped).
+    pub fn for_each_entry(&self, mut f: impl FnMut(u64, u64)) {
+        for bucket in self.slots.buckets() {
+            for slot in bucket {
+                let data = slot[1].load(Relaxed);
+                if data != 0 {
+                    f(slot[0].load(Relaxed) ^ data, data);
+                }
+            }
+        }
+    }
+
+    /// Stores an entry that [`BoundTable::for_each_entry`] gave (read back
+    /// by `bounds_file`), merged with what the table knows of `key`.
+    /// `false`, and nothing stored, when `data` is not an entry this module
+    /// packs (a corrupt file): no bits outside the fields, `lo ≤ hi`.
+    pub fn restore(&self, key: u64, data: u64) -> bool {
+        let p = unpack(data);
+        let valid = data != 0 && pack(&p, work_of(data)) == data && p.lo <= p.hi;
+        if valid {
+            self.store(key, p, work_of(data));
+        }
+        valid
+    }
 }
 
 fn write(slot: &Entry, key: u64, data: u64) {

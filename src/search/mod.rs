@@ -9,6 +9,7 @@
 
 pub mod agents;
 pub mod bounds;
+pub mod bounds_file;
 pub mod exact_values;
 pub mod hand_eval;
 pub mod kiothi_eval;

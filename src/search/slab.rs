@@ -147,6 +147,13 @@ impl Slab {
         unsafe { &(*self.ptr.as_ptr().add(i)).0 }
     }
 
+    /// Every bucket, in memory order.
+    pub(super) fn buckets(&self) -> impl Iterator<Item = &[Entry; BUCKET]> {
+        // SAFETY: `i < len`: in bounds, initialised (zeroed atomics), owned
+        // by self.
+        (0..self.len).map(move |i| unsafe { &(*self.ptr.as_ptr().add(i)).0 })
+    }
+
     /// Asks the CPU to bring `key`'s bucket into the cache (why: the
     /// tables' own `prefetch`, e.g. `BoundTable::prefetch`).
     #[inline]

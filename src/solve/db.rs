@@ -152,21 +152,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DbError + '_ {
     }
 }
 
-/// FNV-1a over 8-byte little-endian words (the tail padded with zeros).
-pub fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        h = (h ^ u64::from_le_bytes(c.try_into().expect("8 bytes"))).wrapping_mul(0x0100_0000_01b3);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(last)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+/// The files' checksum (`crate::checksum`), where the database layer's
+/// callers have always found it.
+pub use crate::checksum::checksum;
 
 /// The directory of one variant's database.
 pub fn variant_dir(db: &Path, variant: KpeVariant) -> PathBuf {

@@ -289,9 +289,22 @@ pub fn mutate_bytes(rng: &mut Rng, input: &[u8], fields: &[(usize, usize)]) -> V
 /// [`reseal`] of a binary target's input: the `db-dir` and `db-region`
 /// inputs carry a file number first, the file after it.
 pub fn reseal_input(target: &str, input: &mut [u8]) {
+    if target == "bound-file" {
+        return reseal_bound_file(input);
+    }
     let skip = usize::from(matches!(target, "db-dir" | "db-region"));
     if input.len() > skip {
         reseal(&mut input[skip..]);
+    }
+}
+
+/// Recomputes the checksum at the end of a file of kept bounds (layout in
+/// `src/search/bounds_file.rs`), so that a mutant reaches the entries.
+fn reseal_bound_file(b: &mut [u8]) {
+    if b.len() >= 16 {
+        let end = b.len() - 8;
+        let sum = sow::checksum::checksum(&b[..end]);
+        b[end..].copy_from_slice(&sum.to_le_bytes());
     }
 }
 

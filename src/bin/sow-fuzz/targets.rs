@@ -83,6 +83,7 @@ pub const NAMES: &[&str] = &[
     "db-layer",
     "db-region",
     "db-dir",
+    "bound-file",
     "game-file",
     "http",
 ];
@@ -168,6 +169,7 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
         "db-layer" => db_layer_target(work)?,
         "db-region" => db_region_target(work)?,
         "db-dir" => db_dir_target(work)?,
+        "bound-file" => bound_file_target(),
         // `sow serve`'s router, with the seed database as its directory.
         "http" => crate::http::target(seeds_dir, &seed_database(work, variant())?)?,
         "game-file" => Target {
@@ -185,6 +187,63 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
         }
     };
     Ok(t)
+}
+
+/// The header fields of a file of kept bounds and its first entry
+/// (offset, width), from the layout documented in
+/// `src/search/bounds_file.rs`.
+const BOUND_FILE_FIELDS: &[(usize, usize)] = &[(0, 8), (8, 4), (12, 4), (16, 8), (24, 8), (32, 8)];
+
+/// A file of `sow solve POSITION --keep FILE`, fed as bytes; the seed is
+/// the table of a real proof, written.
+fn bound_file_target() -> Target {
+    use sow::search::bounds::BoundTable;
+    use sow::search::bounds_file::{self, kiothi_fingerprint};
+    use sow::search::prove::{prove, ProveLimits};
+    let late: KiothiPosition = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14"
+        .parse()
+        .expect("a valid position");
+    let table = BoundTable::new(1);
+    let limits = ProveLimits {
+        nodes: Some(3000),
+        ..ProveLimits::default()
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    prove(&late, &limits, 1, &table, &stop, &mut |_| {});
+    let mut seed = Vec::new();
+    bounds_file::write(&table, kiothi_fingerprint(), &mut seed).expect("writing to memory");
+    let fingerprint = kiothi_fingerprint();
+    Target {
+        name: "bound-file",
+        what: "a file of kept proof bounds (`sow solve POSITION --keep FILE`), read into a table (no disk); what is accepted must write back and read again the same",
+        input: Input::Binary {
+            fields: BOUND_FILE_FIELDS.to_vec(),
+        },
+        seeds: vec![seed],
+        run: Box::new(move |b| bound_file(b, fingerprint)),
+    }
+}
+
+fn bound_file(bytes: &[u8], fingerprint: u64) -> Outcome {
+    use sow::search::bounds::BoundTable;
+    use sow::search::bounds_file;
+    let table = BoundTable::new(1);
+    let entries = match bounds_file::read(bytes, fingerprint, &table) {
+        Ok(n) => n,
+        Err(e) => {
+            let debug = format!("{e:?}");
+            let variant = debug.split([' ', '{', '(']).next().unwrap_or("");
+            return Ok(Verdict::Refused(format!("keep/{variant}")));
+        }
+    };
+    let mut again = Vec::new();
+    let written = bounds_file::write(&table, fingerprint, &mut again).map_err(|e| e.to_string())?;
+    if written > entries {
+        return Err(format!("{entries} entries read, {written} written back"));
+    }
+    bounds_file::read(&again, fingerprint, &BoundTable::new(1))
+        .map_err(|e| format!("a table read from an accepted file wrote a refused one: {e}"))?;
+    Ok(Verdict::Accepted)
 }
 
 /// An endgame layer file of the seed database, fed as bytes.

@@ -1,0 +1,104 @@
+//! `sow solve '<kiothi position>' --keep FILE`: the prover's table of
+//! proved bounds read from FILE before the proof and written back to it
+//! after (`search::bounds_file`), also when Ctrl-C or a limit stopped the
+//! proof: a long proof can be stopped and taken up again.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::CliError;
+use crate::files;
+use crate::search::bounds::BoundTable;
+use crate::search::bounds_file::{self, kiothi_fingerprint};
+use crate::solve::estimate::disk_budget;
+
+/// The field of every refusal (the flag).
+const FIELD: &str = "keep";
+
+/// A file of kept bounds, read into a proof's table.
+pub struct KeptBounds {
+    path: PathBuf,
+    /// Entries the file held (0 for a new file).
+    pub read: u64,
+}
+
+impl KeptBounds {
+    /// Checks, before any work, that FILE can be written back (a regular
+    /// file or none, a writable directory, disk space for every entry
+    /// `table` can hold: `$SOW_DISK_MIB` sets the budget, as for a solve),
+    /// then reads what FILE holds into `table`.
+    pub fn open(path: &Path, table: &BoundTable) -> Result<Self, CliError> {
+        files::check_writable_parent(path).map_err(|e| refusal("io", e.to_string()))?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let most = largest_file(table);
+        if let Some(free) = disk_budget(dir).filter(|&free| free < most) {
+            return Err(refusal(
+                "unsupported",
+                format!(
+                    "{} can take up to {} MiB (every entry of the --hash table), {} MiB free there",
+                    path.display(),
+                    most >> 20,
+                    free >> 20
+                ),
+            ));
+        }
+        let read = if path.exists() {
+            read_into(path, table)?
+        } else {
+            0
+        };
+        Ok(KeptBounds {
+            path: path.to_path_buf(),
+            read,
+        })
+    }
+
+    /// Writes `table` back to the file (a temporary renamed over it): the
+    /// entries written.
+    pub fn save(&self, table: &BoundTable) -> Result<u64, CliError> {
+        let fail = |source| files::WriteError {
+            path: self.path.clone(),
+            source,
+        };
+        files::write_atomic_with(&self.path, |file| {
+            let mut out = BufWriter::new(file);
+            let n = bounds_file::write(table, kiothi_fingerprint(), &mut out).map_err(fail)?;
+            out.flush().map_err(fail)?;
+            Ok(n)
+        })
+        .map_err(|e: files::WriteError| refusal("io", e.to_string()))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The largest file `table` can make: every slot an entry, and the
+/// header and trailer.
+fn largest_file(table: &BoundTable) -> u64 {
+    table.bytes() as u64 + 64
+}
+
+fn read_into(path: &Path, table: &BoundTable) -> Result<u64, CliError> {
+    let file = fs::File::open(path)
+        .map_err(|e| refusal("io", format!("reading {}: {e}", path.display())))?;
+    // SAFETY: the file is only read, and only while this function runs;
+    // sow replaces it by a rename, never writes into it.
+    let map = unsafe { memmap2::Mmap::map(&file) }
+        .map_err(|e| refusal("io", format!("reading {}: {e}", path.display())))?;
+    bounds_file::read(&map, kiothi_fingerprint(), table).map_err(|e| {
+        refusal(
+            "malformed",
+            format!("{}: {e} (remove it to start afresh)", path.display()),
+        )
+    })
+}
+
+fn refusal(kind: &str, message: String) -> CliError {
+    CliError::new(kind, Some(FIELD), message)
+}
