@@ -280,9 +280,12 @@ fn endgame_tables_are_built_reused_and_used_by_proofs() {
     assert_eq!(four["endgame_stones"], 4);
 
     // The engine search (`eval`) takes them too: exact, the proved value.
+    // One thread: without tables the search is exact from depth 59 on;
+    // two threads' timing moves that depth either way, past 60 in 3 runs
+    // of 120 (a flaky test before).
     let proved = json_of(&sow(&["--json", "solve", HARDER]));
     for db in [Some(db_arg), None] {
-        let mut args = vec!["--json", "eval", HARDER, "--depth", "60"];
+        let mut args = vec!["--json", "--threads", "1", "eval", HARDER, "--depth", "60"];
         args.extend(db.iter().flat_map(|d| ["--db", d]));
         let e = json_of(&sow(&args));
         assert_eq!(e["exact"], true, "{e}");
