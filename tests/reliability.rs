@@ -2,7 +2,8 @@
 //! an incomplete database, the resource refusals (`--threads`, `--hash`,
 //! an agent's `tt=`), write errors (file size limit, a file where a
 //! directory should be) that name the file and leave nothing partial,
-//! Ctrl-C in `sow match`, and a short run of every fuzz target.
+//! Ctrl-C in `sow match` and in a proof that keeps its bounds, and a short
+//! run of every fuzz target.
 
 use std::fs;
 use std::io::Read;
@@ -417,6 +418,56 @@ fn ctrl_c_in_a_match_reports_the_finished_games() {
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert_eq!(v["error"]["kind"], "interrupted", "{v}");
     }
+}
+
+/// Ctrl-C in a Kiothi proof with `--keep FILE`: the proved bounds so far,
+/// and the table written to FILE, which the next run reads.
+#[test]
+fn ctrl_c_in_a_proof_keeps_its_bounds_in_the_file() {
+    let dir = temp("ctrl-c-keep");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("proof.bnd");
+    let file_arg = file.to_str().unwrap();
+    // Game 3 of results/kiothi/exact.md 18 plies before the end: minutes
+    // of work without endgame tables (an empty --db).
+    let pos = "kiothi 1,1,0,10,0,0,0,2,2,4,3,1,1,0,0,1,0,1,3,1 S play 14 15";
+    let db = dir.to_str().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args([
+            "--json",
+            "--threads",
+            "1",
+            "solve",
+            "--db",
+            db,
+            "--keep",
+            file_arg,
+            pos,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    // SAFETY: sends a signal to our own child, which is still running.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["interrupted"], true, "{v}");
+    assert_eq!(v["exact"], false, "{v}");
+    let written = v["kept"]["written"].as_u64().unwrap();
+    assert!(written > 0, "{v}");
+    assert_eq!(fs::metadata(&file).unwrap().len(), 40 + 16 * written);
+    let next = sow(&[
+        "--json", "solve", "--db", db, "--keep", file_arg, "--nodes", "1", pos,
+    ]);
+    let n: Value = serde_json::from_slice(&next.stdout).unwrap();
+    assert_eq!(n["kept"]["read"].as_u64(), Some(written), "{n}");
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
