@@ -379,27 +379,35 @@ fn a_file_in_place_of_a_directory_is_named() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `sow ARGS`, stopped by Ctrl-C (SIGINT) after `wait`: what it printed.
+fn interrupted(args: &[&str], wait: Duration) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(wait);
+    // SAFETY: sends a signal to our own child, which is still running.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn ctrl_c_in_a_match_reports_the_finished_games() {
-    let child = Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args([
+    let out = interrupted(
+        &[
             "--json",
             "match",
             "ab:depth=2",
             "greedy",
             "--games",
             "100000",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(3));
-    // SAFETY: sends a signal to our own child, which is still running.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
+        ],
+        Duration::from_secs(3),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panick"), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
@@ -432,8 +440,8 @@ fn ctrl_c_in_a_proof_keeps_its_bounds_in_the_file() {
     // of work without endgame tables (an empty --db).
     let pos = "kiothi 1,1,0,10,0,0,0,2,2,4,3,1,1,0,0,1,0,1,3,1 S play 14 15";
     let db = dir.to_str().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args([
+    let out = interrupted(
+        &[
             "--json",
             "--threads",
             "1",
@@ -443,17 +451,9 @@ fn ctrl_c_in_a_proof_keeps_its_bounds_in_the_file() {
             "--keep",
             file_arg,
             pos,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
-    // SAFETY: sends a signal to our own child, which is still running.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
+        ],
+        Duration::from_secs(2),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
