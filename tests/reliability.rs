@@ -323,6 +323,32 @@ fn a_full_disk_while_solving_names_the_file_and_leaves_no_partial_file() {
     fs::remove_dir_all(&db).unwrap();
 }
 
+/// A proof whose kept bounds cannot be written: refused (field `keep`),
+/// naming the file, saying what the proof had reached, no partial file.
+#[test]
+fn a_full_disk_while_keeping_a_proof_says_what_was_proved() {
+    let dir = temp("fsize-keep");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("proof.bnd");
+    // About 40,000 nodes: thousands of entries, more than 4 KiB of file.
+    let pos = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14";
+    let db = dir.to_str().unwrap();
+    let keep = file.to_str().unwrap();
+    let out = sow_with_file_limit(4, &["--json", "solve", "--db", db, "--keep", keep, pos]);
+    let (stderr, _) = refused(&out, "keep");
+    assert!(
+        stderr.contains(keep) && stderr.contains("File too large"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the proof had reached [-6, -6]"),
+        "{stderr}"
+    );
+    assert!(!file.exists());
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_full_disk_while_exporting_names_the_file_and_leaves_nothing() {
     let dir = temp("fsize-export");

@@ -134,10 +134,19 @@ pub fn run(
         None => None,
         Some(k) => {
             bar.set_message("writing the kept bounds");
+            // A failed write must not lose the proof's answer: the refusal
+            // says what was proved.
+            let written = k.save(&table).map_err(|mut e| {
+                e.message = format!(
+                    "{} (the proof had reached [{:+}, {:+}] for the mover)",
+                    e.message, proof.lower, proof.upper
+                );
+                e
+            })?;
             Some(KeptReport {
                 file: k.path().display().to_string(),
                 read: k.read,
-                written: k.save(&table)?,
+                written,
             })
         }
     };

@@ -143,8 +143,10 @@ impl BoundTable {
     }
 
     /// Calls `f(key, data)` for every stored entry, `data` packed as this
-    /// module packs it: what `bounds_file` writes. Run it when no proof is
-    /// storing (an entry written meanwhile may be seen torn and skipped).
+    /// module packs it: what `bounds_file` writes. Only when no proof is
+    /// storing: an entry read while a thread writes it could pair one
+    /// key's bounds with another key (the probe's XOR check is not made
+    /// here, it needs the key).
     pub fn for_each_entry(&self, mut f: impl FnMut(u64, u64)) {
         for bucket in self.slots.buckets() {
             for slot in bucket {
