@@ -19,6 +19,8 @@ const FIELD: &str = "keep";
 /// A file of kept bounds, read into a proof's table.
 pub struct KeptBounds {
     path: PathBuf,
+    /// This build's rules fingerprint (`bounds_file::fingerprint`).
+    fingerprint: u64,
     /// Entries the file held (0 for a new file).
     pub read: u64,
 }
@@ -30,12 +32,9 @@ impl KeptBounds {
     /// then reads what FILE holds into `table`.
     pub fn open(path: &Path, table: &BoundTable) -> Result<Self, CliError> {
         files::check_writable_parent(path).map_err(|e| refusal("io", e.to_string()))?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
         let most = largest_file(table);
-        if let Some(free) = disk_budget(dir).filter(|&free| free < most) {
+        // The budget of the file system FILE is on (or its directory's).
+        if let Some(free) = disk_budget(path).filter(|&free| free < most) {
             return Err(refusal(
                 "unsupported",
                 format!(
@@ -46,13 +45,15 @@ impl KeptBounds {
                 ),
             ));
         }
+        let fingerprint = kiothi_fingerprint();
         let read = if path.exists() {
-            read_into(path, table)?
+            read_into(path, fingerprint, table)?
         } else {
             0
         };
         Ok(KeptBounds {
             path: path.to_path_buf(),
+            fingerprint,
             read,
         })
     }
@@ -66,7 +67,7 @@ impl KeptBounds {
         };
         files::write_atomic_with(&self.path, |file| {
             let mut out = BufWriter::new(file);
-            let n = bounds_file::write(table, kiothi_fingerprint(), &mut out).map_err(fail)?;
+            let n = bounds_file::write(table, self.fingerprint, &mut out).map_err(fail)?;
             out.flush().map_err(fail)?;
             Ok(n)
         })
@@ -84,14 +85,14 @@ fn largest_file(table: &BoundTable) -> u64 {
     table.bytes() as u64 + 64
 }
 
-fn read_into(path: &Path, table: &BoundTable) -> Result<u64, CliError> {
+fn read_into(path: &Path, fingerprint: u64, table: &BoundTable) -> Result<u64, CliError> {
     let file = fs::File::open(path)
         .map_err(|e| refusal("io", format!("reading {}: {e}", path.display())))?;
     // SAFETY: the file is only read, and only while this function runs;
     // sow replaces it by a rename, never writes into it.
     let map = unsafe { memmap2::Mmap::map(&file) }
         .map_err(|e| refusal("io", format!("reading {}: {e}", path.display())))?;
-    bounds_file::read(&map, kiothi_fingerprint(), table).map_err(|e| {
+    bounds_file::read(&map, fingerprint, table).map_err(|e| {
         refusal(
             "malformed",
             format!("{}: {e} (remove it to start afresh)", path.display()),

@@ -210,9 +210,9 @@ fn bound_file_target() -> Target {
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     prove(&late, &limits, 1, &table, &stop, &mut |_| {});
-    let mut seed = Vec::new();
-    bounds_file::write(&table, kiothi_fingerprint(), &mut seed).expect("writing to memory");
     let fingerprint = kiothi_fingerprint();
+    let mut seed = Vec::new();
+    bounds_file::write(&table, fingerprint, &mut seed).expect("writing to memory");
     Target {
         name: "bound-file",
         what: "a file of kept proof bounds (`sow solve POSITION --keep FILE`), read into a table (no disk); what is accepted must write back and read again the same",
