@@ -259,31 +259,33 @@ pub async fn searching<T: Send + 'static>(
 /// `sow eval --json P` (Kpé exact from the database unless `time` or
 /// `depth` asks for a search).
 pub async fn eval(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
-    q.only(&["position", "time", "depth", "client"])?;
-    let pos = q.position()?;
-    let budget = q.budget(&state)?;
-    let searched = q.searched();
-    let st = state.clone();
-    let model = searching(&state, q.client()?, move |stop| {
-        values::evaluation(&st, &pos, searched, budget, &stop)
-    })
-    .await?;
+    let model = position_search(state, q, values::evaluation).await?;
     json_model(&Sorted(&model))
 }
 
 /// `GET /api/values?position=P[&time=S|&depth=D][&client=ID]`: every legal
 /// move with its value for the mover (Kpé exact; Kiothi by search).
 pub async fn move_values(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    let model = position_search(state, q, values::move_values).await?;
+    json_model(&model)
+}
+
+/// What `eval` and `values` share: the parameters `position`, `time` or
+/// `depth`, and `client`, then `work` in one of the search slots.
+async fn position_search<T: Send + 'static>(
+    state: Arc<AppState>,
+    q: Params,
+    work: fn(&AppState, &AnyPosition, bool, Budget, &AtomicBool) -> Result<T, CliError>,
+) -> Result<T, ApiError> {
     q.only(&["position", "time", "depth", "client"])?;
     let pos = q.position()?;
     let budget = q.budget(&state)?;
     let searched = q.searched();
     let st = state.clone();
-    let model = searching(&state, q.client()?, move |stop| {
-        values::move_values(&st, &pos, searched, budget, &stop)
+    searching(&state, q.client()?, move |stop| {
+        work(&st, &pos, searched, budget, &stop)
     })
-    .await?;
-    json_model(&model)
+    .await
 }
 
 /// `GET /api/play?position=P[&level=L][&time=S][&seed=N][&client=ID]`: the
