@@ -131,6 +131,47 @@ fn assert_bounds_narrow_to(v: &Value, lower: i64, upper: i64) {
 }
 
 #[test]
+fn verify_checks_the_proved_bounds_by_a_certificate() {
+    // Exact: the certificate holds the value, from positions down to the
+    // game's end; on a terminal the same line as the JSON.
+    let v = json_of(&sow(&["--json", "solve", "--verify", HARDER]));
+    let exact = v["value"].as_i64().unwrap();
+    let c = &v["verified"];
+    assert_eq!(
+        (&c["lower"], &c["upper"]),
+        (&v["value"], &v["value"]),
+        "{v}"
+    );
+    assert!(c["positions"].as_u64().unwrap() > 100, "{c}");
+    assert!(c["game_ends"].as_u64().unwrap() > 0, "{c}");
+    assert_eq!(c["table_leaves"], 0, "no tables here: {c}");
+    let text = String::from_utf8(sow(&["solve", "--verify", HARDER]).stdout).unwrap();
+    // (Its size varies with what the two threads' proof left in the table.)
+    let line = format!("verified [{exact:+}, {exact:+}] by a certificate of ");
+    assert!(text.contains(&line), "{text}");
+    // Stopped by a node cap: the bounds reached are what is checked.
+    let v = json_of(&sow(&[
+        "--json", "solve", "--verify", "--nodes", "2000", HARDER,
+    ]));
+    assert_eq!(v["exact"], false, "{v}");
+    assert_eq!(v["verified"]["lower"], v["lower"]);
+    assert_eq!(v["verified"]["upper"], v["upper"]);
+    // Without the flag: null. For the tables or Kpé: refused.
+    assert_eq!(
+        json_of(&sow(&["--json", "solve", LATE]))["verified"],
+        Value::Null
+    );
+    let o = sow(&["--json", "solve", "--verify", "kiothi", "--stones", "2"]);
+    assert_refused(
+        &o,
+        "verify",
+        "--verify is for the proof of a Kiothi position",
+    );
+    let o = sow(&["--json", "solve", "--verify", "kpe"]);
+    assert_refused(&o, "verify", "--verify is for Kiothi");
+}
+
+#[test]
 fn openings_and_bad_limits_are_refused() {
     let start = "kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S opening";
     let o = sow(&["--json", "solve", start]);

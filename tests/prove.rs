@@ -12,7 +12,8 @@ use sow::games::kiothi::{parse_position, KiothiMove, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::progress::ProgressBar;
 use sow::rng::Rng;
-use sow::search::bounds::BoundTable;
+use sow::search::bounds::{BoundTable, Proved};
+use sow::search::certificate::{check_bounds, CertificateError};
 use sow::search::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
 use sow::search::{search_with, ExactValues, Limits, NoTables, Searchable, TranspositionTable};
 use sow::solve::kiothi_endgame::KiothiEndgames;
@@ -559,4 +560,81 @@ fn engine_search_through_endgame_tables_keeps_the_exhaustive_values() {
         plain_nodes += run(&NoTables).nodes;
     }
     assert!(with_nodes < plain_nodes, "{with_nodes} vs {plain_nodes}");
+}
+
+/// `check_bounds` of `lower ≤ V(p) ≤ upper` over `table`: whether it passed.
+fn certified(
+    p: &KiothiPosition,
+    bounds: (i32, i32),
+    table: &BoundTable,
+    exact: &dyn ExactValues<KiothiPosition>,
+) -> bool {
+    let stop = AtomicBool::new(false);
+    match check_bounds(p, bounds, table, exact, &stop, &mut |_| {}) {
+        Ok(report) => {
+            assert_eq!((report.lower, report.upper), bounds);
+            true
+        }
+        Err(CertificateError::NoCertificate { .. }) => false,
+        Err(e) => panic!("{p}: {e}"),
+    }
+}
+
+#[test]
+fn certificates_hold_the_exhaustive_values_and_nothing_past_them() {
+    // Late positions of real games with their exhaustive values: after a
+    // proof (with endgame tables or without), the certificate holds the
+    // value and any looser bounds, never a bound one past the value, not
+    // even over a table of false bounds planted for every child.
+    let tables = endgame_tables(6);
+    let positions = small_late_positions(20_000);
+    let mut checked = 0;
+    for (i, p) in positions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.is_over())
+        .take(80)
+    {
+        let want = minimax(p, &mut Vec::new());
+        let exact: &dyn ExactValues<KiothiPosition> = match i % 2 {
+            0 => &tables,
+            _ => &NoTables,
+        };
+        let table = BoundTable::new(8);
+        let stop = AtomicBool::new(false);
+        let limits = ProveLimits::default();
+        let got = prove_with_tables(p, &limits, 1 + i % 2, &table, exact, &stop, &mut |_| {});
+        assert_eq!(got.value(), Some(want), "{p}");
+        assert!(certified(p, (want, want), &table, exact), "{p}: {want}");
+        assert!(certified(p, (want - 2, want + 2), &table, exact), "{p}");
+        assert!(!certified(p, (want + 1, want + 1), &table, exact), "{p}");
+        assert!(!certified(p, (want - 1, want - 1), &table, exact), "{p}");
+        // Every child claimed lost by all its warriors for its mover: the
+        // walk follows those claims first and finds them false.
+        let planted = BoundTable::new(8);
+        for (_, child) in p.search_moves() {
+            let b = child.board_total() as i32;
+            let claim = Proved {
+                lo: -b,
+                hi: -b,
+                best: None,
+                open: None,
+            };
+            planted.store(child.zobrist(), claim, 1);
+        }
+        let best_claimed = p
+            .search_moves()
+            .iter()
+            .map(|(_, c)| KiothiPosition::capture_gain(p, c) + c.board_total() as i32)
+            .max()
+            .unwrap();
+        if best_claimed > want {
+            assert!(
+                !certified(p, (best_claimed, best_claimed), &planted, exact),
+                "{p}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} positions");
 }

@@ -5,7 +5,7 @@
 //! on Ctrl-C (or a limit) the best proved lower and upper bounds.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -13,8 +13,9 @@ use super::kept_bounds::KeptBounds;
 use super::{CliError, Out};
 use crate::analysis::search_budget::check_seconds;
 use crate::games::kiothi::KiothiPosition;
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressBar};
 use crate::search::bounds::BoundTable;
+use crate::search::certificate::{check_bounds, CertificateError, CertificateReport};
 use crate::search::prove::{prove_with_tables, Method, PlyCost, ProveLimits, ProveProgress};
 use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
 use crate::Game;
@@ -31,6 +32,8 @@ pub struct ProveArgs {
     pub endgame_stones: Option<usize>,
     /// Where the proved bounds are kept between runs (`--keep`).
     pub keep: Option<PathBuf>,
+    /// Check the proved bounds by a certificate afterwards (`--verify`).
+    pub verify: bool,
 }
 
 /// `--keep`: the file and what went through it.
@@ -74,6 +77,9 @@ pub struct ProveReport {
     pub bounds: Vec<ProveProgress>,
     /// The file of `--keep`, `null` without it.
     pub kept: Option<KeptReport>,
+    /// `--verify`: the certificate that checked `lower` and `upper`;
+    /// `null` without it, or when Ctrl-C stopped the check.
+    pub verified: Option<CertificateReport>,
 }
 
 /// Proves `pos` with the endgame tables found in `db` and prints the report.
@@ -150,6 +156,17 @@ pub fn run(
             })
         }
     };
+    let verified = match args.verify {
+        true => verify(
+            pos,
+            (proof.lower, proof.upper),
+            &table,
+            &tables,
+            &stop,
+            &bar,
+        )?,
+        false => None,
+    };
     bar.finish_and_clear();
     let me = pos.side_to_move().index();
     let prisons = pos.captured();
@@ -171,6 +188,7 @@ pub fn run(
         endgame_stones: tables.max_stones(),
         bounds,
         kept,
+        verified,
     };
     if out.json {
         let value = serde_json::to_value(&report)
@@ -179,6 +197,47 @@ pub fn run(
     }
     print_human(pos, &report, out)
 }
+
+/// `--verify`: checks the proved bounds by a certificate
+/// (`search::certificate`), `None` when Ctrl-C stopped the check. A bound
+/// without a certificate is a bug of the prover or the tables: an internal
+/// error naming the position.
+fn verify(
+    pos: &KiothiPosition,
+    bounds: (i32, i32),
+    table: &BoundTable,
+    tables: &KiothiEndgames,
+    stop: &AtomicBool,
+    bar: &ProgressBar,
+) -> Result<Option<CertificateReport>, CliError> {
+    bar.set_message("verifying the proved bounds");
+    let mut progress = |n: u64| bar.set_message(format!("verifying: {n} positions checked"));
+    // The walk recurses once per ply of its longest line: a thread of its
+    // own with room for lines far longer than any game.
+    let checked = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("verify".into())
+            .stack_size(VERIFY_STACK)
+            .spawn_scoped(scope, || {
+                check_bounds(pos, bounds, table, tables, stop, &mut progress)
+            })
+            .map(|walk| walk.join())
+    });
+    match checked {
+        Err(e) => Err(CliError::new(
+            "internal",
+            None,
+            format!("starting the check: {e}"),
+        )),
+        Ok(Err(_)) => Err(CliError::new("internal", None, "the check panicked")),
+        Ok(Ok(Ok(report))) => Ok(Some(report)),
+        Ok(Ok(Err(CertificateError::Stopped))) => Ok(None),
+        Ok(Ok(Err(e))) => Err(CliError::new("internal", Some("verify"), e.to_string())),
+    }
+}
+
+/// Stack of the `--verify` walk: reserved, touched only as deep as it goes.
+const VERIFY_STACK: usize = 1 << 30;
 
 /// Environment variable that replaces the prover's ply costs (quarter plies
 /// for nodes of 1, 2, 3-4, 5+ moves, e.g. `4,4,4,4` for one ply per move):
@@ -271,6 +330,12 @@ fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(
         out.line(format!(
             "kept     {} ({} entries read, {} written)",
             k.file, k.read, k.written
+        ))?;
+    }
+    if let Some(c) = &r.verified {
+        out.line(format!(
+            "verified [{:+}, {:+}] by a certificate of {} positions ({} table leaves, {} game ends, {} repetitions; {} children proved again; {:.1} s)",
+            c.lower, c.upper, c.positions, c.table_leaves, c.game_ends, c.repetitions, c.reproved, c.seconds
         ))?;
     }
     Ok(())

@@ -44,6 +44,11 @@ pub struct SolveArgs {
     /// goes on where it was.
     #[arg(long, value_name = "FILE")]
     pub keep: Option<PathBuf>,
+    /// Kiothi position: check the proved bounds afterwards by a second,
+    /// independent method: a certificate walked move by move down to the
+    /// end of the game or the endgame tables (`search::certificate`).
+    #[arg(long)]
+    pub verify: bool,
     /// Kpé: build only the endgame database (every layer of positions in
     /// which both players are unlocked), not the opening region: for a
     /// variant whose whole solve does not fit; a later full solve reuses it.
@@ -74,11 +79,13 @@ impl SolveArgs {
             ));
         }
         if self.game.trim() == "kiothi" {
-            if self.keep.is_some() {
-                return Err(CliError::usage(
-                    "keep",
-                    "--keep is for the proof of a Kiothi position (its proved bounds); `sow solve kiothi` builds endgame tables",
-                ));
+            for (flag, given) in [("keep", self.keep.is_some()), ("verify", self.verify)] {
+                if given {
+                    return Err(CliError::usage(
+                        flag,
+                        format!("--{flag} is for the proof of a Kiothi position; `sow solve kiothi` builds endgame tables"),
+                    ));
+                }
             }
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
             return super::kiothi_tables::run(stones, &db, out);
@@ -91,6 +98,7 @@ impl SolveArgs {
                 threads: rayon::current_num_threads(),
                 endgame_stones: self.stones,
                 keep: self.keep.clone(),
+                verify: self.verify,
             };
             let pos = crate::games::kiothi::parse_position(&self.game).map_err(CliError::from)?;
             return super::prove::run(&pos, args, &db, out);
@@ -100,6 +108,7 @@ impl SolveArgs {
             ("nodes", self.nodes.is_some()),
             ("stones", self.stones.is_some()),
             ("keep", self.keep.is_some()),
+            ("verify", self.verify),
         ] {
             if given {
                 return Err(CliError::usage(

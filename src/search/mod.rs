@@ -10,6 +10,7 @@
 pub mod agents;
 pub mod bounds;
 pub mod bounds_file;
+pub mod certificate;
 pub mod exact_values;
 pub mod hand_eval;
 pub mod kiothi_eval;

@@ -1,0 +1,372 @@
+//! An independent check of what the prover (`prove.rs`) proved: its bounds
+//! are re-derived move by move, down to the end of the game, the endgame
+//! tables or a repetition, by a plain recursion that trusts nothing but
+//! the rules (every legal move, `capture_gain`, `terminal_value`)
+//! and the exact values it is given.
+//!
+//! # What is checked
+//! `V ≥ t` holds at a position when one move `m` capturing `g` leads to a
+//! child with `V(child) ≤ g − t`; `V ≤ t` when every move leads to a child
+//! with `V(child) ≥ g − t` (RULES §0: the value is the future margin for
+//! the mover). The two together, followed from the root until every line
+//! ends, form a *certificate*: the set of positions whose tests prove the
+//! bounds. The prover's table of proved bounds ([`BoundTable`]) only
+//! chooses which move to follow where one is enough; a wrong bound in it
+//! cannot make the check pass, only fail. Where the table has lost the
+//! bound of every suitable move (evicted, or never stored because it rested
+//! on a repetition), the child is proved again on one thread over the same
+//! table, and then checked like the rest.
+//!
+//! Leaves, as the prover scores them: a position with no move (its final
+//! sweep, RULES §2.10), one the exact values cover (endgame tables), a
+//! position that repeats one on the current line (0: the first repetition
+//! stands for endless play, `prove.rs`'s convention), and any test the
+//! board's warriors settle alone (the value lies in `[-B, B]`).
+//!
+//! A position checked once is remembered with the test it passed, under its
+//! Zobrist key and a second, independent hash of the whole position (a
+//! collision of both is not a concern at any size reached here). As in the
+//! prover, a result that rests on a repetition of a position above it is
+//! not remembered, since another line may reach the position without it.
+
+use std::hash::{DefaultHasher, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Instant;
+
+use hashbrown::HashMap;
+use thiserror::Error;
+
+use super::bounds::BoundTable;
+use super::exact_values::ExactValues;
+use super::prove::{prove_with_tables, ProveLimits};
+use super::Searchable;
+
+/// No repetition of a position above took part.
+const NONE_REP: usize = usize::MAX;
+
+/// Positions between two calls of the progress callback.
+const PROGRESS_EVERY: u64 = 1 << 20;
+/// Inner positions between two looks at the stop flag.
+const STOP_EVERY: u64 = 1 << 12;
+
+/// What the check went through.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CertificateReport {
+    /// The bounds checked: `lower ≤ V ≤ upper`.
+    pub lower: i32,
+    pub upper: i32,
+    /// Distinct positions whose test the certificate holds (its inner
+    /// nodes).
+    pub positions: u64,
+    /// Leaves reached (counted each time): endgame-table positions, ends of
+    /// the game, repetitions on the line.
+    pub table_leaves: u64,
+    pub game_ends: u64,
+    pub repetitions: u64,
+    /// Children proved again because the table had lost their bounds.
+    pub reproved: u64,
+    pub seconds: f64,
+}
+
+/// Why the check did not pass.
+#[derive(Debug, Error)]
+pub enum CertificateError {
+    /// A bound the prover claimed has no certificate: the prover or the
+    /// exact values are wrong.
+    #[error("the proved bound V {relation} {t} of {position} has no certificate")]
+    NoCertificate {
+        position: String,
+        /// `≥` or `≤`.
+        relation: &'static str,
+        t: i32,
+    },
+    /// The stop flag was set before the check ended.
+    #[error("the check was stopped before it ended")]
+    Stopped,
+}
+
+/// Checks `lower ≤ V(root) ≤ upper`, the bounds a proof over `table` found.
+/// `progress` is called with the count of positions checked so far, now
+/// and then; `stop` (Ctrl-C) ends the check early.
+pub fn check_bounds<G: Searchable>(
+    root: &G,
+    (lower, upper): (i32, i32),
+    table: &BoundTable,
+    exact: &dyn ExactValues<G>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CertificateReport, CertificateError> {
+    let start = Instant::now();
+    let mut walk = Walk {
+        table,
+        exact,
+        memo: HashMap::new(),
+        path: Vec::new(),
+        report: CertificateReport {
+            lower,
+            upper,
+            ..CertificateReport::default()
+        },
+        progress,
+        stop,
+        visits: 0,
+    };
+    let key = root.zobrist();
+    let failed = |walk: &Walk<G>, relation, t| match walk.stopped() {
+        true => CertificateError::Stopped,
+        false => CertificateError::NoCertificate {
+            position: root.to_string(),
+            relation,
+            t,
+        },
+    };
+    if walk.at_least(root, key, lower).is_none() {
+        return Err(failed(&walk, "≥", lower));
+    }
+    if walk.at_most(root, key, upper).is_none() {
+        return Err(failed(&walk, "≤", upper));
+    }
+    let mut report = walk.report;
+    report.positions = walk.memo.len() as u64;
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+struct Walk<'a, 'p, G: Searchable> {
+    table: &'a BoundTable,
+    exact: &'a dyn ExactValues<G>,
+    /// Position → the highest `t` with `V ≥ t` and the lowest with `V ≤ t`
+    /// checked for it.
+    memo: HashMap<(u64, u64), (i32, i32)>,
+    /// The current line: each position's key and the position.
+    path: Vec<(u64, G)>,
+    report: CertificateReport,
+    progress: &'p mut dyn FnMut(u64),
+    stop: &'a AtomicBool,
+    /// Inner positions entered, for the stop checks.
+    visits: u64,
+}
+
+/// How a test ended at a leaf, if it is one.
+enum Leaf {
+    /// Settled: passed or failed, with the repetition it rests on.
+    Settled(bool, usize),
+    /// Not a leaf: the moves must be followed.
+    Inner,
+}
+
+impl<G: Searchable> Walk<'_, '_, G> {
+    /// Checks `V(pos) ≥ t`; on success, the lowest line index of a
+    /// repetition it rests on ([`NONE_REP`] for none above `pos`).
+    fn at_least(&mut self, pos: &G, key: u64, t: i32) -> Option<usize> {
+        if let Leaf::Settled(ok, rep) = self.leaf(pos, key, |v| v >= t, t <= -bound(pos)) {
+            return ok.then_some(rep);
+        }
+        let id = identity(pos, key);
+        if self.memo.get(&id).is_some_and(|&(ge, _)| ge >= t) {
+            return Some(NONE_REP);
+        }
+        if self.should_stop() {
+            return None;
+        }
+        let moves = children(pos);
+        if moves.is_empty() {
+            return self.game_end(pos, |v| v >= t);
+        }
+        let depth = self.path.len();
+        self.path.push((key, pos.clone()));
+        let rep = self.through_one_move(pos, &moves, t);
+        self.path.pop();
+        self.remember(id, depth, rep, |m| m.0 = m.0.max(t))
+    }
+
+    /// Checks `V(pos) ≤ t`, as [`Walk::at_least`].
+    fn at_most(&mut self, pos: &G, key: u64, t: i32) -> Option<usize> {
+        if let Leaf::Settled(ok, rep) = self.leaf(pos, key, |v| v <= t, t >= bound(pos)) {
+            return ok.then_some(rep);
+        }
+        let id = identity(pos, key);
+        if self.memo.get(&id).is_some_and(|&(_, le)| le <= t) {
+            return Some(NONE_REP);
+        }
+        if self.should_stop() {
+            return None;
+        }
+        let moves = children(pos);
+        if moves.is_empty() {
+            return self.game_end(pos, |v| v <= t);
+        }
+        let depth = self.path.len();
+        self.path.push((key, pos.clone()));
+        let mut rep = Some(NONE_REP);
+        for child in &moves {
+            let gain = G::capture_gain(pos, child);
+            let Some(r) = self.at_least(child, child.zobrist(), gain - t) else {
+                rep = None;
+                break;
+            };
+            rep = rep.map(|lowest| lowest.min(r));
+        }
+        self.path.pop();
+        self.remember(id, depth, rep, |m| m.1 = m.1.min(t))
+    }
+
+    /// A leaf's verdict on a test: `holds` applied to its value, or
+    /// `trivial` (the board's warriors settle the test alone). The end of
+    /// the game is found with the moves ([`Walk::game_end`]).
+    fn leaf(&mut self, pos: &G, key: u64, holds: impl Fn(i32) -> bool, trivial: bool) -> Leaf {
+        if trivial {
+            return Leaf::Settled(true, NONE_REP);
+        }
+        if let Some(i) = self.on_line(key, pos) {
+            self.report.repetitions += 1;
+            return Leaf::Settled(holds(0), i);
+        }
+        if let Some(v) = self.exact.exact_value(pos) {
+            self.report.table_leaves += 1;
+            return Leaf::Settled(holds(v), NONE_REP);
+        }
+        Leaf::Inner
+    }
+
+    /// Whether the stop flag is set (looked at every [`STOP_EVERY`] inner
+    /// positions).
+    fn should_stop(&mut self) -> bool {
+        self.visits += 1;
+        self.visits.is_multiple_of(STOP_EVERY) && self.stopped()
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+
+    /// A position with no move: its final sweep (RULES §2.10).
+    fn game_end(&mut self, pos: &G, holds: impl Fn(i32) -> bool) -> Option<usize> {
+        self.report.game_ends += 1;
+        holds(pos.terminal_value()).then_some(NONE_REP)
+    }
+
+    /// `V(pos) ≥ t` through one move: a move whose child the table (or a
+    /// leaf) bounds low enough, cheapest first, else a child proved again.
+    fn through_one_move(&mut self, pos: &G, moves: &[G], t: i32) -> Option<usize> {
+        let mut candidates: Vec<(u8, usize)> = Vec::new();
+        for (i, child) in moves.iter().enumerate() {
+            let need = G::capture_gain(pos, child) - t;
+            if let Some(cost) = self.known_at_most(child, need) {
+                candidates.push((cost, i));
+            }
+        }
+        candidates.sort();
+        for &(_, i) in &candidates {
+            let child = &moves[i];
+            let need = G::capture_gain(pos, child) - t;
+            if let Some(rep) = self.at_most(child, child.zobrist(), need) {
+                return Some(rep);
+            }
+        }
+        // The table lost the bounds that proved this node: prove the other
+        // children again, the table's best move first.
+        let best = self.table.probe(pos.zobrist()).and_then(|p| p.best);
+        let tried: Vec<usize> = candidates.iter().map(|&(_, i)| i).collect();
+        let mut order: Vec<usize> = (0..moves.len()).filter(|i| !tried.contains(i)).collect();
+        order.sort_by_key(|&i| Some(i as u16) != best);
+        for i in order {
+            let child = &moves[i];
+            let need = G::capture_gain(pos, child) - t;
+            self.report.reproved += 1;
+            let proof = prove_with_tables(
+                child,
+                &ProveLimits::default(),
+                1,
+                self.table,
+                self.exact,
+                self.stop,
+                &mut |_| {},
+            );
+            if self.stopped() {
+                return None;
+            }
+            if proof.upper <= need {
+                if let Some(rep) = self.at_most(child, child.zobrist(), need) {
+                    return Some(rep);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether what is known bounds `V(child) ≤ need` without a search, and
+    /// how cheap its check is: 0 for a leaf, 1 for a position already
+    /// checked, 2 for one the table bounds.
+    fn known_at_most(&self, child: &G, need: i32) -> Option<u8> {
+        let key = child.zobrist();
+        if need >= bound(child) {
+            return Some(0);
+        }
+        if self.on_line(key, child).is_some() {
+            return (0 <= need).then_some(0);
+        }
+        if let Some(v) = self.exact.exact_value(child) {
+            return (v <= need).then_some(0);
+        }
+        if self
+            .memo
+            .get(&identity(child, key))
+            .is_some_and(|&(_, le)| le <= need)
+        {
+            return Some(1);
+        }
+        if let Some(p) = self.table.probe(key) {
+            return (p.hi <= need).then_some(2);
+        }
+        (child.is_over() && child.terminal_value() <= need).then_some(0)
+    }
+
+    /// The line index of `pos` if it is on the current line.
+    fn on_line(&self, key: u64, pos: &G) -> Option<usize> {
+        self.path.iter().position(|(k, p)| *k == key && p == pos)
+    }
+
+    /// Remembers a passed test (`update` on the memo's entry) unless it
+    /// rests on a repetition above the node at line index `depth`.
+    fn remember(
+        &mut self,
+        id: (u64, u64),
+        depth: usize,
+        rep: Option<usize>,
+        update: impl FnOnce(&mut (i32, i32)),
+    ) -> Option<usize> {
+        let rep = rep?;
+        if rep < depth {
+            return Some(rep);
+        }
+        update(self.memo.entry(id).or_insert((i32::MIN, i32::MAX)));
+        if (self.memo.len() as u64).is_multiple_of(PROGRESS_EVERY) {
+            (self.progress)(self.memo.len() as u64);
+        }
+        Some(NONE_REP)
+    }
+}
+
+/// Every legal move's child, in move order (not `search_moves`, which may
+/// be a selection: a refutation must answer every move).
+fn children<G: Searchable>(pos: &G) -> Vec<G> {
+    let mut out = Vec::new();
+    let _ = pos.for_each_child(|_, child| {
+        out.push(child);
+        std::ops::ControlFlow::Continue(())
+    });
+    out
+}
+
+/// The most a player can still gain or lose: the warriors on the board.
+fn bound<G: Searchable>(pos: &G) -> i32 {
+    pos.board_total() as i32
+}
+
+/// The memo's key: the Zobrist key and a second hash of the whole position.
+fn identity<G: Searchable>(pos: &G, key: u64) -> (u64, u64) {
+    let mut h = DefaultHasher::new();
+    pos.hash(&mut h);
+    (key, h.finish())
+}
