@@ -122,6 +122,7 @@ pub fn run(
         seconds: args.seconds,
         ply_cost: ply_cost_setting()?,
         method: method_setting()?,
+        pn_table_mb: None,
     };
     let mut bounds: Vec<ProveProgress> = Vec::new();
     let proof = prove_with_tables(

@@ -46,6 +46,10 @@ const NONE_REP: usize = usize::MAX;
 
 /// Positions between two calls of the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 20;
+/// df-pn's table for a child proved again, in MiB: such proofs are many
+/// and mostly small, and the default (half the bound table, gigabytes for
+/// a long proof) had the kernel zeroing fresh pages 80% of the time.
+const REPROVE_PN_MB: usize = 8;
 /// Inner positions between two looks at the stop flag.
 const STOP_EVERY: u64 = 1 << 12;
 
@@ -274,9 +278,13 @@ impl<G: Searchable> Walk<'_, '_, G> {
             let child = &moves[i];
             let need = G::capture_gain(pos, child) - t;
             self.report.reproved += 1;
+            let limits = ProveLimits {
+                pn_table_mb: Some(REPROVE_PN_MB),
+                ..ProveLimits::default()
+            };
             let proof = prove_with_tables(
                 child,
-                &ProveLimits::default(),
+                &limits,
                 1,
                 self.table,
                 self.exact,

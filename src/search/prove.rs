@@ -190,6 +190,11 @@ pub struct ProveLimits {
     pub ply_cost: PlyCost,
     /// How each test is searched.
     pub method: Method,
+    /// Size of df-pn's table of proof numbers, in MiB (`None`: half the
+    /// table of proved bounds). Many small proofs over one large bound
+    /// table (`certificate.rs` proving lost bounds again) want a small
+    /// one: every page a proof touches is zeroed by the kernel first.
+    pub pn_table_mb: Option<usize>,
 }
 
 /// How the prover answers its tests `V ≥ t`. Every method gives exact
@@ -398,7 +403,9 @@ impl<'a, G> Ctx<'a, G> {
             exact,
             pn: PnTable::new(match limits.method {
                 Method::Deepening => 0,
-                Method::ProofNumbers | Method::Mixed => (table.bytes() / 2) >> 20,
+                Method::ProofNumbers | Method::Mixed => {
+                    limits.pn_table_mb.unwrap_or((table.bytes() / 2) >> 20)
+                }
             }),
             threads: threads.max(1),
             busy: Busy::new(),
