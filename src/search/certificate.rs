@@ -179,7 +179,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
         }
         let depth = self.path.len();
         self.path.push((key, pos.clone()));
-        let rep = self.through_one_move(pos, &moves, t);
+        let rep = self.through_one_move(pos, key, &moves, t);
         self.path.pop();
         self.remember(id, depth, rep, |m| m.0 = m.0.max(t))
     }
@@ -252,36 +252,39 @@ impl<G: Searchable> Walk<'_, '_, G> {
 
     /// `V(pos) ≥ t` through one move: a move whose child the table (or a
     /// leaf) bounds low enough, cheapest first, else a child proved again.
-    fn through_one_move(&mut self, pos: &G, moves: &[G], t: i32) -> Option<usize> {
+    fn through_one_move(&mut self, pos: &G, key: u64, moves: &[G], t: i32) -> Option<usize> {
+        // Each child's key and the bound `V(child) ≤ need` that proves the
+        // node through it, worked out once.
+        let kids: Vec<(u64, i32)> = moves
+            .iter()
+            .map(|child| (child.zobrist(), G::capture_gain(pos, child) - t))
+            .collect();
         let mut candidates: Vec<(u8, usize)> = Vec::new();
-        for (i, child) in moves.iter().enumerate() {
-            let need = G::capture_gain(pos, child) - t;
-            if let Some(cost) = self.known_at_most(child, need) {
+        for (i, (child, &(ckey, need))) in moves.iter().zip(&kids).enumerate() {
+            if let Some(cost) = self.known_at_most(child, ckey, need) {
                 candidates.push((cost, i));
             }
         }
         candidates.sort();
         for &(_, i) in &candidates {
-            let child = &moves[i];
-            let need = G::capture_gain(pos, child) - t;
-            if let Some(rep) = self.at_most(child, child.zobrist(), need) {
+            let (ckey, need) = kids[i];
+            if let Some(rep) = self.at_most(&moves[i], ckey, need) {
                 return Some(rep);
             }
         }
         // The table lost the bounds that proved this node: prove the other
         // children again, the table's best move first.
-        let best = self.table.probe(pos.zobrist()).and_then(|p| p.best);
+        let best = self.table.probe(key).and_then(|p| p.best);
         let tried: Vec<usize> = candidates.iter().map(|&(_, i)| i).collect();
         let mut order: Vec<usize> = (0..moves.len()).filter(|i| !tried.contains(i)).collect();
         order.sort_by_key(|&i| Some(i as u16) != best);
+        let limits = ProveLimits {
+            pn_table_mb: Some(REPROVE_PN_MB),
+            ..ProveLimits::default()
+        };
         for i in order {
-            let child = &moves[i];
-            let need = G::capture_gain(pos, child) - t;
+            let (child, (ckey, need)) = (&moves[i], kids[i]);
             self.report.reproved += 1;
-            let limits = ProveLimits {
-                pn_table_mb: Some(REPROVE_PN_MB),
-                ..ProveLimits::default()
-            };
             let proof = prove_with_tables(
                 child,
                 &limits,
@@ -295,7 +298,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
                 return None;
             }
             if proof.upper <= need {
-                if let Some(rep) = self.at_most(child, child.zobrist(), need) {
+                if let Some(rep) = self.at_most(child, ckey, need) {
                     return Some(rep);
                 }
             }
@@ -306,8 +309,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
     /// Whether what is known bounds `V(child) ≤ need` without a search, and
     /// how cheap its check is: 0 for a leaf, 1 for a position already
     /// checked, 2 for one the table bounds.
-    fn known_at_most(&self, child: &G, need: i32) -> Option<u8> {
-        let key = child.zobrist();
+    fn known_at_most(&self, child: &G, key: u64, need: i32) -> Option<u8> {
         if need >= bound(child) {
             return Some(0);
         }
