@@ -79,14 +79,12 @@ impl SolveArgs {
             ));
         }
         if self.game.trim() == "kiothi" {
-            for (flag, given) in [("keep", self.keep.is_some()), ("verify", self.verify)] {
-                if given {
-                    return Err(CliError::usage(
-                        flag,
-                        format!("--{flag} is for the proof of a Kiothi position; `sow solve kiothi` builds endgame tables"),
-                    ));
-                }
-            }
+            refuse_given(
+                &[("keep", self.keep.is_some()), ("verify", self.verify)],
+                |flag| {
+                    format!("--{flag} is for the proof of a Kiothi position; `sow solve kiothi` builds endgame tables")
+                },
+            )?;
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
             return super::kiothi_tables::run(stones, &db, out);
         }
@@ -103,20 +101,16 @@ impl SolveArgs {
             let pos = crate::games::kiothi::parse_position(&self.game).map_err(CliError::from)?;
             return super::prove::run(&pos, args, &db, out);
         }
-        for (flag, given) in [
+        let kiothi_only = [
             ("time", self.time.is_some()),
             ("nodes", self.nodes.is_some()),
             ("stones", self.stones.is_some()),
             ("keep", self.keep.is_some()),
             ("verify", self.verify),
-        ] {
-            if given {
-                return Err(CliError::usage(
-                    flag,
-                    format!("--{flag} is for Kiothi (a proof or the endgame tables); a Kpé solve always runs to the end"),
-                ));
-            }
-        }
+        ];
+        refuse_given(&kiothi_only, |flag| {
+            format!("--{flag} is for Kiothi (a proof or the endgame tables); a Kpé solve always runs to the end")
+        })?;
         let variant = parse_kpe_game(&self.game)?;
         match self.endgame_only {
             true => run_endgame(variant, self.db.given(), out),
@@ -127,6 +121,15 @@ impl SolveArgs {
                 out,
             ),
         }
+    }
+}
+
+/// Refuses the first flag of `flags` that was given (`(name, given)`), with
+/// `why(name)` as the message: flags that do not apply to this solve.
+fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<(), CliError> {
+    match flags.iter().find(|(_, given)| *given) {
+        Some(&(flag, _)) => Err(CliError::usage(flag, why(flag))),
+        None => Ok(()),
     }
 }
 
