@@ -13,7 +13,7 @@ use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::progress::ProgressBar;
 use sow::rng::Rng;
 use sow::search::bounds::{BoundTable, Proved};
-use sow::search::certificate::{check_bounds, CertificateError};
+use sow::search::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
 use sow::search::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
 use sow::search::{search_with, ExactValues, Limits, NoTables, Searchable, TranspositionTable};
 use sow::solve::kiothi_endgame::KiothiEndgames;
@@ -562,21 +562,88 @@ fn engine_search_through_endgame_tables_keeps_the_exhaustive_values() {
     assert!(with_nodes < plain_nodes, "{with_nodes} vs {plain_nodes}");
 }
 
-/// `check_bounds` of `lower ≤ V(p) ≤ upper` over `table`: whether it passed.
+/// `check_bounds` of `lower ≤ V(p) ≤ upper` over `table`, on one thread and
+/// on two (their verdicts must agree): whether it passed.
 fn certified(
     p: &KiothiPosition,
     bounds: (i32, i32),
     table: &BoundTable,
     exact: &dyn ExactValues<KiothiPosition>,
 ) -> bool {
+    let verdicts: Vec<bool> = [1, 2]
+        .into_iter()
+        .map(|threads| certificate(p, bounds, table, exact, threads, None).is_some())
+        .collect();
+    assert_eq!(
+        verdicts[0], verdicts[1],
+        "{p} {bounds:?}: one thread against two"
+    );
+    verdicts[0]
+}
+
+/// The certificate's report, `None` when the bounds have none.
+fn certificate(
+    p: &KiothiPosition,
+    bounds: (i32, i32),
+    table: &BoundTable,
+    exact: &dyn ExactValues<KiothiPosition>,
+    threads: usize,
+    max_positions: Option<u64>,
+) -> Option<CertificateReport> {
     let stop = AtomicBool::new(false);
-    match check_bounds(p, bounds, table, exact, &stop, &mut |_| {}) {
+    let limits = CheckLimits {
+        threads,
+        max_positions,
+    };
+    match check_bounds(p, bounds, table, exact, &limits, &stop, &|_| {}) {
         Ok(report) => {
             assert_eq!((report.lower, report.upper), bounds);
-            true
+            Some(report)
         }
-        Err(CertificateError::NoCertificate { .. }) => false,
+        Err(CertificateError::NoCertificate { .. }) => None,
         Err(e) => panic!("{p}: {e}"),
+    }
+}
+
+#[test]
+fn a_check_past_its_memo_limit_stops_with_the_limit() {
+    let tables = endgame_tables(6);
+    let positions = small_late_positions(20_000);
+    let (p, report) = positions
+        .iter()
+        .filter(|p| !p.is_over())
+        .find_map(|p| {
+            let table = BoundTable::new(8);
+            let stop = AtomicBool::new(false);
+            let got = prove_with_tables(
+                p,
+                &ProveLimits::default(),
+                1,
+                &table,
+                &tables,
+                &stop,
+                &mut |_| {},
+            );
+            let bounds = (got.lower, got.upper);
+            let report = certificate(p, bounds, &table, &tables, 1, None)?;
+            // No child proved again: the table stays as it is, and so does
+            // the certificate on one thread.
+            (report.positions >= 10 && report.reproved == 0).then_some((p, (bounds, table, report)))
+        })
+        .expect("a certificate of ten positions or more");
+    let (bounds, table, full) = report;
+    // On one thread (the same walk each time), exactly enough room passes
+    // and one position less stops at the limit.
+    let fits = certificate(p, bounds, &table, &tables, 1, Some(full.positions));
+    assert_eq!(fits.map(|r| r.positions), Some(full.positions), "{p}");
+    let stop = AtomicBool::new(false);
+    let limits = CheckLimits {
+        threads: 1,
+        max_positions: Some(full.positions - 1),
+    };
+    match check_bounds(p, bounds, &table, &tables, &limits, &stop, &|_| {}) {
+        Err(CertificateError::TooLarge { positions }) => assert_eq!(positions, full.positions - 1),
+        other => panic!("{p}: {other:?}"),
     }
 }
 

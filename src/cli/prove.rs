@@ -15,7 +15,7 @@ use crate::analysis::search_budget::check_seconds;
 use crate::games::kiothi::KiothiPosition;
 use crate::progress::{Progress, ProgressBar};
 use crate::search::bounds::BoundTable;
-use crate::search::certificate::{check_bounds, CertificateError, CertificateReport};
+use crate::search::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
 use crate::search::prove::{prove_with_tables, Method, PlyCost, ProveLimits, ProveProgress};
 use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
 use crate::Game;
@@ -161,6 +161,7 @@ pub fn run(
         true => verify(
             pos,
             (proof.lower, proof.upper),
+            args.threads.max(1),
             &table,
             &tables,
             &stop,
@@ -200,45 +201,43 @@ pub fn run(
 }
 
 /// `--verify`: checks the proved bounds by a certificate
-/// (`search::certificate`), `None` when Ctrl-C stopped the check. A bound
-/// without a certificate is a bug of the prover or the tables: an internal
-/// error naming the position.
+/// (`search::certificate`) on `threads` threads, `None` when Ctrl-C stopped
+/// the check. A bound without a certificate is a bug of the prover or the
+/// tables: an internal error naming the position. The check's memo may use
+/// what memory is left when it starts; a check that needs more is refused
+/// with the bounds the proof had reached.
 fn verify(
     pos: &KiothiPosition,
     bounds: (i32, i32),
+    threads: usize,
     table: &BoundTable,
     tables: &KiothiEndgames,
     stop: &AtomicBool,
     bar: &ProgressBar,
 ) -> Result<Option<CertificateReport>, CliError> {
     bar.set_message("verifying the proved bounds");
-    let mut progress = |n: u64| bar.set_message(format!("verifying: {n} positions checked"));
-    // The walk recurses once per ply of its longest line: a thread of its
-    // own with room for lines far longer than any game.
-    let checked = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("verify".into())
-            .stack_size(VERIFY_STACK)
-            .spawn_scoped(scope, || {
-                check_bounds(pos, bounds, table, tables, stop, &mut progress)
-            })
-            .map(|walk| walk.join())
-    });
-    match checked {
-        Err(e) => Err(CliError::new(
-            "internal",
-            None,
-            format!("starting the check: {e}"),
+    let progress = |n: u64| bar.set_message(format!("verifying: {n} positions checked"));
+    let available = crate::limits::mem_available_mib();
+    let limits = CheckLimits {
+        threads,
+        max_positions: available.map(CheckLimits::positions_in),
+    };
+    match check_bounds(pos, bounds, table, tables, &limits, stop, &progress) {
+        Ok(report) => Ok(Some(report)),
+        Err(CertificateError::Stopped) => Ok(None),
+        Err(CertificateError::TooLarge { positions }) => Err(CliError::usage(
+            "verify",
+            format!(
+                "the check needs more than the {} MiB of memory available for its {positions} \
+                 positions (the proof had reached [{:+}, {:+}] for the mover)",
+                available.unwrap_or(0),
+                bounds.0,
+                bounds.1
+            ),
         )),
-        Ok(Err(_)) => Err(CliError::new("internal", None, "the check panicked")),
-        Ok(Ok(Ok(report))) => Ok(Some(report)),
-        Ok(Ok(Err(CertificateError::Stopped))) => Ok(None),
-        Ok(Ok(Err(e))) => Err(CliError::new("internal", Some("verify"), e.to_string())),
+        Err(e) => Err(CliError::new("internal", Some("verify"), e.to_string())),
     }
 }
-
-/// Stack of the `--verify` walk: reserved, touched only as deep as it goes.
-const VERIFY_STACK: usize = 1 << 30;
 
 /// Environment variable that replaces the prover's ply costs (quarter plies
 /// for nodes of 1, 2, 3-4, 5+ moves, e.g. `4,4,4,4` for one ply per move):

@@ -28,12 +28,21 @@
 //! collision of both is not a concern at any size reached here). As in the
 //! prover, a result that rests on a repetition of a position above it is
 //! not remembered, since another line may reach the position without it.
+//!
+//! The threads share the moves of every-move tests near the root, each on a
+//! copy of the line, and one memo; where one test is reached by several,
+//! whichever finishes first is remembered, so the counts may differ from
+//! run to run, never the verdict on a sound proof. The memo can be given a
+//! limit (the memory left when the check starts): past it the check stops
+//! with [`CertificateError::TooLarge`] rather than abort on allocation.
 
 use std::hash::{DefaultHasher, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use hashbrown::HashMap;
+use rayon::prelude::*;
 use thiserror::Error;
 
 use super::bounds::BoundTable;
@@ -52,6 +61,35 @@ const PROGRESS_EVERY: u64 = 1 << 20;
 const REPROVE_PN_MB: usize = 8;
 /// Inner positions between two looks at the stop flag.
 const STOP_EVERY: u64 = 1 << 12;
+/// A test of every move at a position this close to the root (positions
+/// on the line) shares its moves among the threads; deeper, each thread
+/// walks its share alone.
+const SPLIT_DEPTH: usize = 12;
+/// Locks of the memo: enough that threads seldom wait on one another.
+const MEMO_SHARDS: usize = 64;
+/// What one remembered position may cost, in bytes: its key and bounds
+/// (24), the hash map's control byte and free slots, and the copy while
+/// its shard doubles.
+pub const MEMO_BYTES_PER_POSITION: u64 = 64;
+/// Stack of each checking thread: the walk recurses once per ply of its
+/// longest line, and a child proved again recurses in df-pn below that.
+/// Reserved, touched only as deep as the walk goes.
+const STACK: usize = 1 << 30;
+
+/// How the check may run: its threads, and the most positions its memo may
+/// hold (`None`: no limit).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckLimits {
+    pub threads: usize,
+    pub max_positions: Option<u64>,
+}
+
+impl CheckLimits {
+    /// The positions a memo of `mib` MiB holds ([`MEMO_BYTES_PER_POSITION`]).
+    pub fn positions_in(mib: u64) -> u64 {
+        (mib << 20) / MEMO_BYTES_PER_POSITION
+    }
+}
 
 /// What the check went through.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -72,6 +110,16 @@ pub struct CertificateReport {
     pub seconds: f64,
 }
 
+impl CertificateReport {
+    /// Adds the leaves and proofs another thread's walk counted.
+    fn absorb(&mut self, other: &CertificateReport) {
+        self.table_leaves += other.table_leaves;
+        self.game_ends += other.game_ends;
+        self.repetitions += other.repetitions;
+        self.reproved += other.reproved;
+    }
+}
+
 /// Why the check did not pass.
 #[derive(Debug, Error)]
 pub enum CertificateError {
@@ -87,66 +135,144 @@ pub enum CertificateError {
     /// The stop flag was set before the check ended.
     #[error("the check was stopped before it ended")]
     Stopped,
+    /// The memo reached [`CheckLimits::max_positions`] before the check
+    /// ended.
+    #[error("the check was stopped at its limit of {positions} positions")]
+    TooLarge { positions: u64 },
+    /// The checking threads could not be started.
+    #[error("starting the check's threads: {0}")]
+    Threads(String),
 }
 
-/// Checks `lower ≤ V(root) ≤ upper`, the bounds a proof over `table` found.
-/// `progress` is called with the count of positions checked so far, now
-/// and then; `stop` (Ctrl-C) ends the check early.
+/// Checks `lower ≤ V(root) ≤ upper`, the bounds a proof over `table` found,
+/// on `limits.threads` threads of their own. `progress` is called with the
+/// count of positions checked so far, now and then, from any of them;
+/// `stop` (Ctrl-C) ends the check early.
 pub fn check_bounds<G: Searchable>(
     root: &G,
     (lower, upper): (i32, i32),
     table: &BoundTable,
     exact: &dyn ExactValues<G>,
+    limits: &CheckLimits,
     stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
+    progress: &(dyn Fn(u64) + Sync),
 ) -> Result<CertificateReport, CertificateError> {
     let start = Instant::now();
-    let mut walk = Walk {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(limits.threads.max(1))
+        .stack_size(STACK)
+        .thread_name(|i| format!("verify-{i}"))
+        .build()
+        .map_err(|e| CertificateError::Threads(e.to_string()))?;
+    let shared = Shared {
         table,
         exact,
-        memo: HashMap::new(),
+        memo: Memo::new(),
+        stop,
+        full: AtomicBool::new(false),
+        max_positions: limits.max_positions.unwrap_or(u64::MAX),
+        progress,
+    };
+    let mut walk = Walk {
+        shared: &shared,
         path: Vec::new(),
         report: CertificateReport {
             lower,
             upper,
             ..CertificateReport::default()
         },
-        progress,
-        stop,
         visits: 0,
     };
     let key = root.zobrist();
-    let failed = |walk: &Walk<G>, relation, t| match walk.stopped() {
-        true => CertificateError::Stopped,
-        false => CertificateError::NoCertificate {
-            position: root.to_string(),
-            relation,
-            t,
-        },
+    let failed = |relation, t| {
+        if shared.full.load(Relaxed) {
+            CertificateError::TooLarge {
+                positions: shared.max_positions,
+            }
+        } else if stop.load(Relaxed) {
+            CertificateError::Stopped
+        } else {
+            CertificateError::NoCertificate {
+                position: root.to_string(),
+                relation,
+                t,
+            }
+        }
     };
-    if walk.at_least(root, key, lower).is_none() {
-        return Err(failed(&walk, "≥", lower));
+    if pool.install(|| walk.at_least(root, key, lower)).is_none() {
+        return Err(failed("≥", lower));
     }
-    if walk.at_most(root, key, upper).is_none() {
-        return Err(failed(&walk, "≤", upper));
+    if pool.install(|| walk.at_most(root, key, upper)).is_none() {
+        return Err(failed("≤", upper));
     }
     let mut report = walk.report;
-    report.positions = walk.memo.len() as u64;
+    report.positions = shared.memo.len();
     report.seconds = start.elapsed().as_secs_f64();
     Ok(report)
 }
 
-struct Walk<'a, 'p, G: Searchable> {
+/// What every thread of the check shares.
+struct Shared<'a, G: Searchable> {
     table: &'a BoundTable,
     exact: &'a dyn ExactValues<G>,
-    /// Position → the highest `t` with `V ≥ t` and the lowest with `V ≤ t`
-    /// checked for it.
-    memo: HashMap<(u64, u64), (i32, i32)>,
+    memo: Memo,
+    stop: &'a AtomicBool,
+    /// Set when the memo reached `max_positions`.
+    full: AtomicBool,
+    max_positions: u64,
+    progress: &'a (dyn Fn(u64) + Sync),
+}
+
+/// Position → the highest `t` with `V ≥ t` and the lowest with `V ≤ t`
+/// checked for it, in shards under locks of their own.
+struct Memo {
+    shards: Vec<Mutex<HashMap<(u64, u64), (i32, i32)>>>,
+    len: AtomicU64,
+}
+
+impl Memo {
+    fn new() -> Memo {
+        Memo {
+            shards: (0..MEMO_SHARDS).map(|_| Mutex::default()).collect(),
+            len: AtomicU64::new(0),
+        }
+    }
+
+    fn shard(&self, id: (u64, u64)) -> MutexGuard<'_, HashMap<(u64, u64), (i32, i32)>> {
+        let shard = &self.shards[id.1 as usize % MEMO_SHARDS];
+        // A thread that panicked holding the lock left a map that is still
+        // whole (it only ever inserts or raises a bound).
+        shard.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, id: (u64, u64)) -> Option<(i32, i32)> {
+        self.shard(id).get(&id).copied()
+    }
+
+    /// Applies `update` to the position's entry; the memo's new size when
+    /// the position is new.
+    fn update(&self, id: (u64, u64), update: impl FnOnce(&mut (i32, i32))) -> Option<u64> {
+        let mut shard = self.shard(id);
+        let mut added = None;
+        let entry = shard.entry(id).or_insert_with(|| {
+            added = Some(self.len.fetch_add(1, Relaxed) + 1);
+            (i32::MIN, i32::MAX)
+        });
+        update(entry);
+        added
+    }
+
+    fn len(&self) -> u64 {
+        self.len.load(Relaxed)
+    }
+}
+
+/// One thread's walk: the line it is on and what it counted.
+struct Walk<'s, 'a, G: Searchable> {
+    shared: &'s Shared<'a, G>,
     /// The current line: each position's key and the position.
     path: Vec<(u64, G)>,
     report: CertificateReport,
-    progress: &'p mut dyn FnMut(u64),
-    stop: &'a AtomicBool,
     /// Inner positions entered, for the stop checks.
     visits: u64,
 }
@@ -167,7 +293,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
             return ok.then_some(rep);
         }
         let id = identity(pos, key);
-        if self.memo.get(&id).is_some_and(|&(ge, _)| ge >= t) {
+        if self.shared.memo.get(id).is_some_and(|(ge, _)| ge >= t) {
             return Some(NONE_REP);
         }
         if self.should_stop() {
@@ -190,7 +316,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
             return ok.then_some(rep);
         }
         let id = identity(pos, key);
-        if self.memo.get(&id).is_some_and(|&(_, le)| le <= t) {
+        if self.shared.memo.get(id).is_some_and(|(_, le)| le <= t) {
             return Some(NONE_REP);
         }
         if self.should_stop() {
@@ -202,17 +328,63 @@ impl<G: Searchable> Walk<'_, '_, G> {
         }
         let depth = self.path.len();
         self.path.push((key, pos.clone()));
-        let mut rep = Some(NONE_REP);
-        for child in &moves {
-            let gain = G::capture_gain(pos, child);
-            let Some(r) = self.at_least(child, child.zobrist(), gain - t) else {
-                rep = None;
-                break;
-            };
-            rep = rep.map(|lowest| lowest.min(r));
-        }
+        let rep = match depth < SPLIT_DEPTH && rayon::current_num_threads() > 1 {
+            true => self.every_move_shared(pos, &moves, t),
+            false => self.every_move(pos, &moves, t),
+        };
         self.path.pop();
         self.remember(id, depth, rep, |m| m.1 = m.1.min(t))
+    }
+
+    /// `V(pos) ≤ t` through every move (`pos` on the line): each child
+    /// `V(child) ≥ gain − t`, on this thread, stopping at the first that
+    /// fails.
+    fn every_move(&mut self, pos: &G, moves: &[G], t: i32) -> Option<usize> {
+        let mut rep = NONE_REP;
+        for child in moves {
+            let gain = G::capture_gain(pos, child);
+            rep = rep.min(self.at_least(child, child.zobrist(), gain - t)?);
+        }
+        Some(rep)
+    }
+
+    /// [`Walk::every_move`] with the moves shared among the threads, each
+    /// on a copy of the line; a failed move keeps the others not yet begun
+    /// from starting.
+    fn every_move_shared(&mut self, pos: &G, moves: &[G], t: i32) -> Option<usize> {
+        let failed = AtomicBool::new(false);
+        let this = &*self;
+        let results: Vec<(Option<usize>, CertificateReport)> = moves
+            .par_iter()
+            .map(|child| {
+                let mut walk = this.fork();
+                let gain = G::capture_gain(pos, child);
+                let r = match failed.load(Relaxed) {
+                    true => None,
+                    false => walk.at_least(child, child.zobrist(), gain - t),
+                };
+                if r.is_none() {
+                    failed.store(true, Relaxed);
+                }
+                (r, walk.report)
+            })
+            .collect();
+        let mut rep = Some(NONE_REP);
+        for (r, counted) in results {
+            self.report.absorb(&counted);
+            rep = rep.zip(r).map(|(a, b)| a.min(b));
+        }
+        rep
+    }
+
+    /// A walk for another thread, on a copy of this one's line.
+    fn fork(&self) -> Self {
+        Walk {
+            shared: self.shared,
+            path: self.path.clone(),
+            report: CertificateReport::default(),
+            visits: 0,
+        }
     }
 
     /// A leaf's verdict on a test: `holds` applied to its value, or
@@ -226,22 +398,23 @@ impl<G: Searchable> Walk<'_, '_, G> {
             self.report.repetitions += 1;
             return Leaf::Settled(holds(0), i);
         }
-        if let Some(v) = self.exact.exact_value(pos) {
+        if let Some(v) = self.shared.exact.exact_value(pos) {
             self.report.table_leaves += 1;
             return Leaf::Settled(holds(v), NONE_REP);
         }
         Leaf::Inner
     }
 
-    /// Whether the stop flag is set (looked at every [`STOP_EVERY`] inner
+    /// Whether the check must end (looked at every [`STOP_EVERY`] inner
     /// positions).
     fn should_stop(&mut self) -> bool {
         self.visits += 1;
         self.visits.is_multiple_of(STOP_EVERY) && self.stopped()
     }
 
+    /// Whether the stop flag is set or the memo is full.
     fn stopped(&self) -> bool {
-        self.stop.load(Relaxed)
+        self.shared.stop.load(Relaxed) || self.shared.full.load(Relaxed)
     }
 
     /// A position with no move: its final sweep (RULES §2.10).
@@ -271,10 +444,13 @@ impl<G: Searchable> Walk<'_, '_, G> {
             if let Some(rep) = self.at_most(&moves[i], ckey, need) {
                 return Some(rep);
             }
+            if self.stopped() {
+                return None;
+            }
         }
         // The table lost the bounds that proved this node: prove the other
         // children again, the table's best move first.
-        let best = self.table.probe(key).and_then(|p| p.best);
+        let best = self.shared.table.probe(key).and_then(|p| p.best);
         let tried: Vec<usize> = candidates.iter().map(|&(_, i)| i).collect();
         let mut order: Vec<usize> = (0..moves.len()).filter(|i| !tried.contains(i)).collect();
         order.sort_by_key(|&i| Some(i as u16) != best);
@@ -289,9 +465,9 @@ impl<G: Searchable> Walk<'_, '_, G> {
                 child,
                 &limits,
                 1,
-                self.table,
-                self.exact,
-                self.stop,
+                self.shared.table,
+                self.shared.exact,
+                self.shared.stop,
                 &mut |_| {},
             );
             if self.stopped() {
@@ -316,17 +492,18 @@ impl<G: Searchable> Walk<'_, '_, G> {
         if self.on_line(key, child).is_some() {
             return (0 <= need).then_some(0);
         }
-        if let Some(v) = self.exact.exact_value(child) {
+        if let Some(v) = self.shared.exact.exact_value(child) {
             return (v <= need).then_some(0);
         }
         if self
+            .shared
             .memo
-            .get(&identity(child, key))
-            .is_some_and(|&(_, le)| le <= need)
+            .get(identity(child, key))
+            .is_some_and(|(_, le)| le <= need)
         {
             return Some(1);
         }
-        if let Some(p) = self.table.probe(key) {
+        if let Some(p) = self.shared.table.probe(key) {
             return (p.hi <= need).then_some(2);
         }
         (child.is_over() && child.terminal_value() <= need).then_some(0)
@@ -338,7 +515,8 @@ impl<G: Searchable> Walk<'_, '_, G> {
     }
 
     /// Remembers a passed test (`update` on the memo's entry) unless it
-    /// rests on a repetition above the node at line index `depth`.
+    /// rests on a repetition above the node at line index `depth`. A memo
+    /// past its limit fails the test and stops the check.
     fn remember(
         &mut self,
         id: (u64, u64),
@@ -350,9 +528,15 @@ impl<G: Searchable> Walk<'_, '_, G> {
         if rep < depth {
             return Some(rep);
         }
-        update(self.memo.entry(id).or_insert((i32::MIN, i32::MAX)));
-        if (self.memo.len() as u64).is_multiple_of(PROGRESS_EVERY) {
-            (self.progress)(self.memo.len() as u64);
+        let shared = self.shared;
+        if let Some(len) = shared.memo.update(id, update) {
+            if len > shared.max_positions {
+                shared.full.store(true, Relaxed);
+                return None;
+            }
+            if len.is_multiple_of(PROGRESS_EVERY) {
+                (shared.progress)(len);
+            }
         }
         Some(NONE_REP)
     }
