@@ -223,10 +223,13 @@ struct Shared<'a, G: Searchable> {
     progress: &'a (dyn Fn(u64) + Sync),
 }
 
-/// Position → the highest `t` with `V ≥ t` and the lowest with `V ≤ t`
-/// checked for it, in shards under locks of their own.
+/// Position ([`identity`]) → the highest `t` with `V ≥ t` and the lowest
+/// with `V ≤ t` checked for it.
+type MemoShard = HashMap<(u64, u64), (i32, i32)>;
+
+/// The memo, in shards under locks of their own.
 struct Memo {
-    shards: Vec<Mutex<HashMap<(u64, u64), (i32, i32)>>>,
+    shards: Vec<Mutex<MemoShard>>,
     len: AtomicU64,
 }
 
@@ -238,7 +241,7 @@ impl Memo {
         }
     }
 
-    fn shard(&self, id: (u64, u64)) -> MutexGuard<'_, HashMap<(u64, u64), (i32, i32)>> {
+    fn shard(&self, id: (u64, u64)) -> MutexGuard<'_, MemoShard> {
         let shard = &self.shards[id.1 as usize % MEMO_SHARDS];
         // A thread that panicked holding the lock left a map that is still
         // whole (it only ever inserts or raises a bound).
