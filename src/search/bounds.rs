@@ -110,9 +110,17 @@ impl BoundTable {
 
     /// The bounds stored for exactly `key`, if any.
     pub fn probe(&self, key: u64) -> Option<Proved> {
+        self.probe_with_work(key).map(|(p, _)| p)
+    }
+
+    /// [`BoundTable::probe`], with the work of the largest search that
+    /// stored into the entry (the log2 of its nodes): how large a proof
+    /// behind the bounds may be.
+    pub fn probe_with_work(&self, key: u64) -> Option<(Proved, u8)> {
         self.slots.bucket(key).iter().find_map(|slot| {
             let data = slot[1].load(Relaxed);
-            (data != 0 && slot[0].load(Relaxed) ^ data == key).then(|| unpack(data))
+            (data != 0 && slot[0].load(Relaxed) ^ data == key)
+                .then(|| (unpack(data), work_of(data)))
         })
     }
 

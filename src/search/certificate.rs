@@ -435,7 +435,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
             .iter()
             .map(|child| (child.zobrist(), G::capture_gain(pos, child) - t))
             .collect();
-        let mut candidates: Vec<(u8, usize)> = Vec::new();
+        let mut candidates: Vec<((u8, u8), usize)> = Vec::new();
         for (i, (child, &(ckey, need))) in moves.iter().zip(&kids).enumerate() {
             if let Some(cost) = self.known_at_most(child, ckey, need) {
                 candidates.push((cost, i));
@@ -486,17 +486,20 @@ impl<G: Searchable> Walk<'_, '_, G> {
     }
 
     /// Whether what is known bounds `V(child) ≤ need` without a search, and
-    /// how cheap its check is: 0 for a leaf, 1 for a position already
-    /// checked, 2 for one the table bounds.
-    fn known_at_most(&self, child: &G, key: u64, need: i32) -> Option<u8> {
+    /// how cheap its check is likely to be, cheapest first: a leaf, a
+    /// position already checked, then one the table bounds, by the work of
+    /// the search that proved it (the walk follows that search's proof, so
+    /// a small search leaves a small certificate).
+    fn known_at_most(&self, child: &G, key: u64, need: i32) -> Option<(u8, u8)> {
+        const LEAF: (u8, u8) = (0, 0);
         if need >= bound(child) {
-            return Some(0);
+            return Some(LEAF);
         }
         if self.on_line(key, child).is_some() {
-            return (0 <= need).then_some(0);
+            return (0 <= need).then_some(LEAF);
         }
         if let Some(v) = self.shared.exact.exact_value(child) {
-            return (v <= need).then_some(0);
+            return (v <= need).then_some(LEAF);
         }
         if self
             .shared
@@ -504,12 +507,12 @@ impl<G: Searchable> Walk<'_, '_, G> {
             .get(identity(child, key))
             .is_some_and(|(_, le)| le <= need)
         {
-            return Some(1);
+            return Some((1, 0));
         }
-        if let Some(p) = self.shared.table.probe(key) {
-            return (p.hi <= need).then_some(2);
+        if let Some((p, work)) = self.shared.table.probe_with_work(key) {
+            return (p.hi <= need).then_some((2, work));
         }
-        (child.is_over() && child.terminal_value() <= need).then_some(0)
+        (child.is_over() && child.terminal_value() <= need).then_some(LEAF)
     }
 
     /// The line index of `pos` if it is on the current line.
