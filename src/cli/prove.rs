@@ -222,7 +222,13 @@ fn verify(
         threads,
         max_positions: available.map(CheckLimits::positions_in),
     };
-    match check_bounds(pos, bounds, table, tables, &limits, stop, &progress) {
+    // A panic on any of the check's threads comes back here (rayon passes
+    // it on): an internal error, not a crash.
+    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        check_bounds(pos, bounds, table, tables, &limits, stop, &progress)
+    }))
+    .map_err(|_| CliError::new("internal", Some("verify"), "the check panicked"))?;
+    match checked {
         Ok(report) => Ok(Some(report)),
         Err(CertificateError::Stopped) => Ok(None),
         Err(CertificateError::TooLarge { positions }) => Err(CliError::usage(
