@@ -176,6 +176,41 @@ fn agrees_with_exhaustive_minimax_on_late_game_positions() {
     );
 }
 
+#[test]
+fn a_question_is_answered_by_one_bound_and_no_more() {
+    // `ProveLimits::question`: whether `V ≤ q`, for q one below the
+    // exhaustive value (no: a lower bound above q) and at it (yes: an upper
+    // bound at most q), on one thread and on two.
+    let positions = small_late_positions(20_000);
+    let mut partial = 0;
+    for (i, p) in positions
+        .iter()
+        .filter(|p| !p.is_over())
+        .take(60)
+        .enumerate()
+    {
+        let want = minimax(p, &mut Vec::new());
+        for q in [want - 1, want] {
+            let limits = ProveLimits {
+                question: Some(q),
+                ..ProveLimits::default()
+            };
+            let got = solve(p, 1 + i % 2, limits);
+            assert!(got.lower <= want && want <= got.upper, "{p}: {q}");
+            match q < want {
+                true => assert!(got.lower > q, "{p}: V ≤ {q} not refuted"),
+                false => assert!(got.upper <= q, "{p}: V ≤ {q} not proved"),
+            }
+            partial += (got.lower < got.upper) as usize;
+        }
+    }
+    // One test, not the exact value: some answers leave the value open.
+    assert!(
+        partial > 0,
+        "every question was answered with the exact value"
+    );
+}
+
 /// Random late positions: from 8 to 20 plies before the end of each engine
 /// game, a seeded number of random moves, until the exhaustive tree is small.
 fn random_late_positions(rng: &mut Rng, max_tree: u64) -> Vec<KiothiPosition> {

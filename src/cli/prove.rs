@@ -123,6 +123,7 @@ pub fn run(
         ply_cost: ply_cost_setting()?,
         method: method_setting()?,
         pn_table_mb: None,
+        question: None,
     };
     let mut bounds: Vec<ProveProgress> = Vec::new();
     let proof = prove_with_tables(

@@ -457,13 +457,15 @@ impl<G: Searchable> Walk<'_, '_, G> {
         let tried: Vec<usize> = candidates.iter().map(|&(_, i)| i).collect();
         let mut order: Vec<usize> = (0..moves.len()).filter(|i| !tried.contains(i)).collect();
         order.sort_by_key(|&i| Some(i as u16) != best);
-        let limits = ProveLimits {
-            pn_table_mb: Some(REPROVE_PN_MB),
-            ..ProveLimits::default()
-        };
         for i in order {
             let (child, (ckey, need)) = (&moves[i], kids[i]);
             self.report.reproved += 1;
+            // Only the bound this node needs of the child.
+            let limits = ProveLimits {
+                pn_table_mb: Some(REPROVE_PN_MB),
+                question: Some(need),
+                ..ProveLimits::default()
+            };
             let proof = prove_with_tables(
                 child,
                 &limits,

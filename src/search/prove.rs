@@ -195,6 +195,12 @@ pub struct ProveLimits {
     /// table (`certificate.rs` proving lost bounds again) want a small
     /// one: every page a proof touches is zeroed by the kernel first.
     pub pn_table_mb: Option<usize>,
+    /// `Some(q)`: only whether `V ≤ q`. The first test is `V ≥ q + 1`, with
+    /// no engine search for a first guess, and the proof ends as soon as
+    /// the question is answered (`certificate.rs`, which needs one bound of
+    /// many children: the guess's search and its table cost more than most
+    /// of their proofs). `None`: the exact value.
+    pub question: Option<i32>,
 }
 
 /// How the prover answers its tests `V ≥ t`. Every method gives exact
@@ -988,7 +994,11 @@ pub fn prove_with_tables<G: Searchable>(
     let mut window = Window {
         lo,
         hi,
-        guess: first_guess(root, exact),
+        guess: match limits.question {
+            Some(q) => q,
+            None => first_guess(root, exact),
+        },
+        question: limits.question,
     };
     // After every root test, whichever method ran it.
     let mut report = |lower, upper, depth| {
@@ -1045,11 +1055,16 @@ struct Window {
     lo: i32,
     hi: i32,
     guess: i32,
+    /// [`ProveLimits::question`].
+    question: Option<i32>,
 }
 
 impl Window {
+    /// Whether a test remains: the value is not exact, nor the question
+    /// answered.
     fn is_open(&self) -> bool {
-        self.lo < self.hi
+        let answered = self.question.is_some_and(|q| self.hi <= q || self.lo > q);
+        self.lo < self.hi && !answered
     }
 
     /// Takes the result of a root test `V ≥ t`: the interval narrows, and
