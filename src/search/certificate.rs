@@ -15,7 +15,8 @@
 //! cannot make the check pass, only fail. Where the table has lost the
 //! bound of every suitable move (evicted, or never stored because it rested
 //! on a repetition), the child is proved again on one thread over the same
-//! table, and then checked like the rest.
+//! table (only the bound needed, `ProveLimits::question`), and then
+//! checked like the rest.
 //!
 //! Leaves, as the prover scores them: a position with no move (its final
 //! sweep, RULES §2.10), one the exact values cover (endgame tables), a
