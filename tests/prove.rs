@@ -201,6 +201,8 @@ fn a_question_is_answered_by_one_bound_and_no_more() {
                 true => assert!(got.lower > q, "{p}: V ≤ {q} not refuted"),
                 false => assert!(got.upper <= q, "{p}: V ≤ {q} not proved"),
             }
+            // Answered: not cut short, even where the value stays open.
+            assert!(!got.interrupted, "{p}: {q}");
             partial += (got.lower < got.upper) as usize;
         }
     }

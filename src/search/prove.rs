@@ -1025,6 +1025,8 @@ pub fn prove_with_tables<G: Searchable>(
         pn_depth,
         &mut report,
     );
+    // Open: neither exact nor the question answered, so the budget ran out.
+    let interrupted = window.is_open();
     let Window { lo, hi, .. } = window;
     table.store(
         root_key,
@@ -1045,7 +1047,7 @@ pub fn prove_with_tables<G: Searchable>(
         depth,
         nodes: ctx.nodes.load(Relaxed),
         seconds: ctx.start.elapsed().as_secs_f64(),
-        interrupted: lo < hi,
+        interrupted,
     }
 }
 
