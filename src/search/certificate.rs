@@ -48,6 +48,7 @@ use thiserror::Error;
 
 use super::bounds::BoundTable;
 use super::exact_values::ExactValues;
+use super::line::Line;
 use super::prove::{prove_with_tables, ProveLimits};
 use super::Searchable;
 
@@ -176,7 +177,7 @@ pub fn check_bounds<G: Searchable>(
     };
     let mut walk = Walk {
         shared: &shared,
-        path: Vec::new(),
+        path: Line::default(),
         report: CertificateReport {
             lower,
             upper,
@@ -275,7 +276,7 @@ impl Memo {
 struct Walk<'s, 'a, G: Searchable> {
     shared: &'s Shared<'a, G>,
     /// The current line: each position's key and the position.
-    path: Vec<(u64, G)>,
+    path: Line<G>,
     report: CertificateReport,
     /// Inner positions entered, for the stop checks.
     visits: u64,
@@ -308,7 +309,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
             return self.game_end(pos, |v| v >= t);
         }
         let depth = self.path.len();
-        self.path.push((key, pos.clone()));
+        self.path.push(key, pos.clone());
         let rep = self.through_one_move(pos, key, &moves, t);
         self.path.pop();
         self.remember(id, depth, rep, |m| m.0 = m.0.max(t))
@@ -331,7 +332,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
             return self.game_end(pos, |v| v <= t);
         }
         let depth = self.path.len();
-        self.path.push((key, pos.clone()));
+        self.path.push(key, pos.clone());
         let rep = match depth < SPLIT_DEPTH && rayon::current_num_threads() > 1 {
             true => self.every_move_shared(pos, &moves, t),
             false => self.every_move(pos, &moves, t),
@@ -520,7 +521,7 @@ impl<G: Searchable> Walk<'_, '_, G> {
 
     /// The line index of `pos` if it is on the current line.
     fn on_line(&self, key: u64, pos: &G) -> Option<usize> {
-        self.path.iter().position(|(k, p)| *k == key && p == pos)
+        self.path.position(key, |p| p == pos)
     }
 
     /// Remembers a passed test (`update` on the memo's entry) unless it

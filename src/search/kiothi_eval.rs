@@ -323,10 +323,7 @@ impl Searchable for KiothiPosition {
         if !in_opening(self) {
             // One allocation for the usual number of moves.
             out.reserve(16);
-            let _ = self.for_each_child(|mv, child| {
-                out.push((mv, child));
-                ControlFlow::Continue(())
-            });
+            self.search_moves_into(&mut out);
             return out;
         }
         let mut seen = hashbrown::HashSet::new();
@@ -353,6 +350,18 @@ impl Searchable for KiothiPosition {
         // The child is evaluated from the opponent's view: lowest first.
         out.sort_by_key(|(_, child)| child.evaluate());
         out
+    }
+
+    fn search_moves_into(&self, out: &mut Vec<(KiothiMove, Self)>) {
+        out.clear();
+        if in_opening(self) {
+            out.extend(self.search_moves());
+            return;
+        }
+        let _ = self.for_each_child(|mv, child| {
+            out.push((mv, child));
+            ControlFlow::Continue(())
+        });
     }
 
     fn history_slot(mv: &KiothiMove) -> usize {

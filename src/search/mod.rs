@@ -14,6 +14,7 @@ pub mod certificate;
 pub mod exact_values;
 pub mod hand_eval;
 pub mod kiothi_eval;
+mod line;
 
 /// Random placements per pair of lifted pits among Kiothi opening candidates.
 pub fn kiothi_random_samples() -> usize {
@@ -76,6 +77,13 @@ pub trait Searchable: Game {
             ControlFlow::Continue(())
         });
         out
+    }
+
+    /// [`Self::search_moves`] into `out` (cleared first), for searches that
+    /// keep one buffer from node to node. Default: through `search_moves`.
+    fn search_moves_into(&self, out: &mut Vec<(Self::Move, Self)>) {
+        out.clear();
+        out.extend(self.search_moves());
     }
 
     /// Slot of a move in the history table, in `0..HISTORY_SLOTS`.

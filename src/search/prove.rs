@@ -94,6 +94,7 @@ mod dfpn;
 
 use super::bounds::{BoundTable, Open, Proved};
 use super::exact_values::{ExactValues, NoTables};
+use super::line::Line;
 use super::negamax::Limits;
 use super::slab::work;
 use super::threads::search_with;
@@ -474,13 +475,15 @@ struct Kid<G: Searchable> {
     /// Proved bounds on the move's value (`gain - V(child)`).
     lo: i32,
     hi: i32,
+    /// The move's rank in the search order ([`Worker::order`]), higher first.
+    score: i64,
 }
 
 /// One thread's private state.
 struct Worker<'a, 'c, G: Searchable> {
     ctx: &'c Ctx<'a, G>,
     /// The current line, root first: (hash, position).
-    path: Vec<(u64, G)>,
+    path: Line<G>,
     killers: Vec<[Option<G::Move>; 2]>,
     history: Vec<i32>,
     /// Every node this worker has visited, never reset: what a subtree
@@ -496,19 +499,22 @@ struct Worker<'a, 'c, G: Searchable> {
     /// when a proof rests on a return to the root, which the table does
     /// not keep.
     root_lo: Vec<i32>,
+    /// df-pn's buffers, one set in use per node of the line.
+    pn_scratch: Vec<dfpn::Scratch<G>>,
 }
 
 impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     fn new(ctx: &'c Ctx<'a, G>) -> Self {
         Worker {
             ctx,
-            path: Vec::new(),
+            path: Line::default(),
             killers: vec![[None, None]; MAX_DEPTH as usize + 2],
             history: vec![0; 2 * HISTORY_SLOTS],
             visited: 0,
             flushed: 0,
             aborted: false,
             root_lo: Vec::new(),
+            pn_scratch: Vec::new(),
         }
     }
 
@@ -553,9 +559,8 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
 
     /// Index on the current line of a position equal to `pos`, if any.
     fn on_line(&self, key: u64, pos: &G) -> Option<usize> {
-        self.path
-            .iter()
-            .rposition(|(k, p)| *k == key && p.repetition_key() == pos.repetition_key())
+        let wanted = pos.repetition_key();
+        self.path.rposition(key, |p| p.repetition_key() == wanted)
     }
 
     /// The stored bounds of `pos`, within the trivial `[-B, B]`; its exact
@@ -614,53 +619,80 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     /// The children of the node on top of the line with their known bounds
     /// (a child repeating a position of the line is worth exactly 0 there).
     fn kids(&self, pos: &G, moves: Vec<(G::Move, G)>, rep: &mut usize) -> Vec<Kid<G>> {
+        let mut kids = Vec::with_capacity(moves.len());
+        self.kids_into(pos, moves, rep, &mut kids);
+        kids
+    }
+
+    /// [`Self::kids`] into `out` (cleared first), `moves` drained: a
+    /// buffer kept from node to node instead of new ones at every node.
+    fn kids_into(
+        &self,
+        pos: &G,
+        moves: impl IntoIterator<Item = (G::Move, G)>,
+        rep: &mut usize,
+        out: &mut Vec<Kid<G>>,
+    ) {
+        out.clear();
         // Every child's bucket is fetched first, so that the probes' cache
         // misses overlap.
-        let keys: Vec<u64> = moves
-            .iter()
-            .map(|(_, child)| {
-                let key = child.zobrist();
-                self.ctx.table.prefetch(key);
-                key
-            })
-            .collect();
-        moves
-            .into_iter()
-            .zip(keys)
-            .map(|((mv, child), key)| {
-                let gain = G::capture_gain(pos, &child);
-                let (clo, chi) = match self.on_line(key, &child) {
-                    Some(i) => {
-                        *rep = (*rep).min(i);
-                        (0, 0)
-                    }
-                    None => {
-                        let p = self.known(&child, key);
-                        (p.lo, p.hi)
-                    }
-                };
-                Kid {
-                    mv,
-                    pos: child,
-                    key,
-                    gain,
-                    lo: gain - chi,
-                    hi: gain - clo,
+        out.extend(moves.into_iter().map(|(mv, child)| {
+            let key = child.zobrist();
+            self.ctx.table.prefetch(key);
+            Kid {
+                mv,
+                pos: child,
+                key,
+                gain: 0,
+                lo: 0,
+                hi: 0,
+                score: 0,
+            }
+        }));
+        for kid in out.iter_mut() {
+            let gain = G::capture_gain(pos, &kid.pos);
+            let (clo, chi) = match self.on_line(kid.key, &kid.pos) {
+                Some(i) => {
+                    *rep = (*rep).min(i);
+                    (0, 0)
                 }
-            })
-            .collect()
+                None => {
+                    let p = self.known(&kid.pos, kid.key);
+                    (p.lo, p.hi)
+                }
+            };
+            kid.gain = gain;
+            kid.lo = gain - chi;
+            kid.hi = gain - clo;
+        }
     }
 
     /// The moves worth searching for `V ≥ t` (those whose upper bound
     /// reaches `t`), best first.
     fn order(
         &self,
-        kids: &[Kid<G>],
+        kids: &mut [Kid<G>],
         t: i32,
         tt_best: Option<u16>,
         ply: usize,
         depth: u32,
     ) -> Vec<usize> {
+        let mut order = Vec::with_capacity(kids.len());
+        self.order_into(kids, t, tt_best, ply, depth, &mut order);
+        order
+    }
+
+    /// [`Self::order`] into `out` (cleared first); each kid's `score` is
+    /// set on the way.
+    fn order_into(
+        &self,
+        kids: &mut [Kid<G>],
+        t: i32,
+        tt_best: Option<u16>,
+        ply: usize,
+        depth: u32,
+        out: &mut Vec<usize>,
+    ) {
         // Far from the horizon a subtree is worth the engine's estimate of
         // each child (`Searchable::evaluate`, the tuned evaluation) first.
         let deep = depth >= EVAL_ORDER_DEPTH * UNIT;
@@ -669,37 +701,36 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             .last()
             .map_or(0, |(_, p)| p.side_to_move().index());
         let killers = self.killers[ply.min(self.killers.len() - 1)];
-        let mut order: Vec<(usize, i64)> = kids
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.hi >= t)
-            .map(|(i, k)| {
-                let score = if tt_best == Some(i as u16) {
-                    i64::MAX
-                } else if deep {
-                    let estimate = (k.gain - k.pos.evaluate()).clamp(-1000, 1000) as i64;
-                    let killer = if killers[0] == Some(k.mv) {
-                        2
-                    } else {
-                        (killers[1] == Some(k.mv)) as i64
-                    };
-                    (estimate + 1000) << 34
-                        | killer << 32
-                        | self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
-                } else if k.gain > 0 {
-                    1 << 40 | (k.gain as i64) << 20
-                } else if killers[0] == Some(k.mv) {
-                    1 << 32
-                } else if killers[1] == Some(k.mv) {
-                    (1 << 32) - 1
+        out.clear();
+        for (i, k) in kids.iter_mut().enumerate() {
+            if k.hi < t {
+                continue;
+            }
+            k.score = if tt_best == Some(i as u16) {
+                i64::MAX
+            } else if deep {
+                let estimate = (k.gain - k.pos.evaluate()).clamp(-1000, 1000) as i64;
+                let killer = if killers[0] == Some(k.mv) {
+                    2
                 } else {
-                    self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
+                    (killers[1] == Some(k.mv)) as i64
                 };
-                (i, score)
-            })
-            .collect();
-        order.sort_by_key(|o| std::cmp::Reverse(o.1));
-        order.into_iter().map(|o| o.0).collect()
+                (estimate + 1000) << 34
+                    | killer << 32
+                    | self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
+            } else if k.gain > 0 {
+                1 << 40 | (k.gain as i64) << 20
+            } else if killers[0] == Some(k.mv) {
+                1 << 32
+            } else if killers[1] == Some(k.mv) {
+                (1 << 32) - 1
+            } else {
+                self.history[side * HISTORY_SLOTS + G::history_slot(&k.mv)] as i64
+            };
+            out.push(i);
+        }
+        // Highest score first, equal scores in move order.
+        out.sort_unstable_by_key(|&i| (std::cmp::Reverse(kids[i].score), i));
     }
 
     /// Remembers a move that answered a test (killers and history).
@@ -743,10 +774,10 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         }
         let cost = self.ctx.limits.ply_cost.of(moves.len(), ply).min(depth);
         let distance = self.ctx.exact.distance(pos);
-        self.path.push((key, pos.clone()));
+        self.path.push(key, pos.clone());
         let mut rep = NONE_REP;
         let mut kids = self.kids(pos, moves, &mut rep);
-        let order = self.order(&kids, t, stored.best, ply, depth);
+        let order = self.order(&mut kids, t, stored.best, ply, depth);
         let proved_by = self.test_moves(&at, &mut kids, order, cost, distance, &mut rep);
         self.path.pop();
         if ply == 0 {
@@ -1286,7 +1317,7 @@ fn root_test<G: Searchable>(
     for w in workers.iter_mut() {
         w.aborted = false;
         w.path.clear();
-        w.path.push((root_key, root.clone()));
+        w.path.push(root_key, root.clone());
     }
     // Fresh bounds for the root's moves: tests elsewhere may have proved
     // more since (the root is on the line, so a move back to it is worth 0).

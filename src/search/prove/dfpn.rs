@@ -183,6 +183,27 @@ fn first_numbers<G: Searchable>(pos: &G, t: i32, far: u64) -> (u64, u64) {
     )
 }
 
+/// The buffers of one node of df-pn, kept from node to node (a stack of
+/// them in the worker, one in use per ply of the line) rather than
+/// allocated at every node.
+pub(super) struct Scratch<G: Searchable> {
+    moves: Vec<(G::Move, G)>,
+    kids: Vec<Kid<G>>,
+    order: Vec<usize>,
+    nums: Vec<Num>,
+}
+
+impl<G: Searchable> Default for Scratch<G> {
+    fn default() -> Self {
+        Scratch {
+            moves: Vec::new(),
+            kids: Vec::new(),
+            order: Vec::new(),
+            nums: Vec::new(),
+        }
+    }
+}
+
 /// A move's numbers for the node's test: `prove` (the child's δ, what
 /// proving the node through this move costs) and `refute` (the child's φ).
 #[derive(Clone, Copy, Debug)]
@@ -266,21 +287,29 @@ impl<G: Searchable> Worker<'_, '_, G> {
             return answer(t, lo, hi, NONE_REP);
         }
         let nodes_before = self.visited;
-        let moves = pos.search_moves();
-        if moves.is_empty() {
+        let mut s = self.pn_scratch.pop().unwrap_or_default();
+        pos.search_moves_into(&mut s.moves);
+        if s.moves.is_empty() {
+            self.pn_scratch.push(s);
             let iv = self.game_over(pos, key, nodes_before);
             return answer(t, iv.lo, iv.hi, NONE_REP);
         }
-        self.path.push((key, pos.clone()));
+        self.path.push(key, pos.clone());
         let mut rep = NONE_REP;
-        let mut kids = self.kids(pos, moves, &mut rep);
-        for k in &kids {
+        let Scratch {
+            moves,
+            kids,
+            order,
+            nums,
+        } = &mut s;
+        self.kids_into(pos, moves.drain(..), &mut rep, kids);
+        for k in kids.iter() {
             self.ctx.pn.prefetch(k.key, k.gain - t + 1);
         }
         // The moves in the deepening search's order: ties between equal
         // numbers go to the move it would try first.
-        let order = self.order(&kids, t, stored.best, ply, 0);
-        let mut nums = self.first_move_numbers(&kids, t);
+        self.order_into(kids, t, stored.best, ply, 0, order);
+        self.first_move_numbers(kids, t, nums);
         let par = self.ctx.threads > 1 && ply < PN_SHARE_PLY;
         if par {
             self.ctx.busy.enter(key);
@@ -288,7 +317,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
         let (mut phi, mut delta);
         loop {
             let (best, second);
-            (phi, delta, best, second) = node_numbers(&nums, &order);
+            (phi, delta, best, second) = node_numbers(nums, order);
             if phi == 0 || delta == 0 || phi >= th_phi || delta >= th_delta || self.aborted {
                 break;
             }
@@ -298,7 +327,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
             }
             let Some(best) = best else { break };
             let (i, second) = if par {
-                self.shared_choice(&kids, &nums, &order, th_phi, (best, second))
+                self.shared_choice(kids, nums, order, th_phi, (best, second))
             } else {
                 (best, second)
             };
@@ -327,13 +356,15 @@ impl<G: Searchable> Worker<'_, '_, G> {
         }
         self.path.pop();
         if ply == 0 {
-            self.note_root(&kids);
+            self.note_root(kids);
         }
         let best_lo = kids.iter().map(|k| k.lo).max().unwrap_or(lo);
         let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(hi);
         let (lo, hi) = (lo.max(best_lo), hi.min(all_hi));
+        let proving = kids.iter().position(|k| k.lo >= t).map(|i| i as u16);
+        self.pn_scratch.push(s);
         if rep >= ply {
-            let best = kids.iter().position(|k| k.lo >= t).map(|i| i as u16);
+            let best = proving;
             let open = None;
             self.store(key, Proved { lo, hi, best, open }, nodes_before);
             rep = NONE_REP;
@@ -351,23 +382,22 @@ impl<G: Searchable> Worker<'_, '_, G> {
     /// Each move's numbers for the node's test `V ≥ t`: from its proved
     /// bounds when they settle it, else from df-pn's table, else a new
     /// child's first numbers ([`first_numbers`]).
-    fn first_move_numbers(&self, kids: &[Kid<G>], t: i32) -> Vec<Num> {
-        kids.iter()
-            .map(|k| {
-                settled(k, t).unwrap_or_else(|| {
-                    // The child's test: `V(child) ≥ child_t`.
-                    let child_t = k.gain - t + 1;
-                    let (phi, delta) = self.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
-                        let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
-                        first_numbers(&k.pos, child_t, far)
-                    });
-                    Num {
-                        prove: delta,
-                        refute: phi,
-                    }
-                })
+    fn first_move_numbers(&self, kids: &[Kid<G>], t: i32, out: &mut Vec<Num>) {
+        out.clear();
+        out.extend(kids.iter().map(|k| {
+            settled(k, t).unwrap_or_else(|| {
+                // The child's test: `V(child) ≥ child_t`.
+                let child_t = k.gain - t + 1;
+                let (phi, delta) = self.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
+                    let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
+                    first_numbers(&k.pos, child_t, far)
+                });
+                Num {
+                    prove: delta,
+                    refute: phi,
+                }
             })
-            .collect()
+        }));
     }
 
     /// The move to expand when other threads search beside this one, given
