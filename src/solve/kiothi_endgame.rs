@@ -196,7 +196,7 @@ impl KiothiEndgames {
         let n = pos.board_sum() as usize;
         let layer = self.layers.get(n)?.values();
         let board = seen_from(&pos.pits(), pos.side());
-        Some(layer[self.index.rank(&board) as usize] as i32)
+        Some(layer[self.index.rank_in_layer(&board, n) as usize] as i32)
     }
 
     /// Solves the next stone count (one more than the largest covered),
