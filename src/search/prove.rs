@@ -475,7 +475,7 @@ struct Kid<G: Searchable> {
     /// Proved bounds on the move's value (`gain - V(child)`).
     lo: i32,
     hi: i32,
-    /// The move's rank in the search order ([`Worker::order`]), higher first.
+    /// The move's rank in the search order ([`Worker::order_into`]), higher first.
     score: i64,
 }
 
@@ -668,22 +668,8 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
     }
 
     /// The moves worth searching for `V ≥ t` (those whose upper bound
-    /// reaches `t`), best first.
-    fn order(
-        &self,
-        kids: &mut [Kid<G>],
-        t: i32,
-        tt_best: Option<u16>,
-        ply: usize,
-        depth: u32,
-    ) -> Vec<usize> {
-        let mut order = Vec::with_capacity(kids.len());
-        self.order_into(kids, t, tt_best, ply, depth, &mut order);
-        order
-    }
-
-    /// [`Self::order`] into `out` (cleared first); each kid's `score` is
-    /// set on the way.
+    /// reaches `t`), best first, into `out` (cleared first, kept by the
+    /// caller from node to node); each kid's `score` is set on the way.
     fn order_into(
         &self,
         kids: &mut [Kid<G>],
@@ -777,7 +763,8 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         self.path.push(key, pos.clone());
         let mut rep = NONE_REP;
         let mut kids = self.kids(pos, moves, &mut rep);
-        let order = self.order(&mut kids, t, stored.best, ply, depth);
+        let mut order = Vec::with_capacity(kids.len());
+        self.order_into(&mut kids, t, stored.best, ply, depth, &mut order);
         let proved_by = self.test_moves(&at, &mut kids, order, cost, distance, &mut rep);
         self.path.pop();
         if ply == 0 {
@@ -1332,11 +1319,10 @@ fn root_test<G: Searchable>(
         }
     }
     let tt_best = workers[0].known(root, root_key).best;
-    let order = if kids.iter().any(|k| k.lo >= t) {
-        Vec::new()
-    } else {
-        workers[0].order(kids, t, tt_best, 0, depth * UNIT)
-    };
+    let mut order = Vec::new();
+    if !kids.iter().any(|k| k.lo >= t) {
+        workers[0].order_into(kids, t, tt_best, 0, depth * UNIT, &mut order);
+    }
     // Every worker runs the whole root test (ABDADA: the root's moves as
     // any node's, the first one searched by all, the others deferred while
     // another thread is inside); the first to finish cancels the rest. Each
