@@ -15,7 +15,7 @@ const BUCKETS: usize = 1 << 10;
 pub struct Line<G> {
     entries: Vec<(u64, G)>,
     /// How many entries' keys fall in each bucket.
-    counts: Box<[u16; BUCKETS]>,
+    counts: Box<[u32; BUCKETS]>,
 }
 
 impl<G> Default for Line<G> {
