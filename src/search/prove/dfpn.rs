@@ -361,14 +361,13 @@ impl<G: Searchable> Worker<'_, '_, G> {
         let best_lo = kids.iter().map(|k| k.lo).max().unwrap_or(lo);
         let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(hi);
         let (lo, hi) = (lo.max(best_lo), hi.min(all_hi));
-        let proving = kids.iter().position(|k| k.lo >= t).map(|i| i as u16);
-        self.pn_scratch.push(s);
         if rep >= ply {
-            let best = proving;
+            let best = kids.iter().position(|k| k.lo >= t).map(|i| i as u16);
             let open = None;
             self.store(key, Proved { lo, hi, best, open }, nodes_before);
             rep = NONE_REP;
         }
+        self.pn_scratch.push(s);
         let mut out = answer(t, lo, hi, rep);
         if lo < t && t <= hi {
             let nodes = self.visited - nodes_before;
