@@ -23,8 +23,11 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::super::slab::{victim, work, Entry, Slab};
-use super::{Iv, Kid, Proved, Searchable, Worker, NONE_REP};
+use super::worker::{Kid, Worker};
+use super::{Iv, NONE_REP};
+use crate::search::bounds::Proved;
+use crate::search::slab::{victim, work, Entry, Slab};
+use crate::search::Searchable;
 
 /// Proof and disproof numbers are capped here ("infinite").
 pub(super) const PN_INF: u64 = u32::MAX as u64;
