@@ -4,9 +4,9 @@
 //! Null-window tests over proved bounds, driven MTD(f)-style inside
 //! iterative deepening:
 //!
-//! - A **test** `V ≥ t?` at depth `d` returns an interval `[lo, hi]` that is
-//!   *proved* to hold the true value `V` (RULES §0: the future margin for the
-//!   mover). It answers the test when `lo ≥ t` or `hi < t`, and is
+//! - A **test** `V ≥ t?` at depth `d` returns an interval `[lo, hi]` that
+//!   is *proved* to hold the true value `V` (RULES §0: the future margin
+//!   for the mover). It answers the test when `lo ≥ t` or `hi < t`, and is
 //!   inconclusive otherwise. Nothing is estimated: a non-terminal position
 //!   at the horizon is only known to lie in `[-B, B]` (`B` = stones on the
 //!   board, all a player can still gain or lose), and a move capturing `g`
@@ -14,7 +14,8 @@
 //!   bounds exactly. Every interval any call returns is sound, also when a
 //!   node cap or Ctrl-C cuts a test short: that is what lets an interrupted
 //!   solve print proved lower and upper bounds.
-//! - Proved bounds go to a shared [`BoundTable`], valid at every depth, so
+//! - Proved bounds go to a shared
+//!   [`BoundTable`](super::bounds::BoundTable), valid at every depth, so
 //!   each deepening only searches what is still open. Before searching a
 //!   node's moves, every child's stored bounds are looked up (enhanced
 //!   transposition cutoffs): one child proved bad enough for the opponent
@@ -50,21 +51,22 @@
 //!   df-pn now takes fewer nodes and less time on every measured case).
 //! - Both cores, inside the tree (ABDADA): every thread runs the same root
 //!   test over the shared table; a node with some depth left says it is
-//!   being searched ([`Busy`]), and a thread passes over the moves another
-//!   thread is inside (all but a node's first move), coming back to them
-//!   last, when their bounds are mostly proved. The first thread to answer
-//!   the root's test cancels the others; every thread's bounds are sound,
-//!   so they are all kept. Each thread keeps its own line (for
-//!   repetitions), killers and history. (Sharing only the root's moves left
-//!   one core idle when one move dominates, as it usually does.)
+//!   being searched ([`Busy`](busy::Busy)), and a thread passes over the
+//!   moves another thread is inside (all but a node's first move), coming
+//!   back to them last, when their bounds are mostly proved. The first
+//!   thread to answer the root's test cancels the others; every thread's
+//!   bounds are sound, so they are all kept. Each thread keeps its own line
+//!   (for repetitions), killers and history. (Sharing only the root's moves
+//!   left one core idle when one move dominates, as it usually does.)
 //!
-//! - **Endgame tables** ([`prove_with_tables`], [`ExactValues`]; Kiothi's
-//!   come from `solve::kiothi_endgame`): a position they cover is exact at
-//!   once, found among the children before any search like a stored
-//!   bound. df-pn starts a new node's numbers at (1 + its distance to the
-//!   tables) times the usual ones, and in the deepening a capture that
-//!   brings the board nearer them costs half a ply, so both go for the
-//!   captures that reach the tables.
+//! - **Endgame tables** ([`prove_with_tables`],
+//!   [`ExactValues`](super::exact_values::ExactValues); Kiothi's come from
+//!   `solve::kiothi_endgame`): a position they cover is exact at once,
+//!   found among the children before any search like a stored bound. df-pn
+//!   starts a new node's numbers at (1 + its distance to the tables) times
+//!   the usual ones, and in the deepening a capture that brings the board
+//!   nearer them costs half a ply, so both go for the captures that reach
+//!   the tables.
 //!
 //! # Repetitions (graph-history interaction)
 //! RULES §0: a line that never ends scores 0 for the stones on the board.
@@ -82,9 +84,10 @@
 //! over the same convention, and with the exact Kpé database.
 //!
 //! # Scope
-//! The prover works for any [`Searchable`] game whose `search_moves` are all
-//! the legal moves. A Kiothi opening (hundreds of millions of moves, of which
-//! `search_moves` is a selection) cannot be proved: the command refuses it.
+//! The prover works for any [`Searchable`](super::Searchable) game whose
+//! `search_moves` are all the legal moves. A Kiothi opening (hundreds of
+//! millions of moves, of which `search_moves` is a selection) cannot be
+//! proved: the command refuses it.
 //!
 //! # Files
 //! - `prove/root.rs`: the root driver ([`prove_with_tables`]): the tests
