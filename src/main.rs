@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use sow::cli::{self, CliError, Out};
 
 /// Large blocks on huge pages (`allocator.rs`).
@@ -95,10 +95,15 @@ enum Command {
 
 fn main() -> ExitCode {
     sow::limits::file_size_limit_as_error();
-    let args: Vec<String> = std::env::args().collect();
-    let cli = match Cli::try_parse_from(&args) {
+    // `args_os`: an argument that is not UTF-8 is clap's usage error, not
+    // the panic of `std::env::args`.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let parsed = negative_values_reach_their_parsers(Cli::command())
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
-        Err(e) => return usage_error(e, args.iter().any(|a| a == "--json")),
+        Err(e) => return usage_error(e, args.iter().any(|a| a.as_os_str() == "--json")),
     };
     let mut out = Out::stdout(cli.json, cli.quiet);
     let result = run(&cli, &mut out).and_then(|()| out.flush().map_err(anyhow::Error::from));
@@ -144,6 +149,22 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
         Command::Man(args) => cli::man::run(args, &Cli::command(), out)?,
     }
     Ok(())
+}
+
+/// Every option and positional that takes a value accepts a negative
+/// number, so that `--time -1` reaches `--time`'s own parser and is refused
+/// naming `time` (clap alone reads `-1` as an unknown flag `-1`).
+fn negative_values_reach_their_parsers(cmd: clap::Command) -> clap::Command {
+    let ids: Vec<clap::Id> = cmd
+        .get_arguments()
+        .filter(|a| a.get_num_args().is_none_or(|n| n.takes_values()))
+        .filter(|a| a.get_action().takes_values())
+        .map(|a| a.get_id().clone())
+        .collect();
+    let cmd = ids
+        .into_iter()
+        .fold(cmd, |cmd, id| cmd.mut_arg(id, |a| a.allow_negative_numbers(true)));
+    cmd.mut_subcommands(negative_values_reach_their_parsers)
 }
 
 /// Clap's own errors: help and version print normally; usage errors follow

@@ -381,3 +381,43 @@ fn every_command_with_a_database_describes_db_the_same_way() {
         );
     }
 }
+
+/// Found by hand on 2026-12-07: a negative option value was clap's
+/// "unexpected argument '-1'" (field `1`), `--max-time` below a request's
+/// shortest time was accepted, and `--json` printed a script or a page.
+#[test]
+fn negative_values_short_limits_and_non_json_output_are_refused_by_name() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["eval", "kiothi", "--time", "-1"], "time"),
+        (&["perft", "kpe", "-3"], "depth"),
+        (&["--threads", "-1", "show", "kpe"], "threads"),
+        (&["eval", "kiothi", "--hash", "-5"], "hash"),
+        (&["serve", "--max-time", "0.0001"], "max-time"),
+        (&["completions", "bash"], "json"),
+        (&["man"], "json"),
+    ];
+    for (args, field) in cases {
+        let mut json = vec!["--json"];
+        json.extend_from_slice(args);
+        let e = common::error_of(&sow(&json));
+        assert_eq!(e["field"], *field, "{args:?}: {e}");
+    }
+    // Without --json the page and the script still print.
+    assert!(sow(&["man"]).status.success());
+    assert!(sow(&["completions", "bash"]).status.success());
+}
+
+/// `std::env::args` panicked on an argument that is not UTF-8 (exit 101).
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_is_a_usage_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"\xff");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json".as_ref(), "show".as_ref(), bad])
+        .output()
+        .expect("run sow");
+    let e = common::error_of(&o);
+    assert_eq!(e["kind"], "usage", "{e}");
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}

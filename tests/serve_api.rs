@@ -420,6 +420,49 @@ fn the_binary_prints_its_address_and_stops_on_ctrl_c() {
     assert_eq!(lines.next().unwrap().unwrap(), "sow serve: stopped");
 }
 
+/// With `--json` the address is the one JSON object; a client that sent
+/// half a request does not hold Ctrl-C off (it did, for as long as it
+/// liked: found by hand on 2026-12-07).
+#[test]
+fn ctrl_c_stops_the_server_even_while_a_client_holds_half_a_request() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--json", "serve", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let url = first["listening"].as_str().expect("listening").to_string();
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut stalled = std::net::TcpStream::connect(host).unwrap();
+    stalled
+        .write_all(b"GET /api/show?position=kpe HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    // The grace is 3 s; the bound leaves room for a loaded machine and
+    // keeps a server that never stops from hanging the test.
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("still serving 30 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(lines.next().is_none(), "--json prints one object");
+    drop(stalled);
+}
+
 /// The whole-request time limit: a request still running at
 /// `Limits::request_time` is answered with the `timeout` error (503) and
 /// its search stopped, so that the one search slot is free again at once.

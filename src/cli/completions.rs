@@ -21,6 +21,7 @@ pub fn script(shell: clap_complete::Shell, cmd: &mut clap::Command) -> Vec<u8> {
 
 /// Writes the script for `args.shell` to stdout (never JSON: a script).
 pub fn run(args: &CompletionsArgs, cmd: &mut clap::Command, out: &mut Out) -> Result<(), CliError> {
+    out.refuse_json("completions", "a shell script")?;
     out.writer().write_all(&script(args.shell, cmd))?;
     Ok(())
 }

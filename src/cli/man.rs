@@ -65,6 +65,7 @@ fn escape(text: &str) -> String {
 
 /// Writes the page to stdout (never JSON: a man page).
 pub fn run(_args: &ManArgs, cmd: &clap::Command, out: &mut Out) -> Result<(), CliError> {
+    out.refuse_json("man", "a roff page")?;
     let page = page(cmd)?;
     out.writer().write_all(&page)?;
     Ok(())

@@ -71,6 +71,18 @@ impl Out {
         self.model(&crate::files::Sorted(model))
     }
 
+    /// Refuses `--json` for a command whose output is not data (a script,
+    /// a man page): the contract promises one JSON object, which it cannot give.
+    pub fn refuse_json(&self, command: &str, output: &str) -> Result<(), CliError> {
+        if self.json {
+            return Err(CliError::usage(
+                "json",
+                format!("sow {command} prints {output}: --json is not supported"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Raw access for streaming output.
     pub fn writer(&mut self) -> &mut dyn Write {
         &mut self.w

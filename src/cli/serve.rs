@@ -5,6 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use super::{CliError, Out};
 use crate::analysis::{kiothi_tables, kpe_db};
+use crate::search::Limits as SearchLimits;
 use crate::serve::{AppState, Limits};
 
 /// Serve the web oracle: a page to play and analyse both games in the
@@ -40,11 +41,14 @@ impl ServeArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         // Bounded: a request's time limit is a `Duration` (`--max-time 1e20`
         // overflowed it, a panic).
-        if !(self.max_time > 0.0 && self.max_time <= MAX_TIME_SECONDS) {
+        // At least the shortest `time` a request may ask for, or every
+        // search would be refused as the client's fault.
+        if !(SearchLimits::takes_seconds(self.max_time) && self.max_time <= MAX_TIME_SECONDS) {
             return Err(CliError::usage(
                 "max-time",
                 format!(
-                    "--max-time must be a positive number of seconds, at most {MAX_TIME_SECONDS} (a day), found {}",
+                    "--max-time must be a number of seconds from {} to {MAX_TIME_SECONDS} (a day), found {}",
+                    SearchLimits::MIN_SECONDS,
                     self.max_time
                 ),
             ));
@@ -57,8 +61,11 @@ impl ServeArgs {
         .with_kiothi_tables(tables);
         let server = crate::serve::bind(SocketAddr::new(self.bind, self.port))?;
         let url = format!("http://{}/", server.addr);
-        // Scripts and tests read the address from this line (`--json` too).
-        writeln!(out.writer(), "sow serve: listening on {url} (Ctrl-C stops)")?;
+        // Scripts and tests read the address from this line; with `--json`
+        // it is the command's one object, printed at once (the server runs
+        // until Ctrl-C, and a script waits for the address).
+        out.line(format!("sow serve: listening on {url} (Ctrl-C stops)"))?;
+        out.json(&serde_json::json!({ "listening": url }))?;
         out.flush()?;
         if self.open {
             if let Err(e) = std::process::Command::new("xdg-open").arg(&url).spawn() {
@@ -66,7 +73,7 @@ impl ServeArgs {
             }
         }
         server.serve_until_ctrl_c(state);
-        writeln!(out.writer(), "sow serve: stopped")?;
+        out.line("sow serve: stopped")?;
         Ok(())
     }
 }

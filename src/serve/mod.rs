@@ -147,8 +147,14 @@ pub fn spawn(addr: SocketAddr, state: AppState) -> Result<Running, CliError> {
     Ok(bind(addr)?.spawn(state))
 }
 
+/// How long open connections may take to finish once the server is told
+/// to stop: searches stop at once, but a client that sent half a request
+/// (or keeps one open) would otherwise hold Ctrl-C off for as long as it
+/// likes.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Serves until `shutdown` completes, then stops every search and lets the
-/// open requests finish.
+/// open requests finish, for at most [`SHUTDOWN_GRACE`].
 async fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
@@ -156,14 +162,26 @@ async fn serve(
 ) {
     let app = router(state.clone());
     let stopper = state.clone();
+    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
     let signal = async move {
         shutdown.await;
         stopper.stop_all();
+        let _ = stopped_tx.send(());
     };
-    if let Err(e) = axum::serve(listener, app)
-        .with_graceful_shutdown(signal)
-        .await
-    {
-        eprintln!("error: serving: {e}");
+    let server = axum::serve(listener, app).with_graceful_shutdown(signal);
+    let grace_over = async move {
+        if stopped_rx.await.is_ok() {
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        served = server => {
+            if let Err(e) = served {
+                eprintln!("error: serving: {e}");
+            }
+        }
+        () = grace_over => {}
     }
 }
