@@ -137,6 +137,13 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'sta
         Ok(self.play_unchecked(&mv))
     }
 
+    /// Whether a finished game with this final margin (either side's) is
+    /// one the rules name apart: none in Kpé; Kiothi's one-warrior victory
+    /// (RULES §2 rule 10).
+    fn is_one_warrior_victory(_final_margin: i32) -> bool {
+        false
+    }
+
     /// Value of a finished game for the player to move: RULES §0's margin
     /// counted from here, i.e. only the final sweep.
     fn terminal_value(&self) -> i32 {

@@ -161,9 +161,9 @@ fn negative_values_reach_their_parsers(cmd: clap::Command) -> clap::Command {
         .filter(|a| a.get_action().takes_values())
         .map(|a| a.get_id().clone())
         .collect();
-    let cmd = ids
-        .into_iter()
-        .fold(cmd, |cmd, id| cmd.mut_arg(id, |a| a.allow_negative_numbers(true)));
+    let cmd = ids.into_iter().fold(cmd, |cmd, id| {
+        cmd.mut_arg(id, |a| a.allow_negative_numbers(true))
+    });
     cmd.mut_subcommands(negative_values_reach_their_parsers)
 }
 

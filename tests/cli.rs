@@ -421,3 +421,47 @@ fn an_argument_that_is_not_utf8_is_a_usage_error() {
     assert_eq!(e["kind"], "usage", "{e}");
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
 }
+
+/// `result` is the game's: South to move gains 2 but is 8 behind, so it
+/// loses (it said "win" from the value alone). A one-warrior victory is
+/// Kiothi's and only when proven (an estimate's 2-ply line said it).
+#[test]
+fn eval_names_the_games_result_and_one_warrior_victories_only_when_proven() {
+    let db = common::temp_dir("eval-result", "db");
+    let db = db.to_str().unwrap();
+    let v = common::json_of(&sow(&[
+        "--json",
+        "eval",
+        "kpe:3x3 2,0,0,0,0,0 S xxx xxx 4 12",
+        "--db",
+        db,
+    ]));
+    assert_eq!(
+        (v["value"].as_i64(), v["final_margin"].as_i64()),
+        (Some(2), Some(-6)),
+        "{v}"
+    );
+    assert_eq!(v["result"], "loss", "{v}");
+    let estimate = "kiothi 3*,2*,2*,2*,1*,1*,6*,6*,6*,6*,1*,1*,1*,1*,0,0,5*,5*,5*,6* S play 0 0";
+    let v = common::json_of(&sow(&[
+        "--json",
+        "--threads",
+        "1",
+        "eval",
+        estimate,
+        "--depth",
+        "2",
+    ]));
+    assert_eq!(
+        (v["exact"].as_bool(), v["final_margin"].as_i64()),
+        (Some(false), Some(2)),
+        "{v}"
+    );
+    assert_eq!(v["one_warrior_victory"], false, "{v}");
+    let kpe = "kpe 4,0,0,0,0,0,0,0 S xxxx xxxx 22 22";
+    let v = common::json_of(&sow(&["--json", "eval", kpe, "--depth", "30"]));
+    assert_eq!(v["one_warrior_victory"], false, "{v}");
+    let over = "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 31 29";
+    let v = common::json_of(&sow(&["--json", "eval", over]));
+    assert_eq!(v["one_warrior_victory"], true, "{v}");
+}

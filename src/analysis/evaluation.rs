@@ -52,7 +52,8 @@ pub struct ExactEvaluation {
     pub pv: Vec<String>,
     /// `end of game` or `repetition (endless play)`.
     pub pv_ends_by: &'static str,
-    /// `win`, `draw` or `loss` for the mover.
+    /// `win`, `draw` or `loss` of the game for the mover: the sign of
+    /// `final_margin` (the value counts only what is still to be won).
     pub result: &'static str,
     /// RULES §0 value for the mover.
     pub value: i32,
@@ -77,7 +78,9 @@ pub struct SearchEvaluation {
     pub moves: Option<Vec<MoveEntry>>,
     pub nodes: u64,
     pub nps: f64,
-    /// The best line ends in a win by exactly two warriors (RULES §2 rule 10).
+    /// Kiothi, exact: perfect play ends in a win by exactly two warriors,
+    /// a one-warrior victory (RULES §2 rule 10). Never for an estimate,
+    /// whose line need not reach the end.
     pub one_warrior_victory: bool,
     /// The game is over: the value is the final sweep (RULES §2 rule 10).
     pub over: bool,
@@ -178,7 +181,7 @@ pub fn kpe_evaluation(
         position: pos.to_string(),
         pv: notation(&line.moves),
         pv_ends_by: line.ended_by,
-        result: result_word(value),
+        result: result_word(final_margin(pos, value)),
         value,
     })
 }
@@ -201,7 +204,7 @@ impl SearchEvaluation {
             moves: None,
             nodes: root.nodes,
             nps: root.nps,
-            one_warrior_victory: margin.abs() == 2,
+            one_warrior_victory: root.exact && G::is_one_warrior_victory(margin),
             over: pos.is_over(),
             position: pos.to_string(),
             pv: notation(&root.pv),
@@ -222,11 +225,12 @@ impl SearchEvaluation {
         let top = values.moves.first();
         let value = top.map_or_else(|| pos.terminal_value(), |m| m.value);
         let margin = final_margin(pos, value);
+        let exact = values.exact() || top.is_none();
         SearchEvaluation {
             best: top.map(|m| m.mv.to_string()),
             depth: values.depth,
             endgame_stones: None,
-            exact: values.exact() || top.is_none(),
+            exact,
             final_margin: margin,
             interrupted,
             moves: Some(
@@ -239,7 +243,7 @@ impl SearchEvaluation {
             ),
             nodes: values.nodes,
             nps: values.nodes as f64 / values.seconds.max(1e-9),
-            one_warrior_victory: margin.abs() == 2,
+            one_warrior_victory: exact && G::is_one_warrior_victory(margin),
             over: pos.is_over(),
             position: pos.to_string(),
             pv: top.map(|m| notation(&m.line)).unwrap_or_default(),

@@ -92,9 +92,10 @@ pub fn run_kpe(
         ))?;
     }
     out.line(format!(
-        "value    {:+} for {:?} to move ({}, exact)",
+        "value    {:+} for {:?} to move (exact; final margin {:+}, a {})",
         e.value,
         pos.side(),
+        e.final_margin,
         e.result
     ))?;
     out.line(format!(

@@ -14,7 +14,8 @@
 //!   reachable from the start).
 //! - `stones`: stones on the board.
 //! - `value`: the exact future margin for the mover (RULES §0).
-//! - `result`: `win`, `draw` or `loss` for the mover.
+//! - `result`: `win`, `draw` or `loss` for the mover of what is still on
+//!   the board: the sign of `value` (the captures above are notional).
 //!
 //! `--positions N` exports every board of the unlocked layer of N stones
 //! (reachable or not, in the database's rank order); `all` exports every

@@ -86,6 +86,12 @@ impl Game for KiothiPosition {
         out
     }
 
+    /// RULES §2.10: a win by exactly two warriors is a one-warrior
+    /// victory, reported as such.
+    fn is_one_warrior_victory(final_margin: i32) -> bool {
+        final_margin.abs() == 2
+    }
+
     fn board_total(&self) -> u32 {
         self.board_sum()
     }
