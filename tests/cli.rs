@@ -465,3 +465,43 @@ fn eval_names_the_games_result_and_one_warrior_victories_only_when_proven() {
     let v = common::json_of(&sow(&["--json", "eval", over]));
     assert_eq!(v["one_warrior_victory"], true, "{v}");
 }
+
+/// `--quiet` prints only the essential result: `show`, `eval` and `solve`
+/// printed everything (found by hand on 2026-12-07).
+#[test]
+fn quiet_show_eval_and_solve_print_only_the_result() {
+    let db = common::temp_dir("quiet", "db");
+    let db = db.to_str().unwrap();
+    let lines = |args: &[&str]| {
+        let o = sow(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        stdout(&o).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let show = lines(&["-q", "show", "kpe"]);
+    assert!(!show.iter().any(|l| l.starts_with("moves")), "{show:?}");
+    assert!(show.iter().any(|l| l == "South to move"), "{show:?}");
+    for args in [
+        &["-q", "eval", "kpe:2x2", "--db", db][..],
+        &[
+            "-q",
+            "--threads",
+            "1",
+            "eval",
+            "kiothi 0,0,0,0,0,0,0,0,0,2,1,0,0,0,0,0,3,0,0,0 S play 30 24",
+            "--depth",
+            "4",
+        ],
+        &[
+            "-q",
+            "solve",
+            "kiothi 0,0,0,0,0,0,0,0,0,2,1,0,0,0,0,0,3,0,0,0 S play 30 24",
+        ],
+    ] {
+        let out = lines(args);
+        assert_eq!(out.len(), 2, "{args:?}: {out:?}");
+        assert!(
+            out[0].starts_with("value ") && out[1].starts_with("best "),
+            "{args:?}: {out:?}"
+        );
+    }
+}

@@ -84,13 +84,14 @@ pub fn run_kpe(
     if out.json {
         return out.model_sorted(&e);
     }
-    out.line(format!("position {pos}"))?;
+    out.info(format!("position {pos}"))?;
     if e.over {
-        out.line(format!(
+        out.info(format!(
             "game over: {} to move has no legal move; the value is the final sweep",
             super::board::side_name(pos.side())
         ))?;
     }
+    // `--quiet`: the value and best move alone, the essential result.
     out.line(format!(
         "value    {:+} for {:?} to move (exact; final margin {:+}, a {})",
         e.value,
@@ -98,7 +99,8 @@ pub fn run_kpe(
         e.final_margin,
         e.result
     ))?;
-    out.line(format!(
+    out.line(format!("best     {}", e.best.as_deref().unwrap_or("-")))?;
+    out.info(format!(
         "ending   perfect play {}",
         if e.can_end {
             "can end"
@@ -108,16 +110,16 @@ pub fn run_kpe(
     ))?;
     for m in &e.moves {
         match &m.pv {
-            Some(line) => out.line(format!(
+            Some(line) => out.info(format!(
                 "  move {}: {:+}  line {}",
                 m.mv,
                 m.value,
                 line.join(" ")
             ))?,
-            None => out.line(format!("  move {}: {:+}", m.mv, m.value))?,
+            None => out.info(format!("  move {}: {:+}", m.mv, m.value))?,
         }
     }
-    out.line(format!(
+    out.info(format!(
         "pv       {} ({} moves, ends by {})",
         e.pv.join(" "),
         e.pv.len(),

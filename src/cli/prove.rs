@@ -308,9 +308,10 @@ fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(
     if r.interrupted {
         out.line("interrupted: the bounds proved so far")?;
     }
-    out.line(format!("position {}", r.position))?;
+    out.info(format!("position {}", r.position))?;
     let side = format!("{:?}", pos.side_to_move());
     match r.value {
+        // `--quiet`: the value (or bounds) and best move alone.
         Some(v) => out.line(format!(
             "value    {v:+} for {side} to move (exact; depth {}, {} nodes, {:.1} s)",
             r.depth, r.nodes, r.seconds
@@ -322,25 +323,25 @@ fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(
     }
     out.line(format!("best     {}", r.best.as_deref().unwrap_or("-")))?;
     if let Some(n) = r.endgame_stones {
-        out.line(format!(
+        out.info(format!(
             "tables   {}",
             crate::analysis::kiothi_tables::coverage(n)
         ))?;
     }
-    out.line(format!("pv       {}", r.pv.join(" ")))?;
+    out.info(format!("pv       {}", r.pv.join(" ")))?;
     if let Some(m) = r.final_margin {
-        out.line(format!(
+        out.info(format!(
             "final    margin {m:+} for {side} (prisons so far plus the value)"
         ))?;
     }
     if let Some(k) = &r.kept {
-        out.line(format!(
+        out.info(format!(
             "kept     {} ({} entries read, {} written)",
             k.file, k.read, k.written
         ))?;
     }
     if let Some(c) = &r.verified {
-        out.line(format!(
+        out.info(format!(
             "verified [{:+}, {:+}] by a certificate of {} positions ({} table leaves, {} game ends, {} repetitions; {} children proved again; {:.1} s)",
             c.lower, c.upper, c.positions, c.table_leaves, c.game_ends, c.repetitions, c.reproved, c.seconds
         ))?;

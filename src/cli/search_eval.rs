@@ -63,7 +63,7 @@ pub fn run<G: Searchable>(
     let mut progress_err = None;
     let mut progress = |text: String, out: &mut Out| {
         if !json_mode && progress_err.is_none() {
-            if let Err(e) = out.line(text).and_then(|_| out.flush()) {
+            if let Err(e) = out.info(text).and_then(|_| out.flush()) {
                 progress_err = Some(e);
             }
         }
@@ -101,14 +101,15 @@ fn print_evaluation<G: Searchable>(
     if e.interrupted {
         out.line("interrupted: best completed iteration below")?;
     }
-    out.line(format!("position {pos}"))?;
+    out.info(format!("position {pos}"))?;
     if e.over {
-        out.line(format!(
+        out.info(format!(
             "game over: {:?} to move has no legal move; the value is the final sweep (final margin {:+})",
             pos.side_to_move(),
             e.final_margin
         ))?;
     }
+    // `--quiet`: the value and best move alone, the essential result.
     out.line(format!(
         "value    {:+} for {:?} to move ({}; depth {}, {} nodes, {:.1} s)",
         e.value,
@@ -119,15 +120,15 @@ fn print_evaluation<G: Searchable>(
         e.seconds
     ))?;
     if let Some(n) = e.endgame_stones {
-        out.line(format!(
+        out.info(format!(
             "tables   {}",
             crate::analysis::kiothi_tables::coverage(n)
         ))?;
     }
     out.line(format!("best     {}", e.best.as_deref().unwrap_or("-")))?;
-    out.line(format!("pv       {}", e.pv.join(" ")))?;
+    out.info(format!("pv       {}", e.pv.join(" ")))?;
     for (i, m) in e.moves.iter().flatten().enumerate() {
-        out.line(format!(
+        out.info(format!(
             "  {:>2}. {:<12} {:+4} {}  line {}",
             i + 1,
             m.mv,
@@ -141,7 +142,7 @@ fn print_evaluation<G: Searchable>(
         ))?;
     }
     if e.one_warrior_victory {
-        out.line(format!(
+        out.info(format!(
             "one-warrior victory: the best line ends with a margin of {:+}",
             e.final_margin
         ))?;

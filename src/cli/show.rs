@@ -55,9 +55,10 @@ pub fn show<G: Board>(p: &G, out: &mut Out) -> Result<(), CliError> {
         ))?;
     } else {
         out.line(format!("{} to move", side_name(side)))?;
+        // `--quiet`: the board and whose turn it is, without the moves.
         match moves {
-            Some(list) => out.line(format!("moves ({count}): {}", list.join(" ")))?,
-            None => out.line(format!(
+            Some(list) => out.info(format!("moves ({count}): {}", list.join(" ")))?,
+            None => out.info(format!(
                 "moves: {count} (too many to list; `sow moves --all` enumerates them)"
             ))?,
         }
