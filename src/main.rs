@@ -61,7 +61,8 @@ enum Command {
     /// Value statistics per phase and stones on the board: exact for a
     /// solved Kpé variant, estimated by engine self-play for Kiothi.
     ///
-    /// CSV columns: phase, stones, value, positions. Kiothi: every distinct
+    /// CSV columns: phase, stones, value, positions, and for Kpé never_ends
+    /// (perfect play never ends). Kiothi: every distinct
     /// position reached in N seeded self-play games of the depth-D engine
     /// (random openings as `sow match`), valued by a fresh depth-D search on
     /// one thread; the JSON gives the method, games, depth and seed.
@@ -206,7 +207,8 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
     // `all`, `--format <FORMAT>` -> `format`.
     let field = match e.get(clap::error::ContextKind::InvalidArg) {
         Some(clap::error::ContextValue::String(s)) => Some(s.clone()),
-        Some(clap::error::ContextValue::Strings(v)) => Some(v.join(" ")),
+        // Several arguments (two positionals missing): the first names it.
+        Some(clap::error::ContextValue::Strings(v)) => v.first().cloned(),
         _ => None,
     }
     .map(|f| {
