@@ -32,9 +32,9 @@ pub struct MatchArgs {
     /// Seed of the random openings and agents.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Random plies played before the agents take over (Kiothi: the two
-    /// redistributions count as plies).
-    #[arg(long, default_value_t = 4)]
+    /// Random plies played before the agents take over, 0 to 100 (Kiothi:
+    /// the two redistributions count as plies).
+    #[arg(long, default_value_t = 4, value_parser = args::opening_plies)]
     pub opening_plies: u32,
     /// Play only balanced openings: random openings whose expected final
     /// margin (stones captured in the opening plus the value of a
