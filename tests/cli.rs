@@ -381,3 +381,25 @@ fn every_command_with_a_database_describes_db_the_same_way() {
         );
     }
 }
+
+#[test]
+fn match_refuses_flags_it_would_ignore_and_names_the_agent() {
+    // 4294967295 random plies played every game to its end at random.
+    let (err, e) = refused(&["match", "random", "greedy", "--opening-plies", "4294967295"]);
+    assert_eq!(e["field"], "opening-plies", "{err}");
+    assert!(err.contains("at most 100"), "{err}");
+    // --time applies to a plain `ab` only: with none it did nothing.
+    let (err, e) = refused(&["match", "ab:depth=1", "greedy", "--time", "0.01"]);
+    assert_eq!(e["field"], "time", "{err}");
+    // --balance-depth without --balance balances nothing.
+    let (err, e) = refused(&["match", "random", "greedy", "--balance-depth", "0"]);
+    assert_eq!(e["field"], "balance-depth", "{err}");
+    // Which agent is wrong, and an agent's threads= is not --threads.
+    let (err, e) = refused(&["match", "random", "ab:depth=1,threads=0"]);
+    assert_eq!(e["field"], "agent", "{err}");
+    assert!(err.contains("agent B (`ab:depth=1,threads=0`)"), "{err}");
+    assert!(err.contains("ab threads must be at least 1"), "{err}");
+    assert!(!err.contains("--threads"), "{err}");
+    let (err, _) = refused(&["match", "nope", "random"]);
+    assert!(err.contains("agent A (`nope`)"), "{err}");
+}
