@@ -403,3 +403,27 @@ fn match_refuses_flags_it_would_ignore_and_names_the_agent() {
     let (err, _) = refused(&["match", "nope", "random"]);
     assert!(err.contains("agent A (`nope`)"), "{err}");
 }
+
+#[test]
+fn openings_and_stats_list_every_game_they_take() {
+    for cmd in ["openings", "stats"] {
+        let (err, e) = refused(&[cmd, "nope"]);
+        assert_eq!(e["field"], "game", "{err}");
+        assert!(
+            err.contains("`kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`"),
+            "{cmd}: {err}"
+        );
+    }
+    // `--db` serves Kpé only: for Kiothi it was silently ignored.
+    let (err, e) = refused(&[
+        "stats",
+        "kiothi",
+        "--games",
+        "1",
+        "--depth",
+        "1",
+        "--db",
+        "/nonexistent/zzz",
+    ]);
+    assert_eq!(e["field"], "db", "{err}");
+}
