@@ -427,3 +427,83 @@ fn openings_and_stats_list_every_game_they_take() {
     ]);
     assert_eq!(e["field"], "db", "{err}");
 }
+
+#[test]
+fn a_refused_command_leaves_no_output_directory() {
+    let tmp = common::temp_dir("cli", "no-empty-dirs");
+    let out = tmp.join("out");
+    let out_arg = out.to_str().unwrap();
+    // An empty table was written and the command exited 0.
+    let (err, e) = refused(&["variants", "--max-positions", "0", "--out", out_arg]);
+    assert_eq!(e["field"], "max-positions", "{err}");
+    assert!(!out.exists());
+    let missing = tmp.join("no-db");
+    let (_, e) = refused(&[
+        "openings",
+        "kpe",
+        "--db",
+        missing.to_str().unwrap(),
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(e["field"], "db");
+    assert!(!out.exists());
+    // A database directory that cannot be made is an I/O error naming it,
+    // not a shortage of disk (`/proc` has 0 bytes free).
+    let (err, e) = refused(&[
+        "variants",
+        "--max-positions",
+        "1000",
+        "--db",
+        "/proc/sow-x",
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(e["field"], "db", "{err}");
+    assert!(err.contains("/proc/sow-x/kpe-2x1"), "{err}");
+    assert!(!err.contains("GiB"), "{err}");
+    assert!(!out.exists());
+    let (err, _) = refused(&["solve", "kpe:2x2", "--db", "/proc/sow-nope"]);
+    assert!(
+        err.contains("cannot create the database directory"),
+        "{err}"
+    );
+    // An --out that is a file is not a directory ("File exists" before).
+    let file = tmp.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    for path in [file.to_str().unwrap(), "/dev/null"] {
+        let (err, e) = refused(&["variants", "--out", path]);
+        assert_eq!(e["field"], "out", "{err}");
+        assert!(
+            err.ends_with(&format!("{path}: not a directory\n")),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn variants_links_the_larger_page_only_where_it_is() {
+    let tmp = common::temp_dir("cli", "variants-link");
+    let db = tmp.join("db");
+    let out = tmp.join("out");
+    let args = [
+        "--quiet",
+        "variants",
+        "--max-positions",
+        "50",
+        "--db",
+        db.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    ok(&args);
+    let page = std::fs::read_to_string(out.join("kpe/variants.md")).unwrap();
+    assert!(page.contains("| 2×1 |"), "{page}");
+    assert!(!page.contains("larger-variants.md"), "{page}");
+    std::fs::write(out.join("kpe/larger-variants.md"), "# larger\n").unwrap();
+    ok(&args);
+    let page = std::fs::read_to_string(out.join("kpe/variants.md")).unwrap();
+    assert!(page.contains("[larger-variants.md](larger-variants.md)"));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
