@@ -24,14 +24,44 @@ impl WriteError {
     }
 }
 
-/// Creates `dir` if needed and checks that a file can be written in it,
-/// so that a long command refuses an unwritable `--out` before its work,
-/// not after.
+/// Checks that files can be written in `dir`, so that a long command
+/// refuses an unwritable `--out` before its work, not after. `dir` is not
+/// created: the check writes (and removes) a file in `dir` or, when `dir`
+/// does not exist yet, in its nearest existing ancestor, from which the
+/// writes create it; a command refused later (a bad `--db`) leaves no
+/// empty directory behind.
 pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
-    let probe = dir.join(format!(".sow-write-check-{}", std::process::id()));
-    let fail = WriteError::at(dir);
-    fs::create_dir_all(dir).map_err(fail)?;
-    fs::File::create(&probe).map_err(fail)?;
+    let mut existing = dir;
+    loop {
+        match fs::metadata(existing) {
+            Ok(m) if m.is_dir() => break,
+            // `create_dir_all` said "File exists" for a file (`/dev/null`).
+            Ok(_) => {
+                return Err(WriteError::at(existing)(std::io::Error::other(
+                    "not a directory",
+                )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // A relative path's last ancestor is "", the current directory.
+                existing = match existing.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ if existing != Path::new(".") => Path::new("."),
+                    _ => return Err(WriteError::at(existing)(e)),
+                };
+            }
+            Err(e) => return Err(WriteError::at(existing)(e)),
+        }
+    }
+    let probe = existing.join(format!(".sow-write-check-{}", std::process::id()));
+    let fail = WriteError::at(existing);
+    fs::File::create(&probe).map_err(|e| match e.kind() {
+        // A directory that exists but takes no new file (`/proc`) answers
+        // "No such file or directory", which misreads as a missing path.
+        std::io::ErrorKind::NotFound => fail(std::io::Error::other(format!(
+            "this directory takes no new file ({e})"
+        ))),
+        _ => fail(e),
+    })?;
     fs::remove_file(&probe).map_err(fail)
 }
 
@@ -188,6 +218,32 @@ pub fn write_report<T: serde::Serialize + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_writable_dir_is_checked_without_creating_it() {
+        let dir = std::env::temp_dir().join(format!("sow-files-check-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("a").join("b");
+        check_writable_dir(&out).unwrap();
+        assert!(!dir.join("a").exists());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+        let file = dir.join("afile");
+        fs::write(&file, "x").unwrap();
+        for bad in [file.clone(), file.join("sub"), PathBuf::from("/dev/null")] {
+            let e = check_writable_dir(&bad).unwrap_err();
+            let text = e.to_string().to_lowercase();
+            assert!(
+                text.ends_with("not a directory (os error 20)")
+                    || text.ends_with("not a directory"),
+                "{e}"
+            );
+        }
+        let e = check_writable_dir(Path::new("/proc/sow-no-such-dir")).unwrap_err();
+        assert_eq!(e.path, Path::new("/proc"));
+        assert!(e.to_string().contains("takes no new file"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_device_or_a_pipe_is_not_replaced() {

@@ -30,15 +30,21 @@ pub fn max_threads() -> usize {
     THREADS_PER_CORE * cores()
 }
 
-/// Checks a worker-thread count; the message names the bound.
+/// Checks a worker-thread count (`--threads`); the message names the bound.
 pub fn check_threads(n: usize) -> Result<(), String> {
+    check_threads_of("--threads", n)
+}
+
+/// [`check_threads`] for a count given as `what` (an agent's `threads=`,
+/// which a message about `--threads` would misname).
+pub fn check_threads_of(what: &str, n: usize) -> Result<(), String> {
     if n == 0 {
-        return Err("--threads must be at least 1".into());
+        return Err(format!("{what} must be at least 1"));
     }
     let max = max_threads();
     if n > max {
         return Err(format!(
-            "--threads {n} is more than {THREADS_PER_CORE} per core ({max} on this machine's {} cores)",
+            "{what} {n} is more than {THREADS_PER_CORE} per core ({max} on this machine's {} cores)",
             cores()
         ));
     }

@@ -505,3 +505,129 @@ fn quiet_show_eval_and_solve_print_only_the_result() {
         );
     }
 }
+
+#[test]
+fn match_refuses_flags_it_would_ignore_and_names_the_agent() {
+    // 4294967295 random plies played every game to its end at random.
+    let (err, e) = refused(&["match", "random", "greedy", "--opening-plies", "4294967295"]);
+    assert_eq!(e["field"], "opening-plies", "{err}");
+    assert!(err.contains("at most 100"), "{err}");
+    // --time applies to a plain `ab` only: with none it did nothing.
+    let (err, e) = refused(&["match", "ab:depth=1", "greedy", "--time", "0.01"]);
+    assert_eq!(e["field"], "time", "{err}");
+    // --balance-depth without --balance balances nothing.
+    let (err, e) = refused(&["match", "random", "greedy", "--balance-depth", "0"]);
+    assert_eq!(e["field"], "balance-depth", "{err}");
+    // Which agent is wrong, and an agent's threads= is not --threads.
+    let (err, e) = refused(&["match", "random", "ab:depth=1,threads=0"]);
+    assert_eq!(e["field"], "agent", "{err}");
+    assert!(err.contains("agent B (`ab:depth=1,threads=0`)"), "{err}");
+    assert!(err.contains("ab threads must be at least 1"), "{err}");
+    assert!(!err.contains("--threads"), "{err}");
+    let (err, _) = refused(&["match", "nope", "random"]);
+    assert!(err.contains("agent A (`nope`)"), "{err}");
+}
+
+#[test]
+fn openings_and_stats_list_every_game_they_take() {
+    for cmd in ["openings", "stats"] {
+        let (err, e) = refused(&[cmd, "nope"]);
+        assert_eq!(e["field"], "game", "{err}");
+        assert!(
+            err.contains("`kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`"),
+            "{cmd}: {err}"
+        );
+    }
+    // `--db` serves Kpé only: for Kiothi it was silently ignored.
+    let (err, e) = refused(&[
+        "stats",
+        "kiothi",
+        "--games",
+        "1",
+        "--depth",
+        "1",
+        "--db",
+        "/nonexistent/zzz",
+    ]);
+    assert_eq!(e["field"], "db", "{err}");
+}
+
+#[test]
+fn a_refused_command_leaves_no_output_directory() {
+    let tmp = common::temp_dir("cli", "no-empty-dirs");
+    let out = tmp.join("out");
+    let out_arg = out.to_str().unwrap();
+    // An empty table was written and the command exited 0.
+    let (err, e) = refused(&["variants", "--max-positions", "0", "--out", out_arg]);
+    assert_eq!(e["field"], "max-positions", "{err}");
+    assert!(!out.exists());
+    let missing = tmp.join("no-db");
+    let (_, e) = refused(&[
+        "openings",
+        "kpe",
+        "--db",
+        missing.to_str().unwrap(),
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(e["field"], "db");
+    assert!(!out.exists());
+    // A database directory that cannot be made is an I/O error naming it,
+    // not a shortage of disk (`/proc` has 0 bytes free).
+    let (err, e) = refused(&[
+        "variants",
+        "--max-positions",
+        "1000",
+        "--db",
+        "/proc/sow-x",
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(e["field"], "db", "{err}");
+    assert!(err.contains("/proc/sow-x/kpe-2x1"), "{err}");
+    assert!(!err.contains("GiB"), "{err}");
+    assert!(!out.exists());
+    let (err, _) = refused(&["solve", "kpe:2x2", "--db", "/proc/sow-nope"]);
+    assert!(
+        err.contains("cannot create the database directory"),
+        "{err}"
+    );
+    // An --out that is a file is not a directory ("File exists" before).
+    let file = tmp.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    for path in [file.to_str().unwrap(), "/dev/null"] {
+        let (err, e) = refused(&["variants", "--out", path]);
+        assert_eq!(e["field"], "out", "{err}");
+        assert!(
+            err.ends_with(&format!("{path}: not a directory\n")),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn variants_links_the_larger_page_only_where_it_is() {
+    let tmp = common::temp_dir("cli", "variants-link");
+    let db = tmp.join("db");
+    let out = tmp.join("out");
+    let args = [
+        "--quiet",
+        "variants",
+        "--max-positions",
+        "50",
+        "--db",
+        db.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    ok(&args);
+    let page = std::fs::read_to_string(out.join("kpe/variants.md")).unwrap();
+    assert!(page.contains("| 2×1 |"), "{page}");
+    assert!(!page.contains("larger-variants.md"), "{page}");
+    std::fs::write(out.join("kpe/larger-variants.md"), "# larger\n").unwrap();
+    ok(&args);
+    let page = std::fs::read_to_string(out.join("kpe/variants.md")).unwrap();
+    assert!(page.contains("[larger-variants.md](larger-variants.md)"));
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

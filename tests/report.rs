@@ -397,3 +397,26 @@ fn number_check_accepts_rounded_numbers_and_percentages() {
     let page = "`ab:time=0.25`: 62.5% over 40 games, Elo +89; ".repeat(10);
     check_numbers_come_from(&page, &json, "page");
 }
+
+#[test]
+fn only_one_part_checks_the_other_parts_summary_before_its_work() {
+    let dir = std::env::temp_dir().join(format!("sow-report-only-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let results = dir.join("results");
+    fs::create_dir_all(results.join("kiothi")).unwrap();
+    fs::write(results.join("kiothi/report.json"), "{bad").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["--quiet", "report", "--quick", "--only", "kpe", "--out"])
+        .arg(&results)
+        .arg("--db")
+        .arg(dir.join("db"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kiothi/report.json"), "{err}");
+    // Refused before the Kpé part's work: nothing of it was written.
+    assert!(!results.join("kpe").exists());
+    assert!(!dir.join("db").exists());
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -215,6 +215,10 @@ fn tune_refuses_bad_requests() {
     assert_eq!(run(&["--json", "tune", "kpe"]), "game");
     assert_eq!(run(&["--json", "tune", "kiothi", "--games", "0"]), "games");
     assert_eq!(run(&["--json", "tune", "kiothi", "--depth", "0"]), "depth");
+    assert_eq!(
+        run(&["--json", "tune", "kiothi", "--opening-plies", "4294967295"]),
+        "opening-plies"
+    );
     let missing = std::env::temp_dir().join("sow-tune-no-such-file.csv");
     assert_eq!(
         run(&[
@@ -357,4 +361,49 @@ fn features_match_the_moves_and_pits_they_describe() {
         }
     }
     assert!(checked > 500, "{checked} positions");
+}
+
+#[test]
+fn tune_refuses_a_ridge_that_swamps_the_data_and_one_file_for_two() {
+    let dir = common::temp_dir("tune", "ridge");
+    let data = dir.join("selfplay.csv");
+    let weights = dir.join("weights.json");
+    let tune = |extra: &[&str], out: &std::path::Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["--json", "tune", "kiothi", "--games", "3", "--depth", "1"])
+            .args(extra)
+            .arg("--data")
+            .arg(&data)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (o.status.code(), v)
+    };
+    // The weights would have replaced the data.
+    let (code, v) = tune(&[], &data);
+    assert_eq!(code, Some(2));
+    assert_eq!(v["error"]["field"], "out", "{v}");
+    assert!(!data.exists());
+    // Three games: games 0-2 all train, the validation set (one game in
+    // five) is empty: its errors are null, not a perfect 0.
+    let (code, v) = tune(&[], &weights);
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["validation"]["positions"], 0);
+    assert!(v["validation"]["tuned"].is_null(), "{v}");
+    assert!(v["train"]["tuned"]["rmse"].as_f64().unwrap() > 0.0);
+    // A ridge that swamps the data: blamed, with the right advice; the
+    // self-play data are kept for --fit-only.
+    std::fs::remove_file(&data).unwrap();
+    for ridge in ["1e15", "1e100"] {
+        let (code, v) = tune(&["--ridge", ridge], &dir.join("w2.json"));
+        assert_eq!(code, Some(2));
+        assert_eq!(v["error"]["field"], "ridge", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("use a smaller --ridge"), "{message}");
+        assert!(data.exists());
+    }
+    assert!(!dir.join("w2.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

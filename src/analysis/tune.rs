@@ -337,16 +337,21 @@ pub struct Errors {
     pub mae: f64,
 }
 
-fn errors(samples: &[&Sample], predict: impl Fn(&Sample) -> f64) -> Errors {
-    let n = samples.len().max(1) as f64;
+/// `None` for an empty set: it has no error, and 0 (what a mean over no
+/// position came out as) would read as a perfect fit.
+fn errors(samples: &[&Sample], predict: impl Fn(&Sample) -> f64) -> Option<Errors> {
+    if samples.is_empty() {
+        return None;
+    }
+    let n = samples.len() as f64;
     let (sq, abs) = samples.iter().fold((0.0, 0.0), |(sq, abs), s| {
         let e = predict(s) - s.target;
         (sq + e * e, abs + e.abs())
     });
-    Errors {
+    Some(Errors {
         rmse: (sq / n).sqrt(),
         mae: abs / n,
-    }
+    })
 }
 
 /// The engine's integer evaluation from features and fixed-point weights.
@@ -362,18 +367,20 @@ pub fn evaluate_with(weights: &[i32; FEATURES], f: &[i32; FEATURES]) -> i32 {
     v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
-/// Errors of the evaluations compared on one set of positions.
+/// Errors of the evaluations compared on one set of positions; each `None`
+/// (JSON `null`, printed `n/a`) when the set is empty, as the validation
+/// set is with fewer than five games (see [`is_validation`]).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Comparison {
     pub positions: usize,
     /// The fitted weights, rounded to the engine's fixed point.
-    pub tuned: Errors,
+    pub tuned: Option<Errors>,
     /// The weights compiled into this build.
-    pub current: Errors,
+    pub current: Option<Errors>,
     /// The hand-set evaluation.
-    pub hand: Errors,
+    pub hand: Option<Errors>,
     /// Always 0 (the spread of the targets).
-    pub zero: Errors,
+    pub zero: Option<Errors>,
 }
 
 /// A fit and how it compares.
@@ -395,6 +402,23 @@ pub enum FitError {
     TooFewRows(usize),
     #[error("the normal equations are singular (a feature is constant or collinear); use a larger --ridge")]
     Singular,
+    /// The ridge is larger than every entry of the data's normal equations,
+    /// so that the solver's relative pivot threshold, scaled by the ridge,
+    /// dwarfs the unpenalized bias pivot (`--ridge 1e15` on a few hundred
+    /// positions): the data are lost in rounding, and a larger ridge, the
+    /// advice for a singular system, would only make it worse.
+    #[error("--ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller --ridge")]
+    RidgeTooLarge { ridge: f64, data: f64 },
+}
+
+impl FitError {
+    /// The flag to blame: the ridge when it swamps the data, else the data.
+    pub fn field(&self) -> &'static str {
+        match self {
+            FitError::RidgeTooLarge { .. } => "ridge",
+            FitError::TooFewRows(_) | FitError::Singular => "data",
+        }
+    }
 }
 
 /// Fits the weights on the training samples (ridge `ridge` on every weight
@@ -414,7 +438,17 @@ pub fn fit(samples: &[Sample], ridge: f64) -> Result<Fit, FitError> {
     penalty[Feature::Bias as usize] = 0.0;
     let w = ridge_regression(&x, &y, &penalty)
         .filter(|w| w.iter().all(|v| v.is_finite()))
-        .ok_or(FitError::Singular)?;
+        .ok_or_else(|| {
+            // The largest entry of XᵀX is on its diagonal (Cauchy-Schwarz).
+            let data = (0..FEATURES)
+                .map(|j| x.iter().map(|r| r[j] * r[j]).sum::<f64>())
+                .fold(0.0f64, f64::max);
+            if ridge > data {
+                FitError::RidgeTooLarge { ridge, data }
+            } else {
+                FitError::Singular
+            }
+        })?;
     let mut real = [0.0; FEATURES];
     real.copy_from_slice(&w);
     let fixed = real.map(|v| (v * WEIGHT_SCALE as f64).round() as i32);
@@ -512,4 +546,55 @@ pub fn weights_json(fit: &Fit, provenance: &TuneProvenance) -> String {
             .expect("plain JSON")
             .replace('\n', "\n  ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Samples of games 0 to 3 (all training) with varied features, one of
+    /// them (`constant`) the same in every sample.
+    fn samples(constant: Option<usize>) -> Vec<Sample> {
+        (0..40)
+            .map(|i| {
+                let mut features = [0; FEATURES];
+                for (j, f) in features.iter_mut().enumerate() {
+                    *f = ((i * (j + 3) + j * j) % 7) as i32;
+                }
+                features[Feature::Bias as usize] = 1;
+                if let Some(c) = constant {
+                    features[c] = 1;
+                }
+                Sample {
+                    game: i % 4,
+                    ply: i,
+                    mover: Side::South,
+                    features,
+                    hand: 0,
+                    target: (i % 5) as f64,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_failed_fit_says_whether_the_ridge_or_the_data_is_at_fault() {
+        let s = samples(None);
+        let fitted = fit(&s, 1.0).unwrap();
+        // No game of the validation set (one in five): no error, not 0.
+        assert_eq!(fitted.validation.positions, 0);
+        assert_eq!(fitted.validation.tuned, None);
+        assert!(fitted.train.tuned.is_some());
+        for ridge in [1e15, 1e100] {
+            let e = fit(&s, ridge).unwrap_err();
+            assert!(matches!(e, FitError::RidgeTooLarge { .. }), "{e}");
+            assert_eq!(e.field(), "ridge");
+            assert!(e.to_string().contains("smaller --ridge"), "{e}");
+        }
+        // A constant feature beside the bias with no ridge: the data's fault.
+        let e = fit(&samples(Some(1)), 0.0).unwrap_err();
+        assert_eq!(e, FitError::Singular);
+        assert_eq!(e.field(), "data");
+        assert!(fit(&samples(Some(1)), 1.0).is_ok());
+    }
 }

@@ -57,6 +57,25 @@ pub fn games(text: &str) -> Result<usize, CliError> {
     Ok(n as usize)
 }
 
+/// The most `--opening-plies` of `match` and `tune`: a tenth of their games'
+/// ply cap (`tune::PLY_CAP`, the match's `ply_cap`, 1000 plies). An opening
+/// is a short random start for the agents to take over from; 4294967295
+/// random plies played every game to its end at random (`match` then
+/// scored random play, `tune` found no position to sample).
+pub const MAX_OPENING_PLIES: u32 = 100;
+
+/// `--opening-plies N`: 0 to [`MAX_OPENING_PLIES`].
+pub fn opening_plies(text: &str) -> Result<u32, CliError> {
+    let n: u64 = whole("opening-plies", text)?;
+    match u32::try_from(n) {
+        Ok(n) if n <= MAX_OPENING_PLIES => Ok(n),
+        _ => Err(CliError::usage(
+            "opening-plies",
+            format!("--opening-plies must be at most {MAX_OPENING_PLIES} (a tenth of the games' ply cap), found {n}"),
+        )),
+    }
+}
+
 /// `--threads N`: at least 1.
 pub fn threads(text: &str) -> Result<usize, CliError> {
     at_least_one("threads", text, "").map(|n| n as usize)
@@ -153,6 +172,15 @@ mod tests {
         }
         assert_eq!(seconds("0.5").unwrap(), 0.5);
         assert_eq!(seconds("0.001").unwrap(), 0.001);
+        assert_eq!(opening_plies("0").unwrap(), 0);
+        assert_eq!(opening_plies("100").unwrap(), MAX_OPENING_PLIES);
+        for bad in ["101", "4294967295", "4294967296", "-1", "x"] {
+            assert_eq!(
+                opening_plies(bad).unwrap_err().field.as_deref(),
+                Some("opening-plies"),
+                "{bad}"
+            );
+        }
         assert_eq!(games("20").unwrap(), 20);
         assert_eq!(games("1000000").unwrap(), 1_000_000);
         for bad in ["1000001", "4294967296", "18446744073709551615"] {

@@ -49,25 +49,52 @@ fn kpe_expected(text: &str) -> CliError {
     )
 }
 
-/// Parses a game: `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
+/// Parses a game: `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`; a refusal
+/// lists all four (`openings` and `stats` take each of them).
 pub fn parse_game(text: &str) -> Result<GameArg, CliError> {
-    match text.split_once(':') {
-        None if text == "kpe" => Ok(GameArg::Kpe(KpeVariant::STANDARD)),
-        Some(("kpe", size)) => Ok(GameArg::Kpe(KpeVariant::parse_tag(size)?)),
-        None if text == "kiothi" => Ok(GameArg::Kiothi(Setup::SixPit)),
-        Some(("kiothi", "five")) => Ok(GameArg::Kiothi(Setup::FivePit)),
-        _ if text.starts_with("kiothi") => Err(CliError::new(
-            "malformed",
-            Some("game"),
-            format!("expected `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`, found `{text}`"),
-        )),
-        _ => Err(kpe_expected(text)),
+    parse_any_game(text).map_err(|e| match e {
+        Refused::Kpe(e) => e,
+        Refused::Unknown => any_expected(text),
+    })
+}
+
+/// Parses `kpe` or `kpe:WxK` (a game, not a position); a refusal lists
+/// those two alone (`solve`, `export` work on a solved Kpé database).
+pub fn parse_kpe_game(text: &str) -> Result<KpeVariant, CliError> {
+    match parse_any_game(text) {
+        Ok(game) => game.kpe(),
+        Err(Refused::Kpe(e)) => Err(e),
+        Err(Refused::Unknown) => Err(kpe_expected(text)),
     }
 }
 
-/// Parses `kpe` or `kpe:WxK` (a game, not a position).
-pub fn parse_kpe_game(text: &str) -> Result<KpeVariant, CliError> {
-    parse_game(text)?.kpe()
+/// Why a game was refused: a Kpé variant out of range (its own message),
+/// or text naming no game (the caller lists the games it takes).
+enum Refused {
+    Kpe(CliError),
+    Unknown,
+}
+
+fn any_expected(text: &str) -> CliError {
+    CliError::new(
+        "malformed",
+        Some("game"),
+        format!(
+            "expected `kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`, found `{text}`"
+        ),
+    )
+}
+
+fn parse_any_game(text: &str) -> Result<GameArg, Refused> {
+    match text.split_once(':') {
+        None if text == "kpe" => Ok(GameArg::Kpe(KpeVariant::STANDARD)),
+        Some(("kpe", size)) => KpeVariant::parse_tag(size)
+            .map(GameArg::Kpe)
+            .map_err(|e| Refused::Kpe(e.into())),
+        None if text == "kiothi" => Ok(GameArg::Kiothi(Setup::SixPit)),
+        Some(("kiothi", "five")) => Ok(GameArg::Kiothi(Setup::FivePit)),
+        _ => Err(Refused::Unknown),
+    }
 }
 
 #[cfg(test)]
@@ -97,6 +124,21 @@ mod tests {
             );
         }
         assert_eq!(parse_kpe_game("kiothi").unwrap_err().kind, "malformed");
+        // Each parser lists the games its commands take.
+        let any = parse_game("nope").unwrap_err().message;
+        assert!(
+            any.contains("`kiothi` or `kiothi:five`") && any.contains("`kpe:WxK` (W 2-8"),
+            "{any}"
+        );
+        assert!(parse_game("kiothi:six")
+            .unwrap_err()
+            .message
+            .contains("kiothi:five"));
+        let kpe = parse_kpe_game("nope").unwrap_err().message;
+        assert!(
+            kpe.contains("`kpe` or `kpe:WxK`") && !kpe.contains("kiothi"),
+            "{kpe}"
+        );
         for g in ["kpe", "kpe:3x3", "kiothi", "kiothi:five"] {
             assert_eq!(parse_game(g).unwrap().to_string(), g);
         }

@@ -26,15 +26,16 @@ pub struct MatchArgs {
     /// Number of games (each random opening is played twice, colours swapped).
     #[arg(long, default_value_t = 20, value_parser = args::games)]
     pub games: usize,
-    /// Seconds per move for an agent given as plain `ab`.
+    /// Seconds per move for an agent given as plain `ab` (refused when
+    /// neither agent is plain `ab`: it would apply to none).
     #[arg(long = "time", value_name = "SECONDS", value_parser = args::seconds)]
     pub seconds: Option<f64>,
     /// Seed of the random openings and agents.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Random plies played before the agents take over (Kiothi: the two
-    /// redistributions count as plies).
-    #[arg(long, default_value_t = 4)]
+    /// Random plies played before the agents take over, 0 to 100 (Kiothi:
+    /// the two redistributions count as plies).
+    #[arg(long, default_value_t = 4, value_parser = args::opening_plies)]
     pub opening_plies: u32,
     /// Play only balanced openings: random openings whose expected final
     /// margin (stones captured in the opening plus the value of a
@@ -42,9 +43,10 @@ pub struct MatchArgs {
     /// even (0: judged a draw).
     #[arg(long, value_name = "MARGIN")]
     pub balance: Option<i32>,
-    /// Depth of the search that judges an opening's balance.
-    #[arg(long, value_name = "PLIES", default_value_t = 8)]
-    pub balance_depth: u32,
+    /// Depth of the search that judges an opening's balance, 1 to 16
+    /// (default 8); only with --balance.
+    #[arg(long, value_name = "PLIES")]
+    pub balance_depth: Option<u32>,
     /// Write the game records as JSON lines to this file.
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
@@ -59,46 +61,71 @@ impl MatchArgs {
     }
 }
 
-/// `ab` alone takes the match's `--time` as its time per move.
-fn agent(text: &str, seconds: Option<f64>) -> Result<AgentSpec, CliError> {
-    let text = match (text, seconds) {
+/// `ab` alone takes the match's `--time` as its time per move. `which`
+/// (`A` or `B`) says in a refusal which of the two agents is at fault.
+fn agent(which: &str, text: &str, seconds: Option<f64>) -> Result<AgentSpec, CliError> {
+    let spec = match (text, seconds) {
         ("ab", Some(s)) => format!("ab:time={s}"),
         _ => text.to_string(),
     };
-    Ok(AgentSpec::parse(&text)?)
+    AgentSpec::parse(&spec).map_err(|e| {
+        let mut e = CliError::from(e);
+        e.message = format!("agent {which} (`{text}`): {}", e.message);
+        e
+    })
+}
+
+/// The two agents; `--time` is refused unless one of them is plain `ab`,
+/// the only agent it applies to (`ab:depth=1 --time 0.01` was silently a
+/// depth-1 match).
+fn agents(args: &MatchArgs) -> Result<(AgentSpec, AgentSpec), CliError> {
+    if args.seconds.is_some() && args.a != "ab" && args.b != "ab" {
+        return Err(CliError::usage(
+            "time",
+            "--time applies to an agent given as plain `ab`, and neither is (give a limit in the agent instead: `ab:time=S`)",
+        ));
+    }
+    Ok((
+        agent("A", &args.a, args.seconds)?,
+        agent("B", &args.b, args.seconds)?,
+    ))
 }
 
 /// Deepest balance search accepted (deeper ones take minutes per opening).
 const MAX_BALANCE_DEPTH: u32 = 16;
 
+/// `--balance-depth` when only `--balance` is given.
+const DEFAULT_BALANCE_DEPTH: u32 = 8;
+
 fn balance(args: &MatchArgs) -> Result<Option<Balance>, CliError> {
     let Some(margin) = args.balance else {
+        // Refused rather than ignored: a depth alone balances nothing.
+        if let Some(depth) = args.balance_depth {
+            return Err(CliError::usage(
+                "balance-depth",
+                format!("--balance-depth {depth} needs --balance MARGIN (openings are balanced only with it)"),
+            ));
+        }
         return Ok(None);
     };
+    let depth = args.balance_depth.unwrap_or(DEFAULT_BALANCE_DEPTH);
     if margin < 0 {
         return Err(CliError::usage(
             "balance",
             format!("--balance must be a margin of 0 stones or more, found {margin}"),
         ));
     }
-    if !(1..=MAX_BALANCE_DEPTH).contains(&args.balance_depth) {
+    if !(1..=MAX_BALANCE_DEPTH).contains(&depth) {
         return Err(CliError::usage(
             "balance-depth",
-            format!(
-                "--balance-depth must be 1 to {MAX_BALANCE_DEPTH} plies, found {}",
-                args.balance_depth
-            ),
+            format!("--balance-depth must be 1 to {MAX_BALANCE_DEPTH} plies, found {depth}"),
         ));
     }
-    Ok(Some(Balance {
-        depth: args.balance_depth,
-        margin,
-    }))
+    Ok(Some(Balance { depth, margin }))
 }
 
 pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<(), CliError> {
-    let a = agent(&args.a, args.seconds)?;
-    let b = agent(&args.b, args.seconds)?;
+    let (a, b) = agents(args)?;
     if let Some(path) = &args.records {
         super::paths::check_out_file("records", path)?;
     }

@@ -76,12 +76,23 @@ pub fn run(
     if let Some(part) = only {
         command += &format!(" --only {part}");
     }
-    let kpe = match only {
+    // The part not regenerated keeps its last summary, read (and checked)
+    // before the other part's work: a malformed one is refused before any
+    // file of the part regenerated is rewritten, not after.
+    let kept_kpe = match only {
         Some("kiothi") => previous(out_dir, "kpe")?,
+        _ => None,
+    };
+    let kept_kiothi = match only {
+        Some("kpe") => previous(out_dir, "kiothi")?,
+        _ => None,
+    };
+    let kpe = match only {
+        Some("kiothi") => kept_kpe,
         _ => Some(kpe_part(db, out_dir, quick, &command, progress, out)?),
     };
     let kiothi = match only {
-        Some("kpe") => previous(out_dir, "kiothi")?,
+        Some("kpe") => kept_kiothi,
         _ => Some(kiothi_part(out_dir, quick, &command, progress, out)?),
     };
     let provenance = format!(

@@ -40,6 +40,10 @@ pub struct StatsArgs {
 impl StatsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         match self.game {
+            GameArg::Kiothi(_) if self.db.given().is_some() => Err(CliError::usage(
+                "db",
+                "--db is for Kpé (its solved database); Kiothi statistics come from self-play",
+            )),
             GameArg::Kiothi(setup) => {
                 let plan = SelfPlay::new(self.games, self.depth, self.seed)?;
                 let start = KiothiPosition::start(setup);

@@ -3,13 +3,13 @@
 //! the evaluation weights, written as `weights.json` (`--out`), which the
 //! engine compiles in from `data/kiothi/weights.json`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::tune::{
-    self, fit, from_csv, named_weights, to_csv, Comparison, Errors, Fit, Sample, SelfPlay,
-    TuneOutput, TuneProvenance, FEATURE_NAMES,
+    self, fit, from_csv, named_weights, to_csv, Comparison, Errors, Fit, FitError, Sample,
+    SelfPlay, TuneOutput, TuneProvenance, FEATURE_NAMES,
 };
 use crate::files::write_atomic;
 use crate::games::kiothi::KiothiPosition;
@@ -29,10 +29,13 @@ pub struct TuneArgs {
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Random plies before the engines take over.
-    #[arg(long, default_value_t = 4)]
+    /// Random plies before the engines take over (0 to 100).
+    #[arg(long, default_value_t = 4, value_parser = args::opening_plies)]
     pub opening_plies: u32,
-    /// Ridge penalty on every weight but the bias.
+    /// Ridge penalty on every weight but the bias. A fit it spoils (a
+    /// singular system, or a ridge so large it swamps the data) is refused
+    /// after the self-play, whose data are still written to --data, for a
+    /// refit with --fit-only.
     #[arg(long, default_value_t = 1.0)]
     pub ridge: f64,
     /// Self-play data (CSV), written, or read with --fit-only.
@@ -65,11 +68,37 @@ fn check(args: &TuneArgs) -> Result<(), CliError> {
             format!("--ridge must be a number >= 0, found {}", args.ridge),
         ));
     }
+    if same_file(&args.data, &args.out) {
+        return Err(CliError::usage(
+            "out",
+            format!(
+                "--out {} is the --data file: the weights would replace the self-play data",
+                args.out.display()
+            ),
+        ));
+    }
     super::paths::check_out_file("out", &args.out)?;
     if !args.fit_only {
         super::paths::check_out_file("data", &args.data)?;
     }
     Ok(())
+}
+
+/// Whether `a` and `b` name the same file: the same path, or the same
+/// name in the same directory reached another way (`./x`, a symbolic
+/// link); either may not exist yet.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolve = |p: &Path| {
+        if let Ok(full) = p.canonicalize() {
+            return Some(full);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    };
+    a == b || matches!((resolve(a), resolve(b)), (Some(x), Some(y)) if x == y)
 }
 
 pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(), CliError> {
@@ -80,8 +109,19 @@ pub fn run(start: &KiothiPosition, args: &TuneArgs, out: &mut Out) -> Result<(),
     } else {
         self_play_samples(start, args, out, clock)?
     };
-    let fitted = fit(&samples, args.ridge)
-        .map_err(|e| CliError::new("usage", Some("data"), e.to_string()))?;
+    let fitted = fit(&samples, args.ridge);
+    if !args.fit_only {
+        // Self-play data too few to fit are not worth a file; those of a
+        // fit the ridge spoiled are kept for `--fit-only` with another.
+        if let Err(e @ FitError::TooFewRows(_)) = &fitted {
+            return Err(CliError::usage(
+                "games",
+                format!("{e}: play more --games (or fewer --opening-plies)"),
+            ));
+        }
+        write_atomic(&args.data, to_csv(&samples).as_bytes())?;
+    }
+    let fitted = fitted.map_err(|e| CliError::usage(e.field(), e.to_string()))?;
     write_atomic(
         &args.out,
         tune::weights_json(&fitted, &provenance).as_bytes(),
@@ -122,12 +162,15 @@ fn print_fit(
         out.line(format!("  {name:<15} {w:+.4}"))?;
     }
     out.line("error vs realized margin   train rmse/mae    validation rmse/mae")?;
-    let row = |name: &str, pick: fn(&Comparison) -> Errors| {
+    // An empty set (the validation set of fewer than five games) has no
+    // error: `n/a`, not the 0.000 of a perfect fit.
+    let cell = |e: Option<Errors>| match e {
+        Some(e) => format!("{:>7.3} {:>7.3}", e.rmse, e.mae),
+        None => format!("{:>7} {:>7}", "n/a", "n/a"),
+    };
+    let row = |name: &str, pick: fn(&Comparison) -> Option<Errors>| {
         let (t, v) = (pick(&fitted.train), pick(&fitted.validation));
-        format!(
-            "  {name:<22} {:>7.3} {:>7.3}      {:>7.3} {:>7.3}",
-            t.rmse, t.mae, v.rmse, v.mae
-        )
+        format!("  {name:<22} {}      {}", cell(t), cell(v))
     };
     out.line(row("tuned", |c| c.tuned))?;
     out.line(row("current (compiled)", |c| c.current))?;
@@ -157,8 +200,8 @@ fn read_samples(args: &TuneArgs) -> Result<(Vec<Sample>, TuneProvenance), CliErr
     Ok((samples, provenance))
 }
 
-/// Self-play from `start` (progress on a terminal), its samples written
-/// to `--data`.
+/// Self-play from `start` (progress on a terminal); `run` writes its
+/// samples to `--data` once it knows they can be fitted.
 fn self_play_samples(
     start: &KiothiPosition,
     args: &TuneArgs,
@@ -179,7 +222,6 @@ fn self_play_samples(
     let bar = Progress::auto(out.quiet || out.json).count(args.games as u64, "self-play", "games");
     let samples = tune::self_play(start, &cfg, &bar);
     bar.finish_and_clear();
-    write_atomic(&args.data, to_csv(&samples).as_bytes())?;
     let provenance = TuneProvenance {
         data: args.data.display().to_string(),
         start: Some(start.to_string()),

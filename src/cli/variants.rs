@@ -9,6 +9,7 @@ use crate::analysis::variants::{solve_row, variants, VariantsTable};
 use crate::files::{pretty_json, write_atomic};
 use crate::progress::Progress;
 use crate::report::variants::markdown;
+use crate::solve::solution::endgame_positions;
 
 /// Solves the variants, writes `variants.md` and `.json` into `dir`, and
 /// returns the JSON.
@@ -39,9 +40,10 @@ pub fn table(
     }
     bar.finish_and_clear();
     let command = format!("sow variants --max-positions {max_positions}");
+    let larger = dir.join("larger-variants.md").is_file();
     write_atomic(
         &dir.join("variants.md"),
-        markdown(&rows, &command).as_bytes(),
+        markdown(&rows, &command, larger).as_bytes(),
     )?;
     let report = VariantsTable {
         command,
@@ -60,16 +62,34 @@ pub struct VariantsArgs {
     /// Directory of the reports.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
-    /// Largest variant to solve, in unlocked positions.
+    /// Largest variant to solve, in unlocked positions (at least the
+    /// smallest variant's, kpe:2x1: an empty table is refused).
     #[arg(long, value_name = "N", default_value_t = 1_000_000_000)]
     pub max_positions: u64,
 }
 
 impl VariantsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        check_max_positions(self.max_positions)?;
         super::paths::check_out_dir("out", &self.out)?;
         run(self.db.given(), &self.out, self.max_positions, out)
     }
+}
+
+/// Refuses a `--max-positions` that no variant fits in: the table would
+/// be empty (`--max-positions 0` wrote one and exited 0).
+fn check_max_positions(max_positions: u64) -> Result<(), CliError> {
+    if !variants(max_positions).is_empty() {
+        return Ok(());
+    }
+    let smallest = variants(u64::MAX)[0];
+    Err(CliError::usage(
+        "max-positions",
+        format!(
+            "--max-positions {max_positions} is below the smallest variant (kpe:{smallest}, {} unlocked positions): the table would be empty",
+            endgame_positions(smallest)
+        ),
+    ))
 }
 
 pub fn run(

@@ -117,7 +117,7 @@ impl AgentSpec {
                 }
                 "threads" => {
                     threads = v.parse().map_err(|_| bad("a positive integer"))?;
-                    crate::limits::check_threads(threads)
+                    crate::limits::check_threads_of("ab threads", threads)
                         .map_err(|e| InputError::unsupported("agent", e))?;
                 }
                 "tt" => {

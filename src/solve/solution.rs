@@ -471,6 +471,18 @@ impl Solution {
             wanted.push(db::region_keys_path(db_dir, variant));
         }
         if !wanted.iter().all(|p| p.exists()) {
+            // A directory that cannot be made (`--db /proc/x`) is an I/O
+            // error naming it; left to the estimate, it read as a disk
+            // shortage ("0.0 GiB available", the free space of `/proc`).
+            let dir = db::variant_dir(db_dir, variant);
+            crate::files::check_writable_dir(&dir).map_err(|e| DbError::Io {
+                source: std::io::Error::other(format!(
+                    "cannot create the database directory {}: {}",
+                    dir.display(),
+                    e.source
+                )),
+                path: e.path,
+            })?;
             let estimate = Estimate::of(variant, db_dir, scope);
             stats.out_of_core = estimate.out_of_core(out_of_core).map_err(|why| {
                 crate::InputError::unsupported("variant", format!("{} {why}", variant.tag()))
