@@ -239,6 +239,10 @@ fn analyze_gives_the_cli_analysis() {
 
 #[test]
 fn games_and_page() {
+    // No parameter is known here: a typo is refused as everywhere else.
+    let (status, body) = get("/api/games", &[("x", "1")]);
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("\"field\":\"x\""), "{body}");
     let g = get_json("/api/games", &[]);
     let starts: Vec<&str> = g["games"]
         .as_array()

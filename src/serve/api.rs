@@ -88,6 +88,10 @@ impl Params {
         let mut names: Vec<&String> = self.0.keys().collect();
         names.sort();
         match names.into_iter().find(|k| !known.contains(&k.as_str())) {
+            Some(k) if known.is_empty() => Err(usage(
+                k,
+                format!("unknown parameter `{k}` (this endpoint takes none)"),
+            )),
             Some(k) => Err(usage(
                 k,
                 format!("unknown parameter `{k}` (expected {})", known.join(", ")),
@@ -360,7 +364,8 @@ pub async fn stop(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
 /// `GET /api/games`: the start shortcuts the page offers: Kiothi's two
 /// setups and every Kpé variant with a database (or small enough to solve
 /// on the fly).
-pub async fn games(State(state): State<Arc<AppState>>) -> ApiResult {
+pub async fn games(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
+    q.only(&[])?;
     json_model(&values::games(&state.db))
 }
 
@@ -402,8 +407,9 @@ pub async fn time_limit(
                 "timeout",
                 None,
                 format!(
-                    "the request took longer than the server's limit of {:.1} s (--max-time plus {:.0} s); \
-                     a solve it started goes on, so it may succeed if asked again later",
+                    "the request took longer than the server's limit of {:.1} s (--max-time plus {:.0} s, \
+                     its wait for a search slot included); try again later (a Kpé solve it started goes on \
+                     and is kept)",
                     limit.as_secs_f64(),
                     super::state::REQUEST_MARGIN_SECONDS
                 ),
