@@ -182,11 +182,12 @@ fn parse_game_tag(tag: &str) -> Result<KpeVariant, InputError> {
 }
 
 fn parse_number(field: &str, text: &str) -> Result<u32, InputError> {
-    text.parse().map_err(|_| {
-        InputError::malformed(
-            field,
-            format!("expected a non-negative whole number, found `{text}`"),
-        )
+    text.parse().map_err(|e: std::num::ParseIntError| {
+        let message = match e.kind() {
+            std::num::IntErrorKind::PosOverflow => format!("`{text}` is too large"),
+            _ => format!("expected a non-negative whole number, found `{text}`"),
+        };
+        InputError::malformed(field, message)
     })
 }
 
@@ -237,4 +238,18 @@ fn marks_text(p: &KpePosition, side: Side) -> String {
     (0..p.variant().w())
         .map(|i| if bits & (1 << i) != 0 { 'x' } else { '.' })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_number;
+
+    #[test]
+    fn a_count_too_large_is_called_so() {
+        let e = parse_number("pit 7", "99999999999").unwrap_err().to_string();
+        assert!(e.contains("pit 7") && e.contains("too large"), "{e}");
+        let e = parse_number("pit 7", "-1").unwrap_err().to_string();
+        assert!(e.contains("non-negative whole number"), "{e}");
+        assert_eq!(parse_number("pit 7", "6").unwrap(), 6);
+    }
 }
