@@ -5,6 +5,8 @@
 //! pipe; the end of the input ends the session cleanly.
 
 use std::io::BufRead;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -91,7 +93,12 @@ impl PlayArgs {
             SideArg::North => Side::North,
         };
         let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
-        let stop = crate::interrupt::ctrl_c_flag();
+        // No Ctrl-C handler here: in an interactive session Ctrl-C must end
+        // the process as in any terminal program. A handler that only sets
+        // a flag left every later engine search stopped at once (no move)
+        // and did nothing at the prompt. Nothing is written mid-session
+        // (`save` is atomic), so being killed loses nothing.
+        let stop = Arc::new(AtomicBool::new(false));
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         match start {
@@ -119,6 +126,17 @@ impl PlayArgs {
             }
         }
     }
+}
+
+/// The engine returned no move in a position that is not over: a search
+/// stopped before its first iteration. Its stop flag is never set in
+/// `play`, so this is not expected, but it is an error, not a panic.
+fn no_engine_move() -> CliError {
+    CliError::new(
+        "internal",
+        None,
+        "the engine found no move (its search was stopped before the first iteration)",
+    )
 }
 
 /// One game in progress.
@@ -187,7 +205,7 @@ impl<G: Board + Searchable> Session<G> {
             let mover = pos.side_to_move();
             if mover != self.human {
                 let mv = level_move(&pos, self.level, oracle, &mut self.rng)?
-                    .expect("a position that is not over has a move");
+                    .ok_or_else(no_engine_move)?;
                 self.record.push(mv)?;
                 out.line(format!(
                     "{}. {} (sow) plays {mv}",
@@ -363,5 +381,38 @@ impl<G: Board + Searchable> Session<G> {
             "game over: {how}; South {} North {}: {verdict} (commands: save FILE, undo, quit)",
             r.totals[0], r.totals[1]
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        play: PlayArgs,
+    }
+
+    /// An engine search that returns no move (stopped before its first
+    /// iteration, as after a Ctrl-C caught by a flag) ends the session
+    /// with an error, not a panic.
+    #[test]
+    fn an_engine_without_a_move_is_an_error() {
+        let args = Cli::parse_from(["play", "kpe", "--as", "N"]).play;
+        let start = match parse_any("kpe").unwrap() {
+            AnyPosition::Kpe(p) => p,
+            AnyPosition::Kiothi(_) => unreachable!("kpe is Kpé"),
+        };
+        let stopped = Arc::new(AtomicBool::new(true));
+        let mut oracle = SearchOracle::new(Limits::seconds(1.0), 1, 1, stopped);
+        let mut out = Out::new(false, true, Box::new(Vec::new()));
+        let mut input: &[u8] = b"quit\n";
+        let err = Session::new(start, Side::North, &args)
+            .play(&mut oracle, &mut input, &mut out)
+            .unwrap_err();
+        assert_eq!(err.kind, "internal");
+        assert!(err.message.contains("no move"), "{}", err.message);
     }
 }
