@@ -3,6 +3,7 @@
 //! text table, `--json`, or a Markdown page with its value graph (`--out`).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{AnyPosition, CliError, Out};
 use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo, FROM_DATABASE};
@@ -79,7 +80,7 @@ impl AnalyzeArgs {
                 let (record, ignored) = replay(p, &game)?;
                 let mut oracle = super::eval::kpe_oracle(p, self.db.given(), quiet)?;
                 let info = GameInfo::new(&game, FROM_DATABASE);
-                analyze_and_print(&record, ignored, &mut oracle, info, self, out)
+                analyze_and_print(&record, ignored, &mut oracle, info, None, self, out)
             }
             AnyPosition::Kiothi(p) => {
                 let (record, ignored) = replay(p, &game)?;
@@ -88,20 +89,27 @@ impl AnalyzeArgs {
                 let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
                 let method = search_method(seconds, threads, &tables);
                 let info = GameInfo::new(&game, method);
-                let mut oracle =
-                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop)
-                        .with_exact(tables);
-                analyze_and_print(&record, ignored, &mut oracle, info, self, out)
+                let mut oracle = SearchOracle::new(
+                    Limits::seconds(seconds),
+                    threads,
+                    self.hash.mb,
+                    stop.clone(),
+                )
+                .with_exact(tables);
+                analyze_and_print(&record, ignored, &mut oracle, info, Some(&stop), self, out)
             }
         }
     }
 }
 
+/// Analyses the game and prints it (and writes the page). `stop` is the
+/// searches' Ctrl-C flag, if they have one.
 fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     record: &GameRecord<G>,
     ignored: usize,
     oracle: &mut O,
     info: GameInfo,
+    stop: Option<&AtomicBool>,
     args: &AnalyzeArgs,
     out: &mut Out,
 ) -> Result<(), CliError> {
@@ -110,6 +118,15 @@ fn analyze_and_print<G: Searchable, O: Oracle<G>>(
         bar.set_position(done as u64)
     })?;
     bar.finish_and_clear();
+    // After Ctrl-C the remaining plies were searched to depth 1 only: the
+    // analysis is wrong, so nothing is printed or written.
+    if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+        return Err(CliError::new(
+            "interrupted",
+            None,
+            "analysis interrupted (Ctrl-C): nothing printed or written",
+        ));
+    }
     if let Some(dir) = &args.out {
         write_page(&analysis, dir)?;
     }
