@@ -550,3 +550,34 @@ fn kiothi_play_at_perfect_through_endgame_tables_never_loses_value() {
     assert_eq!(v["players"]["N"]["value_keeping"], 1.0, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--out`'s three files are written as a set: when one of them cannot be
+/// (here `analysis.md` is a directory), none is, not even the graph
+/// written before it; and a refused game creates no `--out` directory.
+#[test]
+fn the_page_is_written_whole_or_not_at_all() {
+    let dir = temp("page-set");
+    let game = dir.join("game.txt");
+    std::fs::write(&game, "kpe:3x3\n2\n").unwrap();
+    let game = game.to_str().unwrap();
+    let page = dir.join("page");
+    std::fs::create_dir_all(page.join("analysis.md")).unwrap();
+    let db = dir.to_str().unwrap();
+    let args = ["--json", "analyze", game, "--db", db, "--out"];
+    let e = error_of(&sow(&[&args[..], &[page.to_str().unwrap()]].concat()));
+    assert_eq!(e["field"], "out", "{e}");
+    let names: Vec<_> = std::fs::read_dir(&page)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["analysis.md"], "nothing beside the blocked name");
+
+    std::fs::write(dir.join("ill.txt"), "kpe\n2 4 9 1\n").unwrap();
+    let ill = dir.join("ill.txt");
+    let deep = dir.join("new").join("deep");
+    let args = ["--json", "analyze", ill.to_str().unwrap(), "--out"];
+    let e = error_of(&sow(&[&args[..], &[deep.to_str().unwrap()]].concat()));
+    assert_eq!(e["field"], "move", "{e}");
+    assert!(!dir.join("new").exists(), "the refused game created --out");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -61,7 +61,9 @@ impl AnalyzeArgs {
     pub fn run(&self, threads: usize, out: &mut Out) -> Result<(), CliError> {
         super::search_eval::check_hash(self.hash.mb)?;
         if let Some(dir) = &self.out {
-            super::paths::check_out_dir("out", dir)?;
+            // Checked before the analysis, created only when written: a
+            // refused game leaves no empty directory behind.
+            super::paths::check_new_out_dir("out", dir)?;
         }
         let file = (self.file != "-").then(|| Path::new(&self.file));
         let name = format!("the game file {}", self.file);
@@ -143,18 +145,20 @@ fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     Ok(())
 }
 
+/// The page's three files, written as a set (`files::write_set_in`): a
+/// failure half-way must not leave a new graph beside an older analysis.
 fn write_page(a: &GameAnalysis, dir: &Path) -> Result<(), CliError> {
     use crate::report::analysis::{markdown, value_graph};
-    files::write_in(dir, "values.svg", &value_graph(a))?;
-    files::write_in(
+    let svg = value_graph(a);
+    let json = serde_json::to_string_pretty(a).expect("JSON");
+    let md = markdown(a, &command_line(), "values.svg");
+    files::write_set_in(
         dir,
-        "analysis.json",
-        &serde_json::to_string_pretty(a).expect("JSON"),
-    )?;
-    files::write_in(
-        dir,
-        "analysis.md",
-        &markdown(a, &command_line(), "values.svg"),
+        &[
+            ("values.svg", svg.as_bytes()),
+            ("analysis.json", json.as_bytes()),
+            ("analysis.md", md.as_bytes()),
+        ],
     )?;
     Ok(())
 }
