@@ -581,3 +581,34 @@ fn the_page_is_written_whole_or_not_at_all() {
     assert!(!dir.join("new").exists(), "the refused game created --out");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Moves after the end of the game are not analysed but not ignored
+/// either: garbage there is refused naming the move, well-formed moves
+/// are counted in the text and in `ignored_moves` (they were dropped
+/// without a word, garbage included).
+#[test]
+fn moves_after_the_end_are_checked_and_counted() {
+    let dir = temp("after-the-end");
+    let db = dir.to_str().unwrap();
+    // South has no move: the game is over at the start.
+    let over = "kpe:3x3 0,0,0,0,2,0 S xxx xxx 8 8";
+    let file = dir.join("game.txt");
+    let path = file.to_str().unwrap();
+    std::fs::write(&file, format!("{over}\n3 foo bar\n")).unwrap();
+    let e = error_of(&sow(&["--json", "analyze", path, "--db", db]));
+    assert_eq!(e["field"], "move", "{e}");
+    assert_eq!(e["index"], 2, "{e}");
+    assert!(e["message"].as_str().unwrap().contains("`foo`"), "{e}");
+
+    std::fs::write(&file, format!("{over}\n3 4\n5\n")).unwrap();
+    let v = analyze(path, &dir);
+    assert_eq!(v["ignored_moves"], 3, "{v}");
+    assert_eq!(v["plies"].as_array().unwrap().len(), 0);
+    let text = sow(&["analyze", path, "--db", db]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("the 3 moves after it are not analysed"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,7 +2,7 @@
 //! (what `sow analyze` and the web oracle's analysis value), and the start
 //! found when the record does not give it.
 
-use crate::error::CliError;
+use crate::error::{CliError, InputError};
 use crate::game::Game;
 use crate::games::{parse_any, AnyPosition};
 use crate::record::GameRecord;
@@ -11,13 +11,16 @@ use super::game_text::GameText;
 use super::position_models::RefusedMove;
 
 /// Replays the moves from `start` by RULES and §0's repetition rule (the
-/// one game loop of `record.rs`); a game that ends by the third repetition
-/// stops there, and the moves after it are counted, not played.
+/// one game loop of `record.rs`); a game that ends (by the third
+/// repetition, or with no move for the player to move) stops there, and
+/// the moves after it are counted, not played: the count is returned with
+/// the record. They must still be moves in notation (`after_the_end`).
 pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usize), CliError> {
     let mut record = GameRecord::new(start.clone());
     let n = game.moves.len();
     for (i, mv) in game.moves.iter().enumerate() {
         if record.is_finished() {
+            after_the_end(&record, &game.moves, i)?;
             return Ok((record, n - i));
         }
         record.push_text(mv).map_err(|error| RefusedMove {
@@ -42,6 +45,32 @@ pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usi
         }
     }
     Ok((record, 0))
+}
+
+/// Refuses a malformed token among `moves[end..]`, the moves after the end
+/// of the game: they are not played, but garbage there is not a game
+/// record. Both games' `parse_move` check the notation before legality,
+/// so a `Malformed` error from the final position is the token's syntax
+/// (legality cannot be judged past the end).
+fn after_the_end<G: Game>(
+    record: &GameRecord<G>,
+    moves: &[String],
+    end: usize,
+) -> Result<(), RefusedMove> {
+    for (i, mv) in moves.iter().enumerate().skip(end) {
+        if let Err(error @ InputError::Malformed { .. }) = record.current().parse_move(mv) {
+            return Err(RefusedMove {
+                index: i + 1,
+                text: mv.clone(),
+                of: moves.len(),
+                error: error.with_note(match end {
+                    0 => "the game was over at the start".to_string(),
+                    _ => format!("the game ended after move {end}"),
+                }),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn replays(start: &AnyPosition, game: &GameText) -> bool {

@@ -12,9 +12,8 @@ use crate::analysis::game_text::parse_game_text;
 use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::oracle::{Oracle, SearchOracle};
 use crate::files;
-use crate::game::Game;
 use crate::progress::Progress;
-use crate::record::{GameRecord, Termination};
+use crate::record::GameRecord;
 use crate::search::{Limits, Searchable};
 
 /// Search time per position when `--time` is not given (Kiothi).
@@ -81,8 +80,8 @@ impl AnalyzeArgs {
                 }
                 let (record, ignored) = replay(p, &game)?;
                 let mut oracle = super::eval::kpe_oracle(p, self.db.given(), quiet)?;
-                let info = GameInfo::new(&game, FROM_DATABASE);
-                analyze_and_print(&record, ignored, &mut oracle, info, None, self, out)
+                let info = GameInfo::new(&game, FROM_DATABASE).ignoring(ignored);
+                analyze_and_print(&record, &mut oracle, info, None, self, out)
             }
             AnyPosition::Kiothi(p) => {
                 let (record, ignored) = replay(p, &game)?;
@@ -90,7 +89,7 @@ impl AnalyzeArgs {
                 let stop = crate::interrupt::ctrl_c_flag();
                 let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
                 let method = search_method(seconds, threads, &tables);
-                let info = GameInfo::new(&game, method);
+                let info = GameInfo::new(&game, method).ignoring(ignored);
                 let mut oracle = SearchOracle::new(
                     Limits::seconds(seconds),
                     threads,
@@ -98,7 +97,7 @@ impl AnalyzeArgs {
                     stop.clone(),
                 )
                 .with_exact(tables);
-                analyze_and_print(&record, ignored, &mut oracle, info, Some(&stop), self, out)
+                analyze_and_print(&record, &mut oracle, info, Some(&stop), self, out)
             }
         }
     }
@@ -108,7 +107,6 @@ impl AnalyzeArgs {
 /// searches' Ctrl-C flag, if they have one.
 fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     record: &GameRecord<G>,
-    ignored: usize,
     oracle: &mut O,
     info: GameInfo,
     stop: Option<&AtomicBool>,
@@ -135,7 +133,9 @@ fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     if out.json {
         return out.model_sorted(&analysis);
     }
-    print_text(&analysis, record, ignored, out)?;
+    for line in crate::report::analysis::text(&analysis) {
+        out.line(line)?;
+    }
     if let Some(dir) = &args.out {
         out.info(format!(
             "wrote {0}/analysis.md, {0}/analysis.json and {0}/values.svg",
@@ -160,19 +160,5 @@ fn write_page(a: &GameAnalysis, dir: &Path) -> Result<(), CliError> {
             ("analysis.md", md.as_bytes()),
         ],
     )?;
-    Ok(())
-}
-
-fn print_text<G: Game>(
-    a: &GameAnalysis,
-    record: &GameRecord<G>,
-    ignored: usize,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let cut =
-        (ignored > 0 && record.termination() == Some(Termination::Repetition)).then_some(ignored);
-    for line in crate::report::analysis::text(a, cut) {
-        out.line(line)?;
-    }
     Ok(())
 }

@@ -98,6 +98,21 @@ pub fn ending_text(a: &GameAnalysis) -> String {
     )
 }
 
+/// The moves of the record after the end of the game, in words, if any.
+pub fn ignored_text(a: &GameAnalysis) -> Option<String> {
+    let ignored = a.ignored_moves;
+    let how = match a.ending.end {
+        "repetition" => "by the third repetition ",
+        _ => "",
+    };
+    (ignored > 0).then(|| {
+        format!(
+            "the game ended {how}at ply {}; the {ignored} moves after it are not analysed",
+            a.plies.len()
+        )
+    })
+}
+
 /// When the result was decided, in words.
 pub fn decided_text(a: &GameAnalysis) -> String {
     match a.decided_at {
@@ -135,9 +150,8 @@ fn cells(p: &crate::analysis::annotate::PlyAnalysis) -> PlyCells<'_> {
     }
 }
 
-/// `sow analyze`'s text: header, the plies, result and players. `cut`:
-/// the moves after a third repetition that were not analysed.
-pub fn text(a: &GameAnalysis, cut: Option<usize>) -> Vec<String> {
+/// `sow analyze`'s text: header, the plies, result and players.
+pub fn text(a: &GameAnalysis) -> Vec<String> {
     let mut lines = vec![
         format!("game     {}", a.game),
         format!("start    {}", a.start),
@@ -168,11 +182,8 @@ pub fn text(a: &GameAnalysis, cut: Option<usize>) -> Vec<String> {
             p.best.join(" ")
         ));
     }
-    if let Some(ignored) = cut {
-        lines.push(format!(
-            "the game ended by the third repetition at ply {}; the {ignored} moves after it are not analysed",
-            a.plies.len()
-        ));
+    if let Some(ignored) = ignored_text(a) {
+        lines.push(ignored);
     }
     lines.push(format!("result   {}", ending_text(a)));
     lines.push(format!("decided  {}", decided_text(a)));
@@ -213,6 +224,9 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
         );
     }
     let _ = writeln!(md, "- result: {}", ending_text(a));
+    if let Some(ignored) = ignored_text(a) {
+        let _ = writeln!(md, "- {ignored}");
+    }
     let _ = writeln!(md, "- {}", decided_text(a));
     let _ = writeln!(
         md,
