@@ -32,7 +32,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "POSITION")]
     pub start: Option<String>,
     /// Which game of a JSON-lines file (its `game` number, else its
-    /// 0-based line); the first by default.
+    /// 0-based place among the records); the first by default.
     #[arg(long, value_name = "N")]
     pub record: Option<usize>,
     /// Kiothi: search time per position, in seconds (default 1).
