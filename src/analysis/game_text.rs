@@ -28,9 +28,11 @@ pub struct GameText {
 }
 
 /// Reads a game. `record` picks one game of a JSON-lines file: the object
-/// whose `game` field equals it, else the one at that 0-based line; the
-/// first game by default.
+/// whose `game` field equals it, else the one at that 0-based place among
+/// the records; the first game by default.
 pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, InputError> {
+    // A byte-order mark (some Windows editors write one) is not text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Each line keeps its 1-based number in the file: errors name the
     // file's line, blank and `#` lines counted.
     let lines: Vec<Line> = text
@@ -235,6 +237,15 @@ mod tests {
         assert_eq!(g.start, None);
         assert_eq!(g.moves, ["2", "4"]);
         assert_eq!(g.after[1], "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let g = parse_game_text("\u{feff}kpe:3x3\r\n0 3\r\n", None).unwrap();
+        assert_eq!(g.start.as_deref(), Some("kpe:3x3"));
+        assert_eq!(g.moves, ["0", "3"]);
+        let g = parse_game_text("\u{feff}{\"moves\":[\"2\"]}\n", None).unwrap();
+        assert_eq!(g.moves, ["2"]);
     }
 
     /// Errors name the file's own line numbers, blank and `#` lines
