@@ -240,14 +240,21 @@ impl<G: Board + Searchable> Session<G> {
         input: &mut dyn BufRead,
         out: &mut Out,
     ) -> Result<bool, CliError> {
-        let mut line = String::new();
+        // Read as bytes: a line that is not UTF-8 is refused like any bad
+        // input, it does not end the session (`read_line` failed on it).
+        let mut bytes = Vec::new();
         let read = input
-            .read_line(&mut line)
+            .read_until(b'\n', &mut bytes)
             .map_err(|e| CliError::new("io", Some("input"), format!("reading input: {e}")))?;
         if read == 0 {
             out.line("end of input: goodbye")?;
             return Ok(false);
         }
+        let Ok(line) = String::from_utf8(bytes) else {
+            out.line("refused: the line is not UTF-8 text")?;
+            out.flush()?;
+            return Ok(true);
+        };
         let line = line.trim();
         let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         match word {
@@ -388,6 +395,8 @@ impl<G: Board + Searchable> Session<G> {
 mod tests {
     use super::*;
     use clap::Parser;
+    use std::cell::RefCell;
+    use std::rc::Rc;
 
     #[derive(Parser)]
     struct Cli {
@@ -414,5 +423,42 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.kind, "internal");
         assert!(err.message.contains("no move"), "{}", err.message);
+    }
+
+    /// Collects what the session prints.
+    #[derive(Clone, Default)]
+    struct Printed(Rc<RefCell<Vec<u8>>>);
+
+    impl std::io::Write for Printed {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A line that is not UTF-8 is refused and the session goes on (it
+    /// ended with an `io` error).
+    #[test]
+    fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
+        let args = Cli::parse_from(["play", "kpe:3x3"]).play;
+        let start = match parse_any("kpe:3x3").unwrap() {
+            AnyPosition::Kpe(p) => p,
+            AnyPosition::Kiothi(_) => unreachable!("kpe:3x3 is Kpé"),
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, 1, stop);
+        let printed = Printed::default();
+        let mut out = Out::new(false, true, Box::new(printed.clone()));
+        let mut input: &[u8] = b"\xff\xfe\nboard\nquit\n";
+        Session::new(start, Side::South, &args)
+            .play(&mut oracle, &mut input, &mut out)
+            .unwrap();
+        out.flush().unwrap();
+        let text = String::from_utf8(printed.0.borrow().clone()).unwrap();
+        assert!(text.contains("refused: the line is not UTF-8"), "{text}");
+        assert!(text.ends_with("goodbye\n"), "{text}");
     }
 }
