@@ -95,7 +95,9 @@ enum Command {
 
 fn main() -> ExitCode {
     sow::limits::file_size_limit_as_error();
-    let args: Vec<String> = std::env::args().collect();
+    // `args_os`: `env::args` panics on an argument that is not UTF-8 (a
+    // file name); clap refuses it where a string is expected.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e, args.iter().any(|a| a == "--json")),

@@ -612,3 +612,31 @@ fn moves_after_the_end_are_checked_and_counted() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An argument that is not UTF-8 (here the `--out` directory's name) is
+/// shown lossily in the page's command line; reading it panicked.
+#[test]
+fn a_non_utf8_argument_does_not_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp("non-utf8");
+    let game = dir.join("game.txt");
+    std::fs::write(&game, "kpe:3x3\n2\n").unwrap();
+    let page = dir.join(std::ffi::OsStr::from_bytes(b"page-\xff"));
+    let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .arg("analyze")
+        .arg(&game)
+        .arg("--db")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(page.join("analysis.md")).unwrap();
+    assert!(md.contains("page-\u{fffd}"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,10 +47,12 @@ pub struct AnalyzeArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The command line that reproduces this run, for the page.
+/// The command line that reproduces this run, for the page. An argument
+/// that is not UTF-8 (a file name) is shown lossily: `env::args` panicked.
 fn command_line() -> String {
-    let args: Vec<String> = std::env::args()
+    let args: Vec<String> = std::env::args_os()
         .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
         .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
         .collect();
     format!("sow {}", args.join(" "))
