@@ -640,3 +640,33 @@ fn a_non_utf8_argument_does_not_panic() {
     assert!(md.contains("page-\u{fffd}"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A Kiothi `--db` given on the command line that is missing or a plain
+/// file is refused naming `db` (it was silently ignored: no tables).
+#[test]
+fn a_kiothi_db_that_is_not_a_directory_is_refused() {
+    let dir = temp("kiothi-db");
+    let file = dir.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    let game = dir.join("game.txt");
+    std::fs::write(
+        &game,
+        "kiothi 0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,3,0,0,0 S play 30 26\n",
+    )
+    .unwrap();
+    let missing = dir.join("missing");
+    for db in [&missing, &file] {
+        let db = db.to_str().unwrap();
+        let args = ["--json", "analyze", game.to_str().unwrap(), "--db", db];
+        assert_eq!(error_of(&sow(&args))["field"], "db", "{args:?}");
+        let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["play", "kiothi", "--db", db])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "play --db {db}: {stderr}");
+        assert!(stderr.contains("--db"), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
