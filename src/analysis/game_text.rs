@@ -89,7 +89,7 @@ fn from_apply_text(lines: &[Line]) -> Result<GameText, InputError> {
         if !is_apply_line(line) {
             // The last line repeats the final position.
             if i + 1 == lines.len() {
-                break;
+                return check_final_line(game, number, line);
             }
             return Err(InputError::malformed(
                 "file",
@@ -108,6 +108,23 @@ fn from_apply_text(lines: &[Line]) -> Result<GameText, InputError> {
         game.after.push(after.trim().to_string());
     }
     Ok(game)
+}
+
+/// `sow apply`'s last line, `line` (line `number` of the file), must be
+/// the final position it listed: anything else there is not its output
+/// (the line was skipped unread). `apply` prints both from the same
+/// position, so they are compared as text, spaces aside.
+fn check_final_line(game: GameText, number: usize, line: &str) -> Result<GameText, InputError> {
+    match game.after.last() {
+        Some(last) if last.split_whitespace().eq(line.split_whitespace()) => Ok(game),
+        last => Err(InputError::malformed(
+            "file",
+            format!(
+                "line {number} should repeat the final position `{}` as `sow apply` prints it, found `{line}`",
+                last.map_or("", String::as_str)
+            ),
+        )),
+    }
 }
 
 fn strings(v: &Value, key: &str, line: usize) -> Result<Vec<String>, InputError> {
@@ -271,6 +288,19 @@ mod tests {
             "{}",
             message(apply, None)
         );
+    }
+
+    /// The last line of `sow apply`'s text must repeat its final position
+    /// (it was skipped unread: nonsense there was accepted).
+    #[test]
+    fn the_apply_texts_final_line_is_checked() {
+        let listed = "  1. 2      kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0\n";
+        let ok = format!("{listed}kpe  7,6,0,7,7,7,7,7 N ..x. ....  0 0\n");
+        assert_eq!(parse_game_text(&ok, None).unwrap().moves, ["2"]);
+        let bad = format!("{listed}\ntotal nonsense here\n");
+        let e = parse_game_text(&bad, None).unwrap_err();
+        assert_eq!(e.field(), Some("file"));
+        assert!(e.to_string().contains("line 3 should repeat"), "{e}");
     }
 
     #[test]
