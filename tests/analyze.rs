@@ -670,3 +670,40 @@ fn a_kiothi_db_that_is_not_a_directory_is_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Player names from a record are any text: on the page a `|`, a newline
+/// or HTML must not break the table or inject markup, and the text table
+/// gets no control characters.
+#[test]
+fn player_names_are_escaped_in_the_tables() {
+    let dir = temp("names");
+    let record = serde_json::json!({
+        "start": "kpe:3x3 3,3,3,3,3,3 S ... ... 0 0",
+        "moves": ["2"],
+        "south": "a|b\n<script>x</script>",
+        "north": "n\u{1b}[2J",
+    });
+    let file = dir.join("game.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    let page = dir.join("page");
+    let db = dir.to_str().unwrap();
+    let args = ["analyze", file.to_str().unwrap(), "--db", db, "--out"];
+    let out = sow(&[&args[..], &[page.to_str().unwrap()]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\u{1b}'), "{text}");
+    let south = text.lines().find(|l| l.starts_with("South ")).unwrap();
+    assert!(south.contains("a|b <script>"), "{text}");
+    let md = std::fs::read_to_string(page.join("analysis.md")).unwrap();
+    assert!(!md.contains("<script>"), "{md}");
+    let row = md.lines().find(|l| l.starts_with("| South |")).unwrap();
+    assert!(
+        row.contains("a\\|b &lt;script&gt;x&lt;/script&gt;"),
+        "{row}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

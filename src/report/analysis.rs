@@ -56,10 +56,39 @@ fn mean(x: Option<f64>) -> String {
     x.map_or("-".to_string(), |v| format!("{v:.2}"))
 }
 
+/// A player's name as one Markdown table cell. Names come from the record
+/// and may be any text: `|` would split the cell, a newline end the table,
+/// and HTML (`<script>`) would be rendered by a Markdown viewer.
+fn markdown_cell(text: &str) -> String {
+    let mut cell = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            // Escaped too, or a name `a\|` would end as `a\\|`: an escaped
+            // backslash, then a bare `|`.
+            '\\' => cell.push_str("\\\\"),
+            '|' => cell.push_str("\\|"),
+            '<' => cell.push_str("&lt;"),
+            '>' => cell.push_str("&gt;"),
+            '&' => cell.push_str("&amp;"),
+            c if c.is_control() => cell.push(' '),
+            c => cell.push(c),
+        }
+    }
+    cell
+}
+
+/// A player's name in the text table: control characters (a newline, a
+/// terminal escape sequence) become spaces.
+fn plain_cell(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 fn player_row(side: &str, p: &PlayerSummary) -> String {
     format!(
         "| {side} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        p.name.as_deref().unwrap_or("-"),
+        p.name.as_deref().map_or("-".into(), markdown_cell),
         p.moves,
         share(p.value_keeping),
         mean(p.mean_loss),
@@ -195,7 +224,7 @@ pub fn text(a: &GameAnalysis) -> Vec<String> {
         lines.push(format!(
             "{:<7} {:<14} {:>5} {:>8} {:>9} {:>3} {:>3} {:>3} {:>3}",
             side,
-            p.name.as_deref().unwrap_or("-"),
+            p.name.as_deref().map_or("-".into(), plain_cell),
             p.moves,
             p.value_keeping
                 .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
@@ -258,4 +287,18 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     }
     let _ = writeln!(md, "\nFinal position: `{}`", a.ending.position);
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_break_a_table() {
+        assert_eq!(
+            markdown_cell("a|b\n<script>&\\|"),
+            "a\\|b &lt;script&gt;&amp;\\\\\\|"
+        );
+        assert_eq!(plain_cell("a\nb\u{1b}[2J"), "a b [2J");
+    }
 }
