@@ -137,6 +137,14 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'sta
         Ok(self.play_unchecked(&mv))
     }
 
+    /// RULES §2.10: a game over here (the player to move has no legal
+    /// move) with final `totals` (per `Side::index`) won by exactly two
+    /// warriors is a one-warrior victory, reported as such. Only Kiothi
+    /// has them; a game stopped otherwise (a third repetition) is none.
+    fn is_one_warrior_victory(&self, _totals: [f64; 2]) -> bool {
+        false
+    }
+
     /// Value of a finished game for the player to move: RULES §0's margin
     /// counted from here, i.e. only the final sweep.
     fn terminal_value(&self) -> i32 {

@@ -707,3 +707,46 @@ fn player_names_are_escaped_in_the_tables() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// RULES §2.10: a one-warrior victory (a Kiothi game over, won by exactly
+/// two warriors) "is reported as such", by `analyze` and by `play`.
+#[test]
+fn a_one_warrior_victory_is_reported_as_such() {
+    let dir = temp("one-warrior");
+    let db = dir.to_str().unwrap();
+    let over = "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 31 29";
+    let game = dir.join("game.txt");
+    std::fs::write(&game, format!("{over}\n")).unwrap();
+    let v = analyze(game.to_str().unwrap(), &dir);
+    assert_eq!(v["ending"]["one_warrior_victory"], true, "{v}");
+    let text = sow(&["analyze", game.to_str().unwrap(), "--db", db]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("South wins (a one-warrior victory), 31 to 29"),
+        "{text}"
+    );
+
+    let mut play = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["play", over, "--db", db])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    play.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let out = play.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("South 31 North 29: you win, a one-warrior victory"),
+        "{text}"
+    );
+
+    // Four warriors ahead is a plain win.
+    std::fs::write(
+        &game,
+        "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 32 28\n",
+    )
+    .unwrap();
+    let v = analyze(game.to_str().unwrap(), &dir);
+    assert_eq!(v["ending"]["one_warrior_victory"], false, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -186,6 +186,9 @@ pub struct Ending {
     pub points: [f64; 2],
     /// `"S"`, `"N"` or `null` for a draw.
     pub winner: Option<String>,
+    /// A Kiothi game over (`end` is `over`) won by exactly two warriors:
+    /// RULES §2.10's one-warrior victory, reported as such.
+    pub one_warrior_victory: bool,
     /// South's expected final margin in the last position, by the oracle.
     pub south_margin: i32,
     pub exact: bool,
@@ -476,6 +479,7 @@ fn ending<G: Game>(record: &GameRecord<G>, last: &G, (value, exact): (i32, bool)
         position: last.to_string(),
         points,
         winner,
+        one_warrior_victory: end == "over" && last.is_one_warrior_victory(points),
         south_margin: south_margin(last, value),
         exact,
     };

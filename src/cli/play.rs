@@ -384,8 +384,14 @@ impl<G: Board + Searchable> Session<G> {
             Some(_) => "sow wins",
             None => "draw",
         };
+        // RULES §2.10: "reported as such".
+        let one_warrior = if self.record.current().is_one_warrior_victory(r.totals) {
+            ", a one-warrior victory"
+        } else {
+            ""
+        };
         out.line(format!(
-            "game over: {how}; South {} North {}: {verdict} (commands: save FILE, undo, quit)",
+            "game over: {how}; South {} North {}: {verdict}{one_warrior} (commands: save FILE, undo, quit)",
             r.totals[0], r.totals[1]
         ))
     }

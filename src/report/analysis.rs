@@ -119,6 +119,11 @@ pub fn ending_text(a: &GameAnalysis) -> String {
         Some("N") => "North wins",
         _ => "draw",
     };
+    let who = if e.one_warrior_victory {
+        format!("{who} (a one-warrior victory)")
+    } else {
+        who.to_string()
+    };
     format!(
         "{who}, {} to {} ({how}, after {} plies)",
         e.points[0],

@@ -74,6 +74,10 @@ impl Game for KiothiPosition {
         self.parse_move_impl(text)
     }
 
+    fn is_one_warrior_victory(&self, totals: [f64; 2]) -> bool {
+        (totals[0] - totals[1]).abs() == 2.0 && self.is_over()
+    }
+
     fn captured(&self) -> [u32; 2] {
         [self.prisons[0] as u32, self.prisons[1] as u32]
     }
