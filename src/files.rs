@@ -89,6 +89,63 @@ pub fn check_replaceable(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Refuses a `dir` that could not be created or written in, without
+/// creating it: an existing `dir` is probed like [`check_writable_dir`];
+/// a missing one needs its nearest existing ancestor to be a writable
+/// directory. A command checks its `--out` this way before its work and
+/// creates the directory only when it writes (a refused input left an
+/// empty directory tree behind).
+pub fn check_creatable_dir(dir: &Path) -> Result<(), WriteError> {
+    let mut existing = dir;
+    while fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(up) if !up.as_os_str().is_empty() => existing = up,
+            _ => {
+                existing = Path::new(".");
+                break;
+            }
+        }
+    }
+    if existing != dir && !existing.is_dir() {
+        let source = std::io::Error::other(format!("{} is not a directory", existing.display()));
+        return Err(WriteError::at(dir)(source));
+    }
+    // The probe in the ancestor is removed at once: nothing is left.
+    let probe = existing.join(format!(".sow-write-check-{}", std::process::id()));
+    let fail = WriteError::at(dir);
+    fs::File::create(&probe).map_err(fail)?;
+    fs::remove_file(&probe).map_err(fail)
+}
+
+/// Writes the files `(name, contents)` in `dir` (created if needed) as a
+/// set: each to its temporary first, and only once all are written whole
+/// and synced are they renamed, so that a failure (a full disk, a name
+/// taken by a directory) leaves the old set, not a new file beside old
+/// ones. Only a failing rename in between could still mix them.
+pub fn write_set_in(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), WriteError> {
+    fs::create_dir_all(dir).map_err(WriteError::at(dir))?;
+    let mut written = Vec::with_capacity(files.len());
+    for (name, contents) in files {
+        let path = dir.join(name);
+        written.push(write_temporary(&path, contents)?);
+    }
+    for ((name, _), tmp) in files.iter().zip(&mut written) {
+        let path = dir.join(name);
+        tmp.rename_to(&path).map_err(WriteError::at(&path))?;
+    }
+    Ok(())
+}
+
+/// `contents` in the synced temporary file of `path`, not yet renamed.
+fn write_temporary(path: &Path, contents: &[u8]) -> Result<Temporary, WriteError> {
+    let fail = WriteError::at(path);
+    check_replaceable(path).map_err(fail)?;
+    let mut tmp = Temporary::create(path).map_err(fail)?;
+    tmp.file.write_all(contents).map_err(fail)?;
+    tmp.file.sync_all().map_err(fail)?;
+    Ok(tmp)
+}
+
 /// `contents` written atomically as `dir/name`.
 pub fn write_in(dir: &Path, name: &str, contents: &str) -> Result<(), WriteError> {
     write_atomic(&dir.join(name), contents.as_bytes())
@@ -272,6 +329,50 @@ mod tests {
         write_atomic(&file, b"a").unwrap();
         write_atomic(&file, b"b").unwrap();
         assert_eq!(fs::read(&file).unwrap(), b"b");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_set_is_written_whole_or_not_at_all() {
+        let dir = std::env::temp_dir().join(format!("sow-files-set-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        write_set_in(&dir, &[("a.svg", b"old a"), ("b.md", b"old b")]).unwrap();
+        // `c.json` cannot be replaced: the new `a.svg`, already in its
+        // temporary, must not be renamed over the old one.
+        fs::create_dir(dir.join("c.json")).unwrap();
+        let e = write_set_in(
+            &dir,
+            &[
+                ("a.svg", b"new a"),
+                ("c.json", b"new c"),
+                ("b.md", b"new b"),
+            ],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("c.json"), "{e}");
+        assert_eq!(fs::read(dir.join("a.svg")).unwrap(), b"old a");
+        assert_eq!(fs::read(dir.join("b.md")).unwrap(), b"old b");
+        let mut names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.svg", "b.md", "c.json"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn checking_a_missing_dir_creates_nothing() {
+        let dir = std::env::temp_dir().join(format!("sow-files-check-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir(&dir).unwrap();
+        let deep = dir.join("new").join("deep");
+        check_creatable_dir(&deep).unwrap();
+        assert!(!dir.join("new").exists());
+        fs::write(dir.join("file"), b"x").unwrap();
+        let e = check_creatable_dir(&dir.join("file").join("sub")).unwrap_err();
+        assert!(e.to_string().contains("not a directory"), "{e}");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -137,11 +137,18 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + Sized + 'sta
         Ok(self.play_unchecked(&mv))
     }
 
-    /// Whether a finished game with this final margin (either side's) is
-    /// one the rules name apart: none in Kpé; Kiothi's one-warrior victory
-    /// (RULES §2 rule 10).
+    /// Whether a final margin (either side's) is one the rules name
+    /// apart: none in Kpé; Kiothi's one-warrior victory, a win by exactly
+    /// two warriors (RULES §2 rule 10).
     fn is_one_warrior_victory(_final_margin: i32) -> bool {
         false
+    }
+
+    /// A game over here (the player to move has no legal move) with final
+    /// `totals` (per `Side::index`) that is a one-warrior victory, reported
+    /// as such; a game stopped otherwise (a third repetition) is none.
+    fn ended_in_one_warrior_victory(&self, totals: [f64; 2]) -> bool {
+        self.is_over() && Self::is_one_warrior_victory((totals[0] - totals[1]) as i32)
     }
 
     /// Value of a finished game for the player to move: RULES §0's margin

@@ -550,3 +550,203 @@ fn kiothi_play_at_perfect_through_endgame_tables_never_loses_value() {
     assert_eq!(v["players"]["N"]["value_keeping"], 1.0, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--out`'s three files are written as a set: when one of them cannot be
+/// (here `analysis.md` is a directory), none is, not even the graph
+/// written before it; and a refused game creates no `--out` directory.
+#[test]
+fn the_page_is_written_whole_or_not_at_all() {
+    let dir = temp("page-set");
+    let game = dir.join("game.txt");
+    std::fs::write(&game, "kpe:3x3\n2\n").unwrap();
+    let game = game.to_str().unwrap();
+    let page = dir.join("page");
+    std::fs::create_dir_all(page.join("analysis.md")).unwrap();
+    let db = dir.to_str().unwrap();
+    let args = ["--json", "analyze", game, "--db", db, "--out"];
+    let e = error_of(&sow(&[&args[..], &[page.to_str().unwrap()]].concat()));
+    assert_eq!(e["field"], "out", "{e}");
+    let names: Vec<_> = std::fs::read_dir(&page)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["analysis.md"], "nothing beside the blocked name");
+
+    std::fs::write(dir.join("ill.txt"), "kpe\n2 4 9 1\n").unwrap();
+    let ill = dir.join("ill.txt");
+    let deep = dir.join("new").join("deep");
+    let args = ["--json", "analyze", ill.to_str().unwrap(), "--out"];
+    let e = error_of(&sow(&[&args[..], &[deep.to_str().unwrap()]].concat()));
+    assert_eq!(e["field"], "move", "{e}");
+    assert!(!dir.join("new").exists(), "the refused game created --out");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Moves after the end of the game are not analysed but not ignored
+/// either: garbage there is refused naming the move, well-formed moves
+/// are counted in the text and in `ignored_moves` (they were dropped
+/// without a word, garbage included).
+#[test]
+fn moves_after_the_end_are_checked_and_counted() {
+    let dir = temp("after-the-end");
+    let db = dir.to_str().unwrap();
+    // South has no move: the game is over at the start.
+    let over = "kpe:3x3 0,0,0,0,2,0 S xxx xxx 8 8";
+    let file = dir.join("game.txt");
+    let path = file.to_str().unwrap();
+    std::fs::write(&file, format!("{over}\n3 foo bar\n")).unwrap();
+    let e = error_of(&sow(&["--json", "analyze", path, "--db", db]));
+    assert_eq!(e["field"], "move", "{e}");
+    assert_eq!(e["index"], 2, "{e}");
+    assert!(e["message"].as_str().unwrap().contains("`foo`"), "{e}");
+
+    std::fs::write(&file, format!("{over}\n3 4\n5\n")).unwrap();
+    let v = analyze(path, &dir);
+    assert_eq!(v["ignored_moves"], 3, "{v}");
+    assert_eq!(v["plies"].as_array().unwrap().len(), 0);
+    let text = sow(&["analyze", path, "--db", db]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("the 3 moves after it are not analysed"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An argument that is not UTF-8 (here the `--out` directory's name) is
+/// shown lossily in the page's command line; reading it panicked.
+#[test]
+fn a_non_utf8_argument_does_not_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp("non-utf8");
+    let game = dir.join("game.txt");
+    std::fs::write(&game, "kpe:3x3\n2\n").unwrap();
+    let page = dir.join(std::ffi::OsStr::from_bytes(b"page-\xff"));
+    let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .arg("analyze")
+        .arg(&game)
+        .arg("--db")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(page.join("analysis.md")).unwrap();
+    assert!(md.contains("page-\u{fffd}"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A Kiothi `--db` given on the command line that is missing or a plain
+/// file is refused naming `db` (it was silently ignored: no tables).
+#[test]
+fn a_kiothi_db_that_is_not_a_directory_is_refused() {
+    let dir = temp("kiothi-db");
+    let file = dir.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    let game = dir.join("game.txt");
+    std::fs::write(
+        &game,
+        "kiothi 0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,3,0,0,0 S play 30 26\n",
+    )
+    .unwrap();
+    let missing = dir.join("missing");
+    for db in [&missing, &file] {
+        let db = db.to_str().unwrap();
+        let args = ["--json", "analyze", game.to_str().unwrap(), "--db", db];
+        assert_eq!(error_of(&sow(&args))["field"], "db", "{args:?}");
+        let out = Command::new(env!("CARGO_BIN_EXE_sow"))
+            .args(["play", "kiothi", "--db", db])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "play --db {db}: {stderr}");
+        assert!(stderr.contains("--db"), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Player names from a record are any text: on the page a `|`, a newline
+/// or HTML must not break the table or inject markup, and the text table
+/// gets no control characters.
+#[test]
+fn player_names_are_escaped_in_the_tables() {
+    let dir = temp("names");
+    let record = serde_json::json!({
+        "start": "kpe:3x3 3,3,3,3,3,3 S ... ... 0 0",
+        "moves": ["2"],
+        "south": "a|b\n<script>x</script>",
+        "north": "n\u{1b}[2J",
+    });
+    let file = dir.join("game.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    let page = dir.join("page");
+    let db = dir.to_str().unwrap();
+    let args = ["analyze", file.to_str().unwrap(), "--db", db, "--out"];
+    let out = sow(&[&args[..], &[page.to_str().unwrap()]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\u{1b}'), "{text}");
+    let south = text.lines().find(|l| l.starts_with("South ")).unwrap();
+    assert!(south.contains("a|b <script>"), "{text}");
+    let md = std::fs::read_to_string(page.join("analysis.md")).unwrap();
+    assert!(!md.contains("<script>"), "{md}");
+    let row = md.lines().find(|l| l.starts_with("| South |")).unwrap();
+    assert!(
+        row.contains("a\\|b &lt;script&gt;x&lt;/script&gt;"),
+        "{row}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// RULES §2.10: a one-warrior victory (a Kiothi game over, won by exactly
+/// two warriors) "is reported as such", by `analyze` and by `play`.
+#[test]
+fn a_one_warrior_victory_is_reported_as_such() {
+    let dir = temp("one-warrior");
+    let db = dir.to_str().unwrap();
+    let over = "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 31 29";
+    let game = dir.join("game.txt");
+    std::fs::write(&game, format!("{over}\n")).unwrap();
+    let v = analyze(game.to_str().unwrap(), &dir);
+    assert_eq!(v["ending"]["one_warrior_victory"], true, "{v}");
+    let text = sow(&["analyze", game.to_str().unwrap(), "--db", db]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("South wins (a one-warrior victory), 31 to 29"),
+        "{text}"
+    );
+
+    let mut play = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["play", over, "--db", db])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    play.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let out = play.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("South 31 North 29: you win, a one-warrior victory"),
+        "{text}"
+    );
+
+    // Four warriors ahead is a plain win.
+    std::fs::write(
+        &game,
+        "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 32 28\n",
+    )
+    .unwrap();
+    let v = analyze(game.to_str().unwrap(), &dir);
+    assert_eq!(v["ending"]["one_warrior_victory"], false, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

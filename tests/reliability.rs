@@ -496,6 +496,40 @@ fn ctrl_c_in_a_proof_keeps_its_bounds_in_the_file() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Ctrl-C in a Kiothi analysis: the remaining plies would be searched to
+/// depth 1 only, so it is the `interrupted` refusal and nothing is written
+/// under `--out` (it was a wrong analysis, exit 0).
+#[test]
+fn ctrl_c_in_an_analysis_is_a_refusal_that_writes_nothing() {
+    let dir = temp("ctrl-c-analyze");
+    let db = dir.join("db");
+    fs::create_dir_all(&db).unwrap();
+    let page = dir.join("page");
+    let out = interrupted(
+        &[
+            "--json",
+            "--threads",
+            "1",
+            "analyze",
+            "results/kiothi/games/ab_time_1-vs-mcts_10000.jsonl",
+            "--time",
+            "1",
+            "--db",
+            db.to_str().unwrap(),
+            "--out",
+            page.to_str().unwrap(),
+        ],
+        Duration::from_secs(2),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["error"]["kind"], "interrupted", "{v}");
+    let written = fs::read_dir(&page).map_or(0, |d| d.count());
+    assert_eq!(written, 0, "files under --out");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn every_fuzz_target_runs_clean_for_a_few_thousand_inputs() {
     let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");

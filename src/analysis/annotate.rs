@@ -186,6 +186,9 @@ pub struct Ending {
     pub points: [f64; 2],
     /// `"S"`, `"N"` or `null` for a draw.
     pub winner: Option<String>,
+    /// A Kiothi game over (`end` is `over`) won by exactly two warriors:
+    /// RULES §2.10's one-warrior victory, reported as such.
+    pub one_warrior_victory: bool,
     /// South's expected final margin in the last position, by the oracle.
     pub south_margin: i32,
     pub exact: bool,
@@ -209,6 +212,10 @@ pub struct GameAnalysis {
     /// Plies at the start that no player chose (a match record's random
     /// opening): annotated, but not in the players' summaries.
     pub opening_plies: usize,
+    /// Moves the record gives after the end of the game (after a third
+    /// repetition, or once the player to move has none): counted, not
+    /// analysed.
+    pub ignored_moves: usize,
     /// Where the values come from.
     pub method: String,
     /// The marks' thresholds in stones of loss.
@@ -279,6 +286,9 @@ pub struct GameInfo {
     /// Plies at the start that no player chose (a match's random opening):
     /// annotated, but left out of the players' summaries.
     pub opening_plies: usize,
+    /// Moves of the record after the end of the game (see
+    /// [`GameAnalysis::ignored_moves`]).
+    pub ignored_moves: usize,
     /// Where the values come from, in words.
     pub method: String,
 }
@@ -293,7 +303,17 @@ impl GameInfo {
         GameInfo {
             names: game.names.clone(),
             opening_plies: game.opening_plies,
+            ignored_moves: 0,
             method: method.into(),
+        }
+    }
+
+    /// The same, with `moves` of the record after the end of the game
+    /// (as `game_replay::replay` counts them).
+    pub fn ignoring(self, moves: usize) -> Self {
+        GameInfo {
+            ignored_moves: moves,
+            ..self
         }
     }
 }
@@ -341,6 +361,7 @@ pub fn analyze_game<G: Searchable, O: Oracle<G>>(
         decided_at: decided_from(&margins, final_sign),
         ending,
         opening_plies: info.opening_plies,
+        ignored_moves: info.ignored_moves,
         method: info.method,
         thresholds: ThresholdSet {
             exact: Thresholds::EXACT,
@@ -458,6 +479,7 @@ fn ending<G: Game>(record: &GameRecord<G>, last: &G, (value, exact): (i32, bool)
         position: last.to_string(),
         points,
         winner,
+        one_warrior_victory: end == "over" && last.ended_in_one_warrior_victory(points),
         south_margin: south_margin(last, value),
         exact,
     };

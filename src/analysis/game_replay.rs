@@ -2,7 +2,7 @@
 //! (what `sow analyze` and the web oracle's analysis value), and the start
 //! found when the record does not give it.
 
-use crate::error::CliError;
+use crate::error::{CliError, InputError};
 use crate::game::Game;
 use crate::games::{parse_any, AnyPosition};
 use crate::record::GameRecord;
@@ -11,13 +11,16 @@ use super::game_text::GameText;
 use super::position_models::RefusedMove;
 
 /// Replays the moves from `start` by RULES and §0's repetition rule (the
-/// one game loop of `record.rs`); a game that ends by the third repetition
-/// stops there, and the moves after it are counted, not played.
+/// one game loop of `record.rs`); a game that ends (by the third
+/// repetition, or with no move for the player to move) stops there, and
+/// the moves after it are counted, not played: the count is returned with
+/// the record. They must still be moves in notation (`after_the_end`).
 pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usize), CliError> {
     let mut record = GameRecord::new(start.clone());
     let n = game.moves.len();
     for (i, mv) in game.moves.iter().enumerate() {
         if record.is_finished() {
+            after_the_end(&record, &game.moves, i)?;
             return Ok((record, n - i));
         }
         record.push_text(mv).map_err(|error| RefusedMove {
@@ -44,8 +47,35 @@ pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usi
     Ok((record, 0))
 }
 
-fn replays(start: &AnyPosition, game: &GameText) -> bool {
-    crate::with_position!(start, p => replay(p, game).is_ok())
+/// Refuses a malformed token among `moves[end..]`, the moves after the end
+/// of the game: they are not played, but garbage there is not a game
+/// record. Both games' `parse_move` check the notation before legality,
+/// so a `Malformed` error from the final position is the token's syntax
+/// (legality cannot be judged past the end).
+fn after_the_end<G: Game>(
+    record: &GameRecord<G>,
+    moves: &[String],
+    end: usize,
+) -> Result<(), RefusedMove> {
+    for (i, mv) in moves.iter().enumerate().skip(end) {
+        if let Err(error @ InputError::Malformed { .. }) = record.current().parse_move(mv) {
+            return Err(RefusedMove {
+                index: i + 1,
+                text: mv.clone(),
+                of: moves.len(),
+                error: error.with_note(match end {
+                    0 => "the game was over at the start".to_string(),
+                    _ => format!("the game ended after move {end}"),
+                }),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Why `game` does not replay from `start`, if it does not.
+fn replay_error(start: &AnyPosition, game: &GameText) -> Option<CliError> {
+    crate::with_position!(start, p => replay(p, game).err())
 }
 
 /// The start: `--start`, else the record's, else the first standard start
@@ -69,12 +99,20 @@ pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, C
         Some(t) => vec![t],
         None => vec!["kiothi".into(), "kiothi:five".into(), "kpe".into()],
     };
+    let mut refusals = Vec::new();
     for c in &candidates {
         if let Ok(p) = parse_any(c) {
-            if replays(&p, game) {
-                return Ok(p);
+            match replay_error(&p, game) {
+                None => return Ok(p),
+                Some(why) => refusals.push(why),
             }
         }
+    }
+    // The listed positions name one start (a Kpé variant's): why it does
+    // not replay is the record's fault (a tampered position), not a
+    // missing `--start`.
+    if let ([_], [_]) = (&candidates[..], &refusals[..]) {
+        return Err(refusals.remove(0));
     }
     Err(CliError::new(
         "malformed",
@@ -84,4 +122,33 @@ pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, C
             candidates.join(", ")
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::game_text::parse_game_text;
+
+    /// `sow apply` text whose last listed position was tampered with (the
+    /// side to move): its variant names the one start, so the error is the
+    /// mismatch, not "pass --start" (the cause showed only with --start).
+    #[test]
+    fn a_tampered_apply_text_gives_the_real_cause() {
+        let text = concat!(
+            "  1. 2      kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0\n",
+            "  2. 4      kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0\n",
+            "  3. 1      kpe 9,0,2,9,1,9,9,9 S .xx. x... 0 0\n",
+            "kpe 9,0,2,9,1,9,9,9 S .xx. x... 0 0\n",
+        );
+        let game = parse_game_text(text, None).unwrap();
+        let e = find_start(&game, None).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("file"), "{e}");
+        assert!(e.message.contains("the position after move 3"), "{e}");
+        let untampered = text.replace(" S .xx.", " N .xx.");
+        let game = parse_game_text(&untampered, None).unwrap();
+        assert_eq!(
+            find_start(&game, None).unwrap().to_string(),
+            "kpe 6,6,6,6,6,6,6,6 S .... .... 0 0"
+        );
+    }
 }

@@ -28,15 +28,20 @@ pub struct GameText {
 }
 
 /// Reads a game. `record` picks one game of a JSON-lines file: the object
-/// whose `game` field equals it, else the one at that 0-based line; the
-/// first game by default.
+/// whose `game` field equals it, else the one at that 0-based place among
+/// the records; the first game by default.
 pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, InputError> {
-    let lines: Vec<&str> = text
+    // A byte-order mark (some Windows editors write one) is not text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Each line keeps its 1-based number in the file: errors name the
+    // file's line, blank and `#` lines counted.
+    let lines: Vec<Line> = text
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         .collect();
-    let Some(first) = lines.first() else {
+    let Some(&(_, first)) = lines.first() else {
         return Err(InputError::malformed(
             "file",
             "no game in the input (it is empty)",
@@ -57,7 +62,7 @@ pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, In
     // A start position line, then moves.
     let moves = lines[1..]
         .iter()
-        .flat_map(|l| l.split_whitespace())
+        .flat_map(|(_, l)| l.split_whitespace())
         .map(str::to_string)
         .collect();
     Ok(GameText {
@@ -67,6 +72,9 @@ pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, In
     })
 }
 
+/// A line of the input with its 1-based number in the file.
+type Line<'a> = (usize, &'a str);
+
 /// `  1. 2      kpe 7,6,0,...`: a ply number, a move, the position after.
 fn is_apply_line(line: &str) -> bool {
     let Some((number, _)) = line.split_once(". ") else {
@@ -75,20 +83,17 @@ fn is_apply_line(line: &str) -> bool {
     !number.is_empty() && number.chars().all(|c| c.is_ascii_digit())
 }
 
-fn from_apply_text(lines: &[&str]) -> Result<GameText, InputError> {
+fn from_apply_text(lines: &[Line]) -> Result<GameText, InputError> {
     let mut game = GameText::default();
-    for (i, line) in lines.iter().enumerate() {
+    for (i, &(number, line)) in lines.iter().enumerate() {
         if !is_apply_line(line) {
             // The last line repeats the final position.
             if i + 1 == lines.len() {
-                break;
+                return check_final_line(game, number, line);
             }
             return Err(InputError::malformed(
                 "file",
-                format!(
-                    "line {} is not `N. MOVE POSITION` as `sow apply` prints: `{line}`",
-                    i + 1
-                ),
+                format!("line {number} is not `N. MOVE POSITION` as `sow apply` prints: `{line}`"),
             ));
         }
         let (_, rest) = line.split_once(". ").expect("checked");
@@ -96,13 +101,30 @@ fn from_apply_text(lines: &[&str]) -> Result<GameText, InputError> {
         let (mv, after) = rest.split_once(char::is_whitespace).ok_or_else(|| {
             InputError::malformed(
                 "file",
-                format!("line {} has no position after its move", i + 1),
+                format!("line {number} has no position after its move"),
             )
         })?;
         game.moves.push(mv.to_string());
         game.after.push(after.trim().to_string());
     }
     Ok(game)
+}
+
+/// `sow apply`'s last line, `line` (line `number` of the file), must be
+/// the final position it listed: anything else there is not its output
+/// (the line was skipped unread). `apply` prints both from the same
+/// position, so they are compared as text, spaces aside.
+fn check_final_line(game: GameText, number: usize, line: &str) -> Result<GameText, InputError> {
+    match game.after.last() {
+        Some(last) if last.split_whitespace().eq(line.split_whitespace()) => Ok(game),
+        last => Err(InputError::malformed(
+            "file",
+            format!(
+                "line {number} should repeat the final position `{}` as `sow apply` prints it, found `{line}`",
+                last.map_or("", String::as_str)
+            ),
+        )),
+    }
 }
 
 fn strings(v: &Value, key: &str, line: usize) -> Result<Vec<String>, InputError> {
@@ -126,16 +148,16 @@ fn strings(v: &Value, key: &str, line: usize) -> Result<Vec<String>, InputError>
     }
 }
 
-fn from_json_lines(lines: &[&str], record: Option<usize>) -> Result<GameText, InputError> {
+fn from_json_lines(lines: &[Line], record: Option<usize>) -> Result<GameText, InputError> {
     let mut objects = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
+    for &(number, line) in lines {
         let v: Value = serde_json::from_str(line).map_err(|e| {
-            InputError::malformed("file", format!("line {} is not a JSON object: {e}", i + 1))
+            InputError::malformed("file", format!("line {number} is not a JSON object: {e}"))
         })?;
         if !v.is_object() {
             return Err(InputError::malformed(
                 "file",
-                format!("line {} is not a JSON object", i + 1),
+                format!("line {number} is not a JSON object"),
             ));
         }
         objects.push(v);
@@ -154,7 +176,7 @@ fn from_json_lines(lines: &[&str], record: Option<usize>) -> Result<GameText, In
             })?,
     };
     let v = &objects[index];
-    let line = index + 1;
+    let line = lines[index].0;
     if v.get("moves").is_none() {
         return Err(InputError::malformed(
             "moves",
@@ -232,6 +254,53 @@ mod tests {
         assert_eq!(g.start, None);
         assert_eq!(g.moves, ["2", "4"]);
         assert_eq!(g.after[1], "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let g = parse_game_text("\u{feff}kpe:3x3\r\n0 3\r\n", None).unwrap();
+        assert_eq!(g.start.as_deref(), Some("kpe:3x3"));
+        assert_eq!(g.moves, ["0", "3"]);
+        let g = parse_game_text("\u{feff}{\"moves\":[\"2\"]}\n", None).unwrap();
+        assert_eq!(g.moves, ["2"]);
+    }
+
+    /// Errors name the file's own line numbers, blank and `#` lines
+    /// counted (they were numbered after those were dropped).
+    #[test]
+    fn errors_give_the_files_line_numbers() {
+        let message = |text: &str, record| parse_game_text(text, record).unwrap_err().to_string();
+        let jsonl = "\n\n{\"moves\":[\"2\",\"4\"]}\n\n# c\n{\"moves\":\n";
+        assert!(
+            message(jsonl, None).contains("line 6 "),
+            "{}",
+            message(jsonl, None)
+        );
+        let jsonl = "# games\n\n{\"moves\":[\"2\"]}\n\n{\"moves\":[2]}\n";
+        assert!(
+            message(jsonl, Some(1)).contains("on line 5:"),
+            "{}",
+            message(jsonl, Some(1))
+        );
+        let apply = "\n  1. 2      kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0\n\n# x\n  2. 4\nkpe\n";
+        assert!(
+            message(apply, None).contains("line 5 "),
+            "{}",
+            message(apply, None)
+        );
+    }
+
+    /// The last line of `sow apply`'s text must repeat its final position
+    /// (it was skipped unread: nonsense there was accepted).
+    #[test]
+    fn the_apply_texts_final_line_is_checked() {
+        let listed = "  1. 2      kpe 7,6,0,7,7,7,7,7 N ..x. .... 0 0\n";
+        let ok = format!("{listed}kpe  7,6,0,7,7,7,7,7 N ..x. ....  0 0\n");
+        assert_eq!(parse_game_text(&ok, None).unwrap().moves, ["2"]);
+        let bad = format!("{listed}\ntotal nonsense here\n");
+        let e = parse_game_text(&bad, None).unwrap_err();
+        assert_eq!(e.field(), Some("file"));
+        assert!(e.to_string().contains("line 3 should repeat"), "{e}");
     }
 
     #[test]

@@ -12,9 +12,31 @@ use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
 /// The endgame tables in the database directory (`--db`, else the
 /// default) for a search (`eval`, `analyze`, `play`, `serve`): every stone
 /// count there is, memory-mapped and checked; none when it has none.
+/// An explicit `db` must be a directory; only the default one may be
+/// absent (no tables).
 pub fn for_search(db: Option<&Path>) -> Result<Arc<KiothiEndgames>, CliError> {
+    if let Some(dir) = db {
+        check_given_dir(dir)?;
+    }
     let db = crate::analysis::kpe_db::db_dir(db);
     Ok(Arc::new(KiothiEndgames::load(&db, MAX_STONES)?))
+}
+
+/// Refuses a `--db` given on the command line that is not a directory: a
+/// typo there silently gave a search without tables (Kpé refuses it too).
+fn check_given_dir(dir: &Path) -> Result<(), CliError> {
+    let refuse = |why: String| {
+        CliError::new(
+            "database",
+            Some("db"),
+            format!("--db {}: {why}", dir.display()),
+        )
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(refuse("not a directory".into())),
+        Err(e) => Err(refuse(e.to_string())),
+    }
 }
 
 /// What tables of 0-`n` warriors give, as `eval`, `solve` and `play`

@@ -3,6 +3,7 @@
 //! text table, `--json`, or a Markdown page with its value graph (`--out`).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{AnyPosition, CliError, Out};
 use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo, FROM_DATABASE};
@@ -11,9 +12,8 @@ use crate::analysis::game_text::parse_game_text;
 use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::oracle::{Oracle, SearchOracle};
 use crate::files;
-use crate::game::Game;
 use crate::progress::Progress;
-use crate::record::{GameRecord, Termination};
+use crate::record::GameRecord;
 use crate::search::{Limits, Searchable};
 
 /// Search time per position when `--time` is not given (Kiothi).
@@ -32,7 +32,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "POSITION")]
     pub start: Option<String>,
     /// Which game of a JSON-lines file (its `game` number, else its
-    /// 0-based line); the first by default.
+    /// 0-based place among the records); the first by default.
     #[arg(long, value_name = "N")]
     pub record: Option<usize>,
     /// Kiothi: search time per position, in seconds (default 1).
@@ -47,10 +47,12 @@ pub struct AnalyzeArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The command line that reproduces this run, for the page.
+/// The command line that reproduces this run, for the page. An argument
+/// that is not UTF-8 (a file name) is shown lossily: `env::args` panicked.
 fn command_line() -> String {
-    let args: Vec<String> = std::env::args()
+    let args: Vec<String> = std::env::args_os()
         .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
         .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
         .collect();
     format!("sow {}", args.join(" "))
@@ -60,7 +62,9 @@ impl AnalyzeArgs {
     pub fn run(&self, threads: usize, out: &mut Out) -> Result<(), CliError> {
         super::search_eval::check_hash(self.hash.mb)?;
         if let Some(dir) = &self.out {
-            super::paths::check_out_dir("out", dir)?;
+            // Checked before the analysis, created only when written: a
+            // refused game leaves no empty directory behind.
+            super::paths::check_new_out_dir("out", dir)?;
         }
         let file = (self.file != "-").then(|| Path::new(&self.file));
         let name = format!("the game file {}", self.file);
@@ -78,8 +82,8 @@ impl AnalyzeArgs {
                 }
                 let (record, ignored) = replay(p, &game)?;
                 let mut oracle = super::eval::kpe_oracle(p, self.db.given(), quiet)?;
-                let info = GameInfo::new(&game, FROM_DATABASE);
-                analyze_and_print(&record, ignored, &mut oracle, info, self, out)
+                let info = GameInfo::new(&game, FROM_DATABASE).ignoring(ignored);
+                analyze_and_print(&record, &mut oracle, info, None, self, out)
             }
             AnyPosition::Kiothi(p) => {
                 let (record, ignored) = replay(p, &game)?;
@@ -87,21 +91,27 @@ impl AnalyzeArgs {
                 let stop = crate::interrupt::ctrl_c_flag();
                 let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
                 let method = search_method(seconds, threads, &tables);
-                let info = GameInfo::new(&game, method);
-                let mut oracle =
-                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop)
-                        .with_exact(tables);
-                analyze_and_print(&record, ignored, &mut oracle, info, self, out)
+                let info = GameInfo::new(&game, method).ignoring(ignored);
+                let mut oracle = SearchOracle::new(
+                    Limits::seconds(seconds),
+                    threads,
+                    self.hash.mb,
+                    stop.clone(),
+                )
+                .with_exact(tables);
+                analyze_and_print(&record, &mut oracle, info, Some(&stop), self, out)
             }
         }
     }
 }
 
+/// Analyses the game and prints it (and writes the page). `stop` is the
+/// searches' Ctrl-C flag, if they have one.
 fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     record: &GameRecord<G>,
-    ignored: usize,
     oracle: &mut O,
     info: GameInfo,
+    stop: Option<&AtomicBool>,
     args: &AnalyzeArgs,
     out: &mut Out,
 ) -> Result<(), CliError> {
@@ -110,13 +120,24 @@ fn analyze_and_print<G: Searchable, O: Oracle<G>>(
         bar.set_position(done as u64)
     })?;
     bar.finish_and_clear();
+    // After Ctrl-C the remaining plies were searched to depth 1 only: the
+    // analysis is wrong, so nothing is printed or written.
+    if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+        return Err(CliError::new(
+            "interrupted",
+            None,
+            "analysis interrupted (Ctrl-C): nothing printed or written",
+        ));
+    }
     if let Some(dir) = &args.out {
         write_page(&analysis, dir)?;
     }
     if out.json {
         return out.model_sorted(&analysis);
     }
-    print_text(&analysis, record, ignored, out)?;
+    for line in crate::report::analysis::text(&analysis) {
+        out.line(line)?;
+    }
     if let Some(dir) = &args.out {
         out.info(format!(
             "wrote {0}/analysis.md, {0}/analysis.json and {0}/values.svg",
@@ -126,32 +147,20 @@ fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     Ok(())
 }
 
+/// The page's three files, written as a set (`files::write_set_in`): a
+/// failure half-way must not leave a new graph beside an older analysis.
 fn write_page(a: &GameAnalysis, dir: &Path) -> Result<(), CliError> {
     use crate::report::analysis::{markdown, value_graph};
-    files::write_in(dir, "values.svg", &value_graph(a))?;
-    files::write_in(
+    let svg = value_graph(a);
+    let json = serde_json::to_string_pretty(a).expect("JSON");
+    let md = markdown(a, &command_line(), "values.svg");
+    files::write_set_in(
         dir,
-        "analysis.json",
-        &serde_json::to_string_pretty(a).expect("JSON"),
+        &[
+            ("values.svg", svg.as_bytes()),
+            ("analysis.json", json.as_bytes()),
+            ("analysis.md", md.as_bytes()),
+        ],
     )?;
-    files::write_in(
-        dir,
-        "analysis.md",
-        &markdown(a, &command_line(), "values.svg"),
-    )?;
-    Ok(())
-}
-
-fn print_text<G: Game>(
-    a: &GameAnalysis,
-    record: &GameRecord<G>,
-    ignored: usize,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let cut =
-        (ignored > 0 && record.termination() == Some(Termination::Repetition)).then_some(ignored);
-    for line in crate::report::analysis::text(a, cut) {
-        out.line(line)?;
-    }
     Ok(())
 }

@@ -5,6 +5,8 @@
 //! pipe; the end of the input ends the session cleanly.
 
 use std::io::BufRead;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -91,7 +93,12 @@ impl PlayArgs {
             SideArg::North => Side::North,
         };
         let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
-        let stop = crate::interrupt::ctrl_c_flag();
+        // No Ctrl-C handler here: in an interactive session Ctrl-C must end
+        // the process as in any terminal program. A handler that only sets
+        // a flag left every later engine search stopped at once (no move)
+        // and did nothing at the prompt. Nothing is written mid-session
+        // (`save` is atomic), so being killed loses nothing.
+        let stop = Arc::new(AtomicBool::new(false));
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         match start {
@@ -119,6 +126,17 @@ impl PlayArgs {
             }
         }
     }
+}
+
+/// The engine returned no move in a position that is not over: a search
+/// stopped before its first iteration. Its stop flag is never set in
+/// `play`, so this is not expected, but it is an error, not a panic.
+fn no_engine_move() -> CliError {
+    CliError::new(
+        "internal",
+        None,
+        "the engine found no move (its search was stopped before the first iteration)",
+    )
 }
 
 /// One game in progress.
@@ -187,7 +205,7 @@ impl<G: Board + Searchable> Session<G> {
             let mover = pos.side_to_move();
             if mover != self.human {
                 let mv = level_move(&pos, self.level, oracle, &mut self.rng)?
-                    .expect("a position that is not over has a move");
+                    .ok_or_else(no_engine_move)?;
                 self.record.push(mv)?;
                 out.line(format!(
                     "{}. {} (sow) plays {mv}",
@@ -222,14 +240,21 @@ impl<G: Board + Searchable> Session<G> {
         input: &mut dyn BufRead,
         out: &mut Out,
     ) -> Result<bool, CliError> {
-        let mut line = String::new();
+        // Read as bytes: a line that is not UTF-8 is refused like any bad
+        // input, it does not end the session (`read_line` failed on it).
+        let mut bytes = Vec::new();
         let read = input
-            .read_line(&mut line)
+            .read_until(b'\n', &mut bytes)
             .map_err(|e| CliError::new("io", Some("input"), format!("reading input: {e}")))?;
         if read == 0 {
             out.line("end of input: goodbye")?;
             return Ok(false);
         }
+        let Ok(line) = String::from_utf8(bytes) else {
+            out.line("refused: the line is not UTF-8 text")?;
+            out.flush()?;
+            return Ok(true);
+        };
         let line = line.trim();
         let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         match word {
@@ -359,9 +384,87 @@ impl<G: Board + Searchable> Session<G> {
             Some(_) => "sow wins",
             None => "draw",
         };
+        // RULES §2.10: "reported as such".
+        let one_warrior = if self.record.current().ended_in_one_warrior_victory(r.totals) {
+            ", a one-warrior victory"
+        } else {
+            ""
+        };
         out.line(format!(
-            "game over: {how}; South {} North {}: {verdict} (commands: save FILE, undo, quit)",
+            "game over: {how}; South {} North {}: {verdict}{one_warrior} (commands: save FILE, undo, quit)",
             r.totals[0], r.totals[1]
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        play: PlayArgs,
+    }
+
+    /// An engine search that returns no move (stopped before its first
+    /// iteration, as after a Ctrl-C caught by a flag) ends the session
+    /// with an error, not a panic.
+    #[test]
+    fn an_engine_without_a_move_is_an_error() {
+        let args = Cli::parse_from(["play", "kpe", "--as", "N"]).play;
+        let start = match parse_any("kpe").unwrap() {
+            AnyPosition::Kpe(p) => p,
+            AnyPosition::Kiothi(_) => unreachable!("kpe is Kpé"),
+        };
+        let stopped = Arc::new(AtomicBool::new(true));
+        let mut oracle = SearchOracle::new(Limits::seconds(1.0), 1, 1, stopped);
+        let mut out = Out::new(false, true, Box::new(Vec::new()));
+        let mut input: &[u8] = b"quit\n";
+        let err = Session::new(start, Side::North, &args)
+            .play(&mut oracle, &mut input, &mut out)
+            .unwrap_err();
+        assert_eq!(err.kind, "internal");
+        assert!(err.message.contains("no move"), "{}", err.message);
+    }
+
+    /// Collects what the session prints.
+    #[derive(Clone, Default)]
+    struct Printed(Rc<RefCell<Vec<u8>>>);
+
+    impl std::io::Write for Printed {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A line that is not UTF-8 is refused and the session goes on (it
+    /// ended with an `io` error).
+    #[test]
+    fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
+        let args = Cli::parse_from(["play", "kpe:3x3"]).play;
+        let start = match parse_any("kpe:3x3").unwrap() {
+            AnyPosition::Kpe(p) => p,
+            AnyPosition::Kiothi(_) => unreachable!("kpe:3x3 is Kpé"),
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, 1, stop);
+        let printed = Printed::default();
+        let mut out = Out::new(false, true, Box::new(printed.clone()));
+        let mut input: &[u8] = b"\xff\xfe\nboard\nquit\n";
+        Session::new(start, Side::South, &args)
+            .play(&mut oracle, &mut input, &mut out)
+            .unwrap();
+        out.flush().unwrap();
+        let text = String::from_utf8(printed.0.borrow().clone()).unwrap();
+        assert!(text.contains("refused: the line is not UTF-8"), "{text}");
+        assert!(text.ends_with("goodbye\n"), "{text}");
     }
 }

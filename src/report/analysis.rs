@@ -56,10 +56,39 @@ fn mean(x: Option<f64>) -> String {
     x.map_or("-".to_string(), |v| format!("{v:.2}"))
 }
 
+/// A player's name as one Markdown table cell. Names come from the record
+/// and may be any text: `|` would split the cell, a newline end the table,
+/// and HTML (`<script>`) would be rendered by a Markdown viewer.
+fn markdown_cell(text: &str) -> String {
+    let mut cell = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            // Escaped too, or a name `a\|` would end as `a\\|`: an escaped
+            // backslash, then a bare `|`.
+            '\\' => cell.push_str("\\\\"),
+            '|' => cell.push_str("\\|"),
+            '<' => cell.push_str("&lt;"),
+            '>' => cell.push_str("&gt;"),
+            '&' => cell.push_str("&amp;"),
+            c if c.is_control() => cell.push(' '),
+            c => cell.push(c),
+        }
+    }
+    cell
+}
+
+/// A player's name in the text table: control characters (a newline, a
+/// terminal escape sequence) become spaces.
+fn plain_cell(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 fn player_row(side: &str, p: &PlayerSummary) -> String {
     format!(
         "| {side} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        p.name.as_deref().unwrap_or("-"),
+        p.name.as_deref().map_or("-".into(), markdown_cell),
         p.moves,
         share(p.value_keeping),
         mean(p.mean_loss),
@@ -90,12 +119,32 @@ pub fn ending_text(a: &GameAnalysis) -> String {
         Some("N") => "North wins",
         _ => "draw",
     };
+    let who = if e.one_warrior_victory {
+        format!("{who} (a one-warrior victory)")
+    } else {
+        who.to_string()
+    };
     format!(
         "{who}, {} to {} ({how}, after {} plies)",
         e.points[0],
         e.points[1],
         a.plies.len()
     )
+}
+
+/// The moves of the record after the end of the game, in words, if any.
+pub fn ignored_text(a: &GameAnalysis) -> Option<String> {
+    let ignored = a.ignored_moves;
+    let how = match a.ending.end {
+        "repetition" => "by the third repetition ",
+        _ => "",
+    };
+    (ignored > 0).then(|| {
+        format!(
+            "the game ended {how}at ply {}; the {ignored} moves after it are not analysed",
+            a.plies.len()
+        )
+    })
 }
 
 /// When the result was decided, in words.
@@ -135,9 +184,8 @@ fn cells(p: &crate::analysis::annotate::PlyAnalysis) -> PlyCells<'_> {
     }
 }
 
-/// `sow analyze`'s text: header, the plies, result and players. `cut`:
-/// the moves after a third repetition that were not analysed.
-pub fn text(a: &GameAnalysis, cut: Option<usize>) -> Vec<String> {
+/// `sow analyze`'s text: header, the plies, result and players.
+pub fn text(a: &GameAnalysis) -> Vec<String> {
     let mut lines = vec![
         format!("game     {}", a.game),
         format!("start    {}", a.start),
@@ -168,11 +216,8 @@ pub fn text(a: &GameAnalysis, cut: Option<usize>) -> Vec<String> {
             p.best.join(" ")
         ));
     }
-    if let Some(ignored) = cut {
-        lines.push(format!(
-            "the game ended by the third repetition at ply {}; the {ignored} moves after it are not analysed",
-            a.plies.len()
-        ));
+    if let Some(ignored) = ignored_text(a) {
+        lines.push(ignored);
     }
     lines.push(format!("result   {}", ending_text(a)));
     lines.push(format!("decided  {}", decided_text(a)));
@@ -184,7 +229,7 @@ pub fn text(a: &GameAnalysis, cut: Option<usize>) -> Vec<String> {
         lines.push(format!(
             "{:<7} {:<14} {:>5} {:>8} {:>9} {:>3} {:>3} {:>3} {:>3}",
             side,
-            p.name.as_deref().unwrap_or("-"),
+            p.name.as_deref().map_or("-".into(), plain_cell),
             p.moves,
             p.value_keeping
                 .map_or("-".into(), |v| format!("{:.1}%", 100.0 * v)),
@@ -213,6 +258,9 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
         );
     }
     let _ = writeln!(md, "- result: {}", ending_text(a));
+    if let Some(ignored) = ignored_text(a) {
+        let _ = writeln!(md, "- {ignored}");
+    }
     let _ = writeln!(md, "- {}", decided_text(a));
     let _ = writeln!(
         md,
@@ -244,4 +292,18 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     }
     let _ = writeln!(md, "\nFinal position: `{}`", a.ending.position);
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_break_a_table() {
+        assert_eq!(
+            markdown_cell("a|b\n<script>&\\|"),
+            "a\\|b &lt;script&gt;&amp;\\\\\\|"
+        );
+        assert_eq!(plain_cell("a\nb\u{1b}[2J"), "a b [2J");
+    }
 }

@@ -217,19 +217,19 @@ pub fn analysis(
 ) -> Result<GameAnalysis, CliError> {
     match start {
         AnyPosition::Kpe(p) => {
-            let (record, _) = crate::analysis::game_replay::replay(p, game)?;
-            let info = GameInfo::new(game, FROM_DATABASE);
+            let (record, ignored) = crate::analysis::game_replay::replay(p, game)?;
+            let info = GameInfo::new(game, FROM_DATABASE).ignoring(ignored);
             with_kpe(state, p, |o| {
                 Ok(analyze_game(&record, o, info, &mut |_, _| {})?)
             })
         }
         AnyPosition::Kiothi(p) => {
-            let (record, _) = crate::analysis::game_replay::replay(p, game)?;
+            let (record, ignored) = crate::analysis::game_replay::replay(p, game)?;
             let limits = crate::search::Limits::seconds(seconds);
             let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop)
                 .with_exact(state.kiothi_tables.clone());
             let method = search_method(seconds, budget.threads, &state.kiothi_tables);
-            let info = GameInfo::new(game, method);
+            let info = GameInfo::new(game, method).ignoring(ignored);
             Ok(analyze_game(&record, &mut oracle, info, &mut |_, _| {})?)
         }
     }

@@ -926,3 +926,22 @@ fn perft_regression() {
     assert_eq!(got[0], pos.move_count());
     assert_eq!(got[1], perft_slow(&pos, 2));
 }
+
+/// RULES §2.10: a game over won by exactly two warriors is a one-warrior
+/// victory; not by four, and not while the game goes on.
+#[test]
+fn a_one_warrior_victory_is_a_win_by_two_in_a_finished_game() {
+    let over: KiothiPosition = "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 31 29"
+        .parse()
+        .unwrap();
+    assert!(over.is_over());
+    assert!(over.ended_in_one_warrior_victory([31.0, 29.0]));
+    assert!(over.ended_in_one_warrior_victory([29.0, 31.0]));
+    assert!(!over.ended_in_one_warrior_victory([32.0, 28.0]));
+    assert!(!over.ended_in_one_warrior_victory([30.0, 30.0]));
+    let going_on: KiothiPosition = "kiothi 1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0,0,0 S play 30 26"
+        .parse()
+        .unwrap();
+    assert!(!going_on.is_over());
+    assert!(!going_on.ended_in_one_warrior_victory([31.0, 29.0]));
+}

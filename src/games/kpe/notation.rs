@@ -246,7 +246,9 @@ mod tests {
 
     #[test]
     fn a_count_too_large_is_called_so() {
-        let e = parse_number("pit 7", "99999999999").unwrap_err().to_string();
+        let e = parse_number("pit 7", "99999999999")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("pit 7") && e.contains("too large"), "{e}");
         let e = parse_number("pit 7", "-1").unwrap_err().to_string();
         assert!(e.contains("non-negative whole number"), "{e}");
