@@ -24,6 +24,15 @@ impl WriteError {
     }
 }
 
+/// A name for a write probe no other check uses at the same time: the
+/// probe may sit in a shared ancestor (`/tmp`), where two threads of one
+/// process probing at once removed each other's file.
+fn probe_name() -> String {
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!(".sow-write-check-{}-{n}", std::process::id())
+}
+
 /// Checks that files can be written in `dir`, so that a long command
 /// refuses an unwritable `--out` before its work, not after. `dir` is not
 /// created: the check writes (and removes) a file in `dir` or, when `dir`
@@ -52,7 +61,7 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
             Err(e) => return Err(WriteError::at(existing)(e)),
         }
     }
-    let probe = existing.join(format!(".sow-write-check-{}", std::process::id()));
+    let probe = existing.join(probe_name());
     let fail = WriteError::at(existing);
     fs::File::create(&probe).map_err(|e| match e.kind() {
         // A directory that exists but takes no new file (`/proc`) answers
@@ -87,34 +96,6 @@ pub fn check_replaceable(path: &Path) -> std::io::Result<()> {
         )),
         _ => Ok(()),
     }
-}
-
-/// Refuses a `dir` that could not be created or written in, without
-/// creating it: an existing `dir` is probed like [`check_writable_dir`];
-/// a missing one needs its nearest existing ancestor to be a writable
-/// directory. A command checks its `--out` this way before its work and
-/// creates the directory only when it writes (a refused input left an
-/// empty directory tree behind).
-pub fn check_creatable_dir(dir: &Path) -> Result<(), WriteError> {
-    let mut existing = dir;
-    while fs::symlink_metadata(existing).is_err() {
-        match existing.parent() {
-            Some(up) if !up.as_os_str().is_empty() => existing = up,
-            _ => {
-                existing = Path::new(".");
-                break;
-            }
-        }
-    }
-    if existing != dir && !existing.is_dir() {
-        let source = std::io::Error::other(format!("{} is not a directory", existing.display()));
-        return Err(WriteError::at(dir)(source));
-    }
-    // The probe in the ancestor is removed at once: nothing is left.
-    let probe = existing.join(format!(".sow-write-check-{}", std::process::id()));
-    let fail = WriteError::at(dir);
-    fs::File::create(&probe).map_err(fail)?;
-    fs::remove_file(&probe).map_err(fail)
 }
 
 /// Writes the files `(name, contents)` in `dir` (created if needed) as a
@@ -358,21 +339,6 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["a.svg", "b.md", "c.json"]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn checking_a_missing_dir_creates_nothing() {
-        let dir = std::env::temp_dir().join(format!("sow-files-check-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir(&dir).unwrap();
-        let deep = dir.join("new").join("deep");
-        check_creatable_dir(&deep).unwrap();
-        assert!(!dir.join("new").exists());
-        fs::write(dir.join("file"), b"x").unwrap();
-        let e = check_creatable_dir(&dir.join("file").join("sub")).unwrap_err();
-        assert!(e.to_string().contains("not a directory"), "{e}");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         fs::remove_dir_all(&dir).unwrap();
     }
 

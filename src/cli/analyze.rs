@@ -64,7 +64,7 @@ impl AnalyzeArgs {
         if let Some(dir) = &self.out {
             // Checked before the analysis, created only when written: a
             // refused game leaves no empty directory behind.
-            super::paths::check_new_out_dir("out", dir)?;
+            super::paths::check_out_dir("out", dir)?;
         }
         let file = (self.file != "-").then(|| Path::new(&self.file));
         let name = format!("the game file {}", self.file);

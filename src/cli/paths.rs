@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::CliError;
-use crate::files::{check_creatable_dir, check_writable_dir, check_writable_parent, WriteError};
+use crate::files::{check_writable_dir, check_writable_parent, WriteError};
 
 /// `--db DIR`, defined once and flattened into every command that reads
 /// or writes the database directory.
@@ -24,16 +24,11 @@ impl DbDir {
     }
 }
 
-/// `--FLAG DIR` of a command that writes there after long work: created if
-/// needed and checked writable first, refused (kind `io`, exit 2) if not.
+/// `--FLAG DIR` of a command that writes there after long work: checked
+/// writable first (without creating it: the command creates it when it
+/// writes), refused (kind `io`, exit 2) if not.
 pub fn check_out_dir(flag: &str, dir: &Path) -> Result<(), CliError> {
     check_writable_dir(dir).map_err(|e| cannot_write(flag, e))
-}
-
-/// [`check_out_dir`] without creating the directory: for a command that
-/// creates it only when it writes (after reading its input).
-pub fn check_new_out_dir(flag: &str, dir: &Path) -> Result<(), CliError> {
-    check_creatable_dir(dir).map_err(|e| cannot_write(flag, e))
 }
 
 /// [`check_out_dir`] for the directory of the file `--FLAG FILE`.

@@ -492,8 +492,13 @@ impl Solution {
             stats.out_of_core = out_of_core == OutOfCore::Always;
         }
         // One writer per directory (`lock.rs`); a second one waits here.
-        // After the estimate, so that a refused variant writes nothing.
+        // After the estimate, so that a refused variant writes nothing (the
+        // check above does not create the directory: it is made here).
         let dir = db::variant_dir(db_dir, variant);
+        std::fs::create_dir_all(&dir).map_err(|source| DbError::Io {
+            path: dir.clone(),
+            source,
+        })?;
         let writer = super::lock::DbLock::acquire(&dir, |h| {
             eprintln!("{}: waiting for {h}, which is building it", dir.display())
         })?;
