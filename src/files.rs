@@ -104,27 +104,18 @@ pub fn check_replaceable(path: &Path) -> std::io::Result<()> {
 /// taken by a directory) leaves the old set, not a new file beside old
 /// ones. Only a failing rename in between could still mix them.
 pub fn write_set_in(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), WriteError> {
-    fs::create_dir_all(dir).map_err(WriteError::at(dir))?;
     let mut written = Vec::with_capacity(files.len());
     for (name, contents) in files {
         let path = dir.join(name);
-        written.push(write_temporary(&path, contents)?);
+        let fail = WriteError::at(&path);
+        let (tmp, ()) = written_temporary(&path, |file| file.write_all(contents).map_err(fail))?;
+        written.push(tmp);
     }
     for ((name, _), tmp) in files.iter().zip(&mut written) {
         let path = dir.join(name);
         tmp.rename_to(&path).map_err(WriteError::at(&path))?;
     }
     Ok(())
-}
-
-/// `contents` in the synced temporary file of `path`, not yet renamed.
-fn write_temporary(path: &Path, contents: &[u8]) -> Result<Temporary, WriteError> {
-    let fail = WriteError::at(path);
-    check_replaceable(path).map_err(fail)?;
-    let mut tmp = Temporary::create(path).map_err(fail)?;
-    tmp.file.write_all(contents).map_err(fail)?;
-    tmp.file.sync_all().map_err(fail)?;
-    Ok(tmp)
 }
 
 /// `contents` written atomically as `dir/name`.
@@ -161,6 +152,18 @@ pub fn write_atomic_with<T, E: From<WriteError>>(
     path: &Path,
     write: impl FnOnce(&mut fs::File) -> Result<T, E>,
 ) -> Result<T, E> {
+    let (mut tmp, result) = written_temporary(path, write)?;
+    tmp.rename_to(path).map_err(WriteError::at(path))?;
+    Ok(result)
+}
+
+/// The first half of an atomic write: `write` fills the temporary file of
+/// `path` (its directory created), which is synced, not yet renamed (a
+/// set of files is renamed only once all are written, [`write_set_in`]).
+fn written_temporary<T, E: From<WriteError>>(
+    path: &Path,
+    write: impl FnOnce(&mut fs::File) -> Result<T, E>,
+) -> Result<(Temporary, T), E> {
     let fail = WriteError::at(path);
     check_replaceable(path).map_err(fail)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -169,8 +172,7 @@ pub fn write_atomic_with<T, E: From<WriteError>>(
     let mut tmp = Temporary::create(path).map_err(fail)?;
     let result = write(&mut tmp.file)?;
     tmp.file.sync_all().map_err(fail)?;
-    tmp.rename_to(path).map_err(fail)?;
-    Ok(result)
+    Ok((tmp, result))
 }
 
 /// The temporary file of an atomic write: `NAME.EXT.tmp` beside

@@ -158,7 +158,6 @@ fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
 fn negative_values_reach_their_parsers(cmd: clap::Command) -> clap::Command {
     let ids: Vec<clap::Id> = cmd
         .get_arguments()
-        .filter(|a| a.get_num_args().is_none_or(|n| n.takes_values()))
         .filter(|a| a.get_action().takes_values())
         .map(|a| a.get_id().clone())
         .collect();

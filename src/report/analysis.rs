@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::svg::{LineChart, Point};
+use super::svg::{escape, LineChart, Point};
 use crate::analysis::annotate::{GameAnalysis, PlayerSummary, Thresholds};
 
 /// The value graph: South's expected final margin (captures so far plus
@@ -60,21 +60,9 @@ fn mean(x: Option<f64>) -> String {
 /// and may be any text: `|` would split the cell, a newline end the table,
 /// and HTML (`<script>`) would be rendered by a Markdown viewer.
 fn markdown_cell(text: &str) -> String {
-    let mut cell = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            // Escaped too, or a name `a\|` would end as `a\\|`: an escaped
-            // backslash, then a bare `|`.
-            '\\' => cell.push_str("\\\\"),
-            '|' => cell.push_str("\\|"),
-            '<' => cell.push_str("&lt;"),
-            '>' => cell.push_str("&gt;"),
-            '&' => cell.push_str("&amp;"),
-            c if c.is_control() => cell.push(' '),
-            c => cell.push(c),
-        }
-    }
-    cell
+    // The backslash first, or a name `a\|` would end as `a\\|`: an
+    // escaped backslash, then a bare `|`.
+    escape(&plain_cell(text).replace('\\', "\\\\").replace('|', "\\|"))
 }
 
 /// A player's name in the text table: control characters (a newline, a

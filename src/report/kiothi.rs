@@ -2,7 +2,7 @@
 //! estimate, and the pages that show them, all rendered from the report
 //! model (`KiothiReport`, written as `kiothi/report.json` by `sow report`).
 
-use super::svg::{BarChart, HBarChart, LineChart, Point};
+use super::svg::{escape, BarChart, HBarChart, LineChart, Point};
 use crate::analysis::elo::Elo;
 use crate::analysis::kiothi_report::{KiothiReport, MatchResult, MatchRow};
 use crate::analysis::matches::Balance;
@@ -223,12 +223,6 @@ pub fn openings_chart(summary: &KiothiReport) -> String {
         range: None,
     }
     .render()
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// The start position with South's best opening move found: lifted pits

@@ -28,7 +28,9 @@ fn compact(v: f64) -> String {
     }
 }
 
-fn escape(text: &str) -> String {
+/// `text` as XML or HTML character data: `&`, `<` and `>` as entities
+/// (the SVG pictures, and names a Markdown viewer would render as HTML).
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -493,12 +493,8 @@ impl Solution {
         }
         // One writer per directory (`lock.rs`); a second one waits here.
         // After the estimate, so that a refused variant writes nothing (the
-        // check above does not create the directory: it is made here).
+        // check above does not create the directory: taking the lock does).
         let dir = db::variant_dir(db_dir, variant);
-        std::fs::create_dir_all(&dir).map_err(|source| DbError::Io {
-            path: dir.clone(),
-            source,
-        })?;
         let writer = super::lock::DbLock::acquire(&dir, |h| {
             eprintln!("{}: waiting for {h}, which is building it", dir.display())
         })?;
