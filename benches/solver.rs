@@ -5,9 +5,9 @@
 use divan::counter::ItemsCount;
 use divan::{black_box, Bencher};
 use sow::games::kpe::{KpePosition, KpeVariant};
-use sow::progress::Progress;
-use sow::solve::endgame::Endgame;
-use sow::solve::solution::{endgame_positions, Solution};
+use sow::infra::progress::Progress;
+use sow::kpe_db::endgame::Endgame;
+use sow::kpe_db::solution::{endgame_positions, Solution};
 use sow::Game;
 
 fn main() {
@@ -94,8 +94,8 @@ fn probe_db_standard(bencher: Bencher) {
 /// boards. About a third of the standard solve's layer time is here.
 #[divan::bench(sample_count = 20)]
 fn unmoves_ranked(bencher: Bencher) {
-    use sow::solve::index::BoardIndex;
-    use sow::solve::unmove::for_each_unmove_word;
+    use sow::kpe_db::unmove::for_each_unmove_word;
+    use sow::retrograde::index::BoardIndex;
     const BOARDS: u64 = 1 << 20;
     let variant = KpeVariant::STANDARD;
     let index = BoardIndex::kpe(variant);

@@ -223,7 +223,7 @@ if [ "$COMPARE" = 1 ]; then
         echo "  player who cannot move loses the whole board), so no warrior is bound to one side."
         echo "- Earlier (before this page): a bucketed table with prefetching and huge pages, and ordering"
         echo "  by the evaluation far from the horizon; both are in the prover."
-        echo "- Both threads inside the tree (kept, ABDADA; \`src/search/prove.rs\`). Before, only the root's moves"
+        echo "- Both threads inside the tree (kept, ABDADA; \`src/prove/mod.rs\`). Before, only the root's moves"
         echo "  were split and one core idled whenever one root move dominated: \`/usr/bin/time sow solve --json --time 60"
         echo "  'kiothi 1,1,0,2,0,6,0,1,0,2,1,0,1,0,4,0,2,1,2,3 N play 18 15'\` (game 2, 24 plies before the end) took"
         echo "  33.2 s of CPU in 34.9 s of wall time on 2 threads, 45.5 M nodes (commit ca27f91, load 1.5). With the"

@@ -2,7 +2,7 @@
 # Proves again every exact value of a page written by scripts/kiothi_exact.sh
 # (its JSON, default results/kiothi/exact.json) with `sow solve --verify`,
 # which checks the proved value by a certificate walked move by move
-# (src/search/certificate.rs), and compares it with the value on the page.
+# (src/prove/certificate.rs), and compares it with the value on the page.
 # One line per value: game, distance, value on the page, value proved,
 # nodes, proof seconds, certificate positions, children proved again, check
 # seconds, OK or MISMATCH; then a summary. Exits 1 on any mismatch.

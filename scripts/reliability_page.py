@@ -54,7 +54,7 @@ w("`scripts/fuzz.sh TARGET... --inputs N` runs `src/bin/sow-fuzz` (built with ov
   "line, the same in the `--json` object; database errors name their file).\n")
 w("The database targets mutate format-2 files (zstd blocks and a plain re-encoding whose payload "
   "bytes are the entries, so that resealed mutants reach the content checks of "
-  "`src/solve/db_check.rs`; `db-region` mutates the key index or the values beside the other "
+  "`src/kpe_db/db_check.rs`; `db-region` mutates the key index or the values beside the other "
   "file as built). The `http` target drives `sow serve`'s router in-process "
   "(`tower::ServiceExt::oneshot` on `serve::router`, no socket) with a request line "
   "(method, path, query string, percent-encoded positions from the seeds) and a body (the seed "
@@ -207,7 +207,7 @@ w("- `--hash` (and an agent's `tt=`) above `MemAvailable` is refused before allo
 w("- A write that fails (disk full, `ulimit -f`, a file where a directory must be) names the "
   "file, exits 2 and leaves no temporary; SIGXFSZ is ignored so that a file size limit is an "
   "error of the write rather than a kill.")
-w("- One writer per database directory (`src/solve/lock.rs`): a second `solve`/`variants`/"
+w("- One writer per database directory (`src/kpe_db/lock.rs`): a second `solve`/`variants`/"
   "`report` prints `waiting for process PID` and waits, then reuses the finished layers; "
   "readers name an incomplete database (layers present, the writer's process id or the "
   "command that completes it).")

@@ -197,8 +197,8 @@ impl From<InputError> for CliError {
 }
 
 /// A report or data file that could not be written: kind `io`, field `out`.
-impl From<crate::files::WriteError> for CliError {
-    fn from(e: crate::files::WriteError) -> Self {
+impl From<crate::infra::files::WriteError> for CliError {
+    fn from(e: crate::infra::files::WriteError) -> Self {
         CliError::new("io", Some("out"), e.to_string())
     }
 }

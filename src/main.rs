@@ -7,7 +7,7 @@ use sow::cli::{self, CliError, Out};
 
 /// Large blocks on huge pages (`allocator.rs`).
 #[global_allocator]
-static ALLOCATOR: sow::allocator::HugePages = sow::allocator::HugePages;
+static ALLOCATOR: sow::infra::allocator::HugePages = sow::infra::allocator::HugePages;
 
 /// Rules engines, perft and analysis for the mancala games Kpé and Kiothi.
 ///
@@ -95,7 +95,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    sow::limits::file_size_limit_as_error();
+    sow::infra::limits::file_size_limit_as_error();
     // `args_os`: an argument that is not UTF-8 is clap's usage error, not
     // the panic of `std::env::args`.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -122,7 +122,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli, out: &mut Out) -> anyhow::Result<()> {
     if let Some(n) = cli.threads {
-        sow::limits::check_threads(n).map_err(|e| CliError::usage("threads", e))?;
+        sow::infra::limits::check_threads(n).map_err(|e| CliError::usage("threads", e))?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()

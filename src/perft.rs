@@ -277,7 +277,7 @@ fn probe<G: Game>(pos: &G, depth: u32, state: &mut u64) -> f64 {
             break;
         }
         branchings.push(branching as f64);
-        let pick = crate::rng::splitmix64(state) % branching;
+        let pick = crate::infra::rng::splitmix64(state) % branching;
         pos = pos.nth_child(pick).expect("index below the move count");
     }
     branchings

@@ -12,9 +12,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use sow::games::kpe::{parse_position, KpeMove, KpePosition};
-use sow::progress::Progress;
+use sow::infra::progress::Progress;
+use sow::kpe_db::solution::Solution;
 use sow::record::GameRecord;
-use sow::solve::solution::Solution;
 use sow::{Game, Side};
 
 fn temp(name: &str) -> PathBuf {

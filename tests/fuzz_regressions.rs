@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::parse_any;
-use sow::progress::Progress;
-use sow::solve::db::{self, entry, DbError, Encoding, FileId, FileKind, MappedFile};
-use sow::solve::solution::{check_solvable, Solution, SolveError};
+use sow::infra::progress::Progress;
+use sow::kpe_db::db::{self, entry, DbError, Encoding, FileId, FileKind, MappedFile};
+use sow::kpe_db::solution::{check_solvable, Solution, SolveError};
 use sow::Game;
 
 fn refused_field(text: &str) -> String {
@@ -63,11 +63,13 @@ fn the_largest_variants_are_refused_without_overflow() {
         let v = KpeVariant::new(w, k).unwrap();
         let e = check_solvable(v).expect_err("too large");
         assert_eq!(e.field(), Some("variant"));
-        assert!(sow::solve::solution::largest_layer(v) > sow::solve::solution::MAX_LAYER_POSITIONS);
+        assert!(
+            sow::kpe_db::solution::largest_layer(v) > sow::kpe_db::solution::MAX_LAYER_POSITIONS
+        );
     }
 }
 
-// Format-2 content checks (`src/solve/db_check.rs`): files whose checksums
+// Format-2 content checks (`src/kpe_db/db_check.rs`): files whose checksums
 // are consistent (recomputed over forged content) but whose contents no
 // solve writes are refused, naming the file, never a panic or a wrong value.
 
@@ -281,7 +283,7 @@ fn a_key_index_without_the_start_or_with_a_bad_group_table_is_refused() {
     // lowest rank... not necessarily) removed from every lookup: its
     // directory emptied, the keys all counted in the last bucket.
     let [_, keys, shift, dir_at, _] = group_record(&good, g).map(|x| x as usize);
-    let eg = sow::solve::endgame::Endgame::new(v);
+    let eg = sow::kpe_db::endgame::Endgame::new(v);
     let buckets = ((eg.index.layer_size(v.total() as usize) << (2 * v.w())) >> shift) as usize + 1;
     let mut forged = good.clone();
     for b in 0..buckets {

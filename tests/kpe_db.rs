@@ -5,10 +5,10 @@ use std::fs;
 use std::path::PathBuf;
 
 use sow::games::kpe::{KpePosition, KpeVariant};
-use sow::progress::Progress;
-use sow::solve::db::{layer_path, region_path, DbError, Encoding};
-use sow::solve::estimate::OutOfCore;
-use sow::solve::solution::{BuildOptions, Solution, SolveError};
+use sow::infra::progress::Progress;
+use sow::kpe_db::db::{layer_path, region_path, DbError, Encoding};
+use sow::kpe_db::estimate::OutOfCore;
+use sow::kpe_db::solution::{BuildOptions, Solution, SolveError};
 use sow::Game;
 
 fn temp_db(name: &str) -> PathBuf {
@@ -252,7 +252,7 @@ fn interrupt_region(
     name: &str,
     stop: impl Fn(&[String]) -> bool,
     damage: &str,
-) -> sow::solve::solution::RegionResumed {
+) -> sow::kpe_db::solution::RegionResumed {
     let variant = KpeVariant::new(4, 3).unwrap();
     let tag = format!("kpe-{variant}");
     let reference = temp_db(&format!("{name}-reference"));

@@ -1,22 +1,22 @@
-//! The exact prover (`sow::search::prove`) against a plain exhaustive
+//! The exact prover (`sow::prove`) against a plain exhaustive
 //! minimax with the same repetition rule (RULES §0: a position already on the
 //! line scores 0 for the board), on late positions of the engine games in
 //! `results/kiothi/games/` and on random late positions; against the exact
 //! Kpé database; the soundness of the bounds of an interrupted proof; and
-//! the Kiothi endgame tables (`sow::solve::kiothi_endgame`), alone and
+//! the Kiothi endgame tables (`sow::kiothi_tables`), alone and
 //! under the prover.
 
 use std::sync::atomic::AtomicBool;
 
 use sow::games::kiothi::{parse_position, KiothiMove, KiothiPosition};
 use sow::games::kpe::{KpePosition, KpeVariant};
-use sow::progress::ProgressBar;
-use sow::rng::Rng;
-use sow::search::bounds::{BoundTable, Proved};
-use sow::search::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
-use sow::search::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
+use sow::infra::progress::ProgressBar;
+use sow::infra::rng::Rng;
+use sow::kiothi_tables::KiothiEndgames;
+use sow::prove::bounds::{BoundTable, Proved};
+use sow::prove::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
+use sow::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
 use sow::search::{search_with, ExactValues, Limits, NoTables, Searchable, TranspositionTable};
-use sow::solve::kiothi_endgame::KiothiEndgames;
 use sow::Game;
 
 /// Plain recursive minimax, no table: RULES §0 value for the mover, a

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sow::games::kpe::KpeVariant;
-use sow::progress::Progress;
-use sow::solve::db::{self, DbError};
-use sow::solve::lock::DbLock;
-use sow::solve::solution::{Solution, SolveError};
+use sow::infra::progress::Progress;
+use sow::kpe_db::db::{self, DbError};
+use sow::kpe_db::lock::DbLock;
+use sow::kpe_db::solution::{Solution, SolveError};
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sow-rel-{}-{name}", std::process::id()));

@@ -7,7 +7,7 @@ use sow::analysis::elo::elo_from_score;
 use sow::analysis::matches::{run_match, MatchConfig};
 use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
-use sow::rng::Rng;
+use sow::infra::rng::Rng;
 use sow::search::{
     search, search_fresh, AgentSpec, Limits, SearchResult, Searchable, TranspositionTable,
 };

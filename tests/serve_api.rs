@@ -531,9 +531,9 @@ fn a_request_over_the_time_limit_is_answered_with_the_timeout_error() {
 fn kiothi_searches_take_the_endgame_tables_of_the_state() {
     // A server given the tables of 0-7 warriors: a board of seven is exact
     // at depth 1, with the prover's value, and its moves too.
-    let mut tables = sow::solve::kiothi_endgame::KiothiEndgames::empty();
+    let mut tables = sow::kiothi_tables::KiothiEndgames::empty();
     while tables.max_stones() != Some(7) {
-        tables.solve_next(&sow::progress::ProgressBar::hidden());
+        tables.solve_next(&sow::infra::progress::ProgressBar::hidden());
     }
     let db = std::env::temp_dir().join(format!("sow-serve-tables-{}", std::process::id()));
     std::fs::create_dir_all(&db).unwrap();

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::game_text::GameText;
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
+use crate::kpe_db::solution::SolveError;
 use crate::record::{final_totals, winner_of, GameRecord};
 use crate::search::Searchable;
-use crate::solve::solution::SolveError;
 
 /// Losses in stones from which a move is marked, by how sure the values
 /// are. The one place these numbers live (README "Marks" quotes them).

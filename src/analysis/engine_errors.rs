@@ -7,9 +7,9 @@
 //! [`InputError`]: crate::InputError
 
 use crate::error::CliError;
-use crate::solve::db::DbError;
-use crate::solve::kiothi_endgame::EndgameError;
-use crate::solve::solution::SolveError;
+use crate::kiothi_tables::EndgameError;
+use crate::kpe_db::db::DbError;
+use crate::kpe_db::solution::SolveError;
 
 impl From<SolveError> for CliError {
     fn from(e: SolveError) -> Self {

@@ -13,9 +13,9 @@ use super::move_values::{MoveValue, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
+use crate::kpe_db::opening::LockedRegion;
+use crate::kpe_db::solution::{Solution, SolveError};
 use crate::search::SearchResult;
-use crate::solve::opening::LockedRegion;
-use crate::solve::solution::{Solution, SolveError};
 
 /// A move with its value; with `--multipv`, its line (`pv`) and, by
 /// search, whether the value is proven.

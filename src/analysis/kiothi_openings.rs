@@ -16,7 +16,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::games::kiothi::KiothiPosition;
-use crate::progress::{Progress, ProgressBar};
+use crate::infra::progress::{Progress, ProgressBar};
 use crate::search::negamax::Limits;
 use crate::search::threads::search;
 use crate::search::tt::TranspositionTable;

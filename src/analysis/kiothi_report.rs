@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::kiothi_openings::{self, OpeningReport, ScoredMove};
 use super::provenance::{machine, today};
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 
 use super::elo::Elo;
 use super::matches::{make_openings, play_match, Balance, MatchConfig, MatchReport};

@@ -28,7 +28,7 @@ use super::kpe_stats::{outcomes, Outcomes};
 use super::matches::{run_match_with_progress, MatchConfig};
 use crate::error::CliError;
 use crate::games::kiothi::{KiothiPosition, Phase};
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 use crate::search::{search, AgentSpec, Limits, SearchResult, TranspositionTable};
 use crate::Game;
 

@@ -1,13 +1,13 @@
 //! The Kiothi endgame tables as the oracles use them (`eval`, `analyze`,
 //! `play`, the web oracle): opened from the database directory, and named
 //! on the pages and lines that took values from them. Building them is
-//! `solve::kiothi_endgame` (`sow solve kiothi`).
+//! `kiothi_tables` (`sow solve kiothi`).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::CliError;
-use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
+use crate::kiothi_tables::{KiothiEndgames, MAX_STONES};
 
 /// The endgame tables in the database directory (`--db`, else the
 /// default) for a search (`eval`, `analyze`, `play`, `serve`): every stone

@@ -12,7 +12,7 @@ use super::kpe_db::{
 };
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 use crate::Game;
 
 /// North's replies to one first move.

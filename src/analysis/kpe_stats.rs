@@ -6,7 +6,7 @@
 //! positions of that phase and stone count have that value), `never_ends`
 //! (how many of them have a perfect play that never ends: no line of
 //! value-keeping moves reaches the end of the game, see
-//! `sow::solve::endless`). JSON: one object per phase and stone count with
+//! `sow::kpe_db::endless`). JSON: one object per phase and stone count with
 //! `positions`, `wins`, `draws`, `losses`, `never_ends`, `histogram`
 //! (value → positions) and `never_ends_histogram` (value → positions whose
 //! perfect play never ends).
@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use super::kpe_db;
 use crate::error::CliError;
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
-use crate::solve::db::{entry_can_end, entry_value};
+use crate::infra::progress::Progress;
+use crate::kpe_db::db::{entry_can_end, entry_value};
 
 /// Positions of one phase and stone count, by value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub fn rows(
 ) -> Result<Vec<Row>, CliError> {
     let solution = kpe_db::open_solution(variant, &kpe_db::db_dir(db), progress)?;
     // The database stores whether each position's perfect play can end
-    // (computed by the solve, `sow::solve::endless`): one pass over it.
+    // (computed by the solve, `sow::kpe_db::endless`): one pass over it.
     let split = |e: &u8| (entry_value(*e), entry_can_end(*e));
     let mut rows = Vec::new();
     for n in solution.eg.layers() {

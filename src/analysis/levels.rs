@@ -9,8 +9,8 @@ use std::str::FromStr;
 use super::move_values::MoveValues;
 use super::oracle::Oracle;
 use crate::error::InputError;
-use crate::rng::Rng;
-use crate::solve::solution::SolveError;
+use crate::infra::rng::Rng;
+use crate::kpe_db::solution::SolveError;
 
 /// A playing strength, strongest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, clap::ValueEnum)]

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::elo::{elo_interval, Elo};
 use crate::game::Side;
-use crate::progress::ProgressBar;
+use crate::infra::progress::ProgressBar;
+use crate::infra::rng::{splitmix64, Rng};
 use crate::record::play_out;
-use crate::rng::{splitmix64, Rng};
 use crate::search::AgentSpec;
 use crate::search::{search, Limits, Searchable, TranspositionTable};
 

@@ -11,11 +11,11 @@ use std::time::Instant;
 
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
+use crate::kpe_db::opening::LockedRegion;
+use crate::kpe_db::solution::{Solution, SolveError};
 use crate::search::exact_values::exact_line;
 use crate::search::negamax::MAX_PLY;
 use crate::search::{search_with, ExactValues, Limits, Searchable, TranspositionTable};
-use crate::solve::opening::LockedRegion;
-use crate::solve::solution::{Solution, SolveError};
 
 /// One move and what it is worth to the mover.
 #[derive(Clone, Debug, PartialEq)]
@@ -268,7 +268,7 @@ pub fn search_move_values<G: Searchable>(
 mod tests {
     use super::*;
     use crate::games::kpe::parse_position;
-    use crate::progress::Progress;
+    use crate::infra::progress::Progress;
     use crate::search::{search_fresh, NoTables};
 
     #[test]

@@ -10,12 +10,12 @@ use super::evaluation::{played_line, PlayedLine};
 use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
+use crate::kpe_db::opening::LockedRegion;
+use crate::kpe_db::solution::{Solution, SolveError};
 use crate::search::{
     search_with, ExactValues, Limits, NoTables, SearchResult, Searchable, TranspositionTable,
 };
-use crate::solve::opening::LockedRegion;
-use crate::solve::solution::{Solution, SolveError};
 
 /// What a move of a game was worth, against the position's best.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,9 +12,9 @@ use super::matches::random_opening;
 use crate::error::InputError;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase};
-use crate::progress::ProgressBar;
+use crate::infra::progress::ProgressBar;
+use crate::infra::rng::{splitmix64, Rng};
 use crate::record::{play_out, GameRecord};
-use crate::rng::{splitmix64, Rng};
 use crate::search::AgentSpec;
 use crate::search::Searchable;
 

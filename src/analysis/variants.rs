@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::kpe_db::result_word;
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::progress::Progress;
-use crate::solve::solution::{endgame_positions, Solution};
+use crate::infra::progress::Progress;
+use crate::kpe_db::solution::{endgame_positions, Solution};
 
 /// The variants of the table, smallest first, up to `max_positions`
 /// unlocked positions each.

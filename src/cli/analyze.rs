@@ -11,8 +11,8 @@ use crate::analysis::game_replay::{find_start, replay};
 use crate::analysis::game_text::parse_game_text;
 use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::oracle::{Oracle, SearchOracle};
-use crate::files;
-use crate::progress::Progress;
+use crate::infra::files;
+use crate::infra::progress::Progress;
 use crate::record::GameRecord;
 use crate::search::{Limits, Searchable};
 
@@ -88,7 +88,7 @@ impl AnalyzeArgs {
             AnyPosition::Kiothi(p) => {
                 let (record, ignored) = replay(p, &game)?;
                 let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
-                let stop = crate::interrupt::ctrl_c_flag();
+                let stop = crate::infra::interrupt::ctrl_c_flag();
                 let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
                 let method = search_method(seconds, threads, &tables);
                 let info = GameInfo::new(&game, method).ignoring(ignored);

@@ -30,7 +30,7 @@ fn at_least_one(flag: &str, text: &str, unit: &str) -> Result<u64, CliError> {
 /// `kiothi_endgame::MAX_STONES`.
 pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
     let n: usize = whole("stones", text)?;
-    let max = crate::solve::kiothi_endgame::MAX_STONES;
+    let max = crate::kiothi_tables::MAX_STONES;
     if n > max {
         return Err(CliError::usage(
             "stones",

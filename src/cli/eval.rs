@@ -10,7 +10,7 @@ use crate::analysis::evaluation::kpe_evaluation;
 use crate::analysis::kpe_db;
 use crate::analysis::oracle::KpeOracle;
 use crate::games::kpe::KpePosition;
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 use crate::search::NoTables;
 
 /// `sow eval`: its command line.

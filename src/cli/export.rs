@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 use crate::report::export::{export, Selection};
 
 /// `--format` of `sow export`: CSV only for now.
@@ -98,7 +98,7 @@ impl ExportArgs {
         let rows = match &self.out {
             None => export(&solution, selection, progress, out.writer(), None)?,
             Some(path) => {
-                let stop = crate::interrupt::ctrl_c_flag();
+                let stop = crate::infra::interrupt::ctrl_c_flag();
                 write_file_atomically(path, |file| {
                     export(&solution, selection, progress, file, Some(&stop))
                 })?
@@ -128,7 +128,7 @@ fn write_file_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    crate::files::write_atomic_with(path, |file| {
+    crate::infra::files::write_atomic_with(path, |file| {
         write(file).map_err(|e| match e.kind.as_str() {
             "io" => CliError::new(
                 "io",

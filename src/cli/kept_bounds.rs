@@ -1,6 +1,6 @@
 //! `sow solve '<kiothi position>' --keep FILE`: the prover's table of
 //! proved bounds read from FILE before the proof and written back to it
-//! after (`search::bounds_file`), also when Ctrl-C or a limit stopped the
+//! after (`prove::bounds_file`), also when Ctrl-C or a limit stopped the
 //! proof: a long proof can be stopped and taken up again.
 
 use std::fs;
@@ -8,10 +8,10 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::CliError;
-use crate::files;
-use crate::search::bounds::BoundTable;
-use crate::search::bounds_file::{self, kiothi_fingerprint};
-use crate::solve::estimate::disk_budget;
+use crate::infra::files;
+use crate::kpe_db::estimate::disk_budget;
+use crate::prove::bounds::BoundTable;
+use crate::prove::bounds_file::{self, kiothi_fingerprint};
 
 /// The field of every refusal (the flag).
 const FIELD: &str = "keep";

@@ -1,5 +1,5 @@
 //! `sow solve kiothi [--stones N]`: builds the Kiothi endgame tables
-//! (`solve::kiothi_endgame`) into the database directory, reusing the stone
+//! (`kiothi_tables`) into the database directory, reusing the stone
 //! counts already there; `sow solve '<kiothi position>'` then takes exact
 //! values from them.
 
@@ -9,9 +9,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{CliError, Out};
-use crate::progress::Progress;
-use crate::solve::estimate;
-use crate::solve::kiothi_endgame::{table_path, KiothiEndgames, LayerReport};
+use crate::infra::progress::Progress;
+use crate::kiothi_tables::{table_path, KiothiEndgames, LayerReport};
+use crate::kpe_db::estimate;
 
 /// Stone counts built when `--stones` is not given.
 pub const DEFAULT_STONES: usize = 10;

@@ -9,8 +9,8 @@ use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::matches::{
     make_openings_until, play_match_until, Balance, MatchConfig, MatchReport, MatchSummary,
 };
-use crate::files::write_atomic;
-use crate::progress::Progress;
+use crate::infra::files::write_atomic;
+use crate::infra::progress::Progress;
 use crate::search::{AgentSpec, Searchable};
 
 /// `sow match`: its command line.
@@ -140,7 +140,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     let count = cfg.games.div_ceil(2);
     bar.set_length((count + cfg.games) as u64);
     // Ctrl-C starts no new game: the report holds the finished ones.
-    let stop = crate::interrupt::ctrl_c_flag();
+    let stop = crate::infra::interrupt::ctrl_c_flag();
     let none_finished = || {
         CliError::new(
             "interrupted",

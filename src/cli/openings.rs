@@ -8,10 +8,10 @@ use super::game_arg::{parse_game, GameArg};
 use super::{args, CliError, Out};
 use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::{kiothi_openings, kpe_openings};
-use crate::files::write_report;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
+use crate::infra::files::write_report;
+use crate::infra::progress::Progress;
 use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
 
 /// `sow openings`: its command line.

@@ -66,9 +66,9 @@ impl Out {
     }
 
     /// A model as the command's JSON object, keys in alphabetical order at
-    /// every level (see [`crate::files::Sorted`]).
+    /// every level (see [`crate::infra::files::Sorted`]).
     pub fn model_sorted<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
-        self.model(&crate::files::Sorted(model))
+        self.model(&crate::infra::files::Sorted(model))
     }
 
     /// Refuses `--json` for a command whose output is not data (a script,

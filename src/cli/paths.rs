@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::CliError;
-use crate::files::{check_writable_dir, check_writable_parent, WriteError};
+use crate::infra::files::{check_writable_dir, check_writable_parent, WriteError};
 
 /// `--db DIR`, defined once and flattened into every command that reads
 /// or writes the database directory.

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::{CliError, Out, DIVIDE_LIMIT};
 use crate::game::Game;
+use crate::infra::progress::Progress;
 use crate::perft::{estimate, perft_count, Count};
-use crate::progress::Progress;
 
 /// `sow perft`'s flags.
 #[derive(clap::Args, Debug)]
@@ -102,7 +102,7 @@ pub fn perft<G: Game>(p: &G, args: &PerftArgs, out: &mut Out) -> Result<(), CliE
         }
     }
     let bar = Progress::auto(out.quiet || out.json).count(0, "perft", "subtrees");
-    let stop = crate::interrupt::ctrl_c_flag();
+    let stop = crate::infra::interrupt::ctrl_c_flag();
     let t0 = Instant::now();
     let counted = perft_count(p, depth, &bar, &stop);
     bar.finish_and_clear();

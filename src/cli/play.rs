@@ -14,10 +14,10 @@ use super::board::side_name;
 use super::{parse_any, AnyPosition, Board, CliError, Out};
 use crate::analysis::levels::{level_move, Level};
 use crate::analysis::oracle::{Oracle, SearchOracle};
-use crate::files;
 use crate::game::Side;
+use crate::infra::files;
+use crate::infra::rng::Rng;
 use crate::record::{GameRecord, Termination};
-use crate::rng::Rng;
 use crate::search::{Limits, Searchable};
 
 /// Search time per move of the engine, and per `hint`, when `--time` is

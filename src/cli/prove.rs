@@ -1,5 +1,5 @@
 //! `sow solve '<kiothi position>'`: the exact value of a late Kiothi
-//! position by the prover (`search::prove`): no time limit unless `--time`
+//! position by the prover (`prove`): no time limit unless `--time`
 //! or `--nodes` is given, the proved bounds on a spinner on a terminal
 //! (`progress::Progress::spinner`), and
 //! on Ctrl-C (or a limit) the best proved lower and upper bounds.
@@ -13,11 +13,11 @@ use super::kept_bounds::KeptBounds;
 use super::{CliError, Out};
 use crate::analysis::search_budget::check_seconds;
 use crate::games::kiothi::KiothiPosition;
-use crate::progress::{Progress, ProgressBar};
-use crate::search::bounds::BoundTable;
-use crate::search::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
-use crate::search::prove::{prove_with_tables, Method, PlyCost, ProveLimits, ProveProgress};
-use crate::solve::kiothi_endgame::{KiothiEndgames, MAX_STONES};
+use crate::infra::progress::{Progress, ProgressBar};
+use crate::kiothi_tables::{KiothiEndgames, MAX_STONES};
+use crate::prove::bounds::BoundTable;
+use crate::prove::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
+use crate::prove::{prove_with_tables, Method, PlyCost, ProveLimits, ProveProgress};
 use crate::Game;
 
 /// The options of `solve` for a Kiothi position.
@@ -116,7 +116,7 @@ pub fn run(
         .as_deref()
         .map(|path| KeptBounds::open(path, &table))
         .transpose()?;
-    let stop = crate::interrupt::ctrl_c_flag();
+    let stop = crate::infra::interrupt::ctrl_c_flag();
     let limits = ProveLimits {
         nodes: args.nodes,
         seconds: args.seconds,
@@ -202,7 +202,7 @@ pub fn run(
 }
 
 /// `--verify`: checks the proved bounds by a certificate
-/// (`search::certificate`) on `threads` threads, `None` when Ctrl-C stopped
+/// (`prove::certificate`) on `threads` threads, `None` when Ctrl-C stopped
 /// the check. A bound without a certificate is a bug of the prover or the
 /// tables: an internal error naming the position. The check's memo may use
 /// what memory is left when it starts; a check that needs more is refused
@@ -218,7 +218,7 @@ fn verify(
 ) -> Result<Option<CertificateReport>, CliError> {
     bar.set_message("verifying the proved bounds");
     let progress = |n: u64| bar.set_message(format!("verifying: {n} positions checked"));
-    let available = crate::limits::mem_available_mib();
+    let available = crate::infra::limits::mem_available_mib();
     let limits = CheckLimits {
         threads,
         max_positions: available.map(CheckLimits::positions_in),

@@ -16,15 +16,15 @@ use crate::analysis::kpe_report::{self, KpeSummary};
 use crate::analysis::provenance::{machine, today};
 use crate::analysis::variants::VariantsTable;
 use crate::analysis::{kpe_db, kpe_openings, kpe_stats};
-use crate::files::{pretty_json, write_atomic, write_in};
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
+use crate::infra::files::{pretty_json, write_atomic, write_in};
+use crate::infra::progress::Progress;
+use crate::kpe_db::solution::Solution;
 use crate::report::index::index;
 use crate::report::kiothi as kiothi_pictures;
 use crate::report::kpe as pictures;
 use crate::report::stats::kpe_csv;
 use crate::report::{kiothi_openings as kiothi_openings_page, kpe_openings as kpe_openings_page};
-use crate::solve::solution::Solution;
 
 /// `--only` of `sow report`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

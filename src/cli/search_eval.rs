@@ -16,7 +16,7 @@ use crate::search::{ExactValues, Searchable};
 
 /// Refuses a `--hash` of 0 or above the memory available.
 pub fn check_hash(mb: usize) -> Result<(), CliError> {
-    crate::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))
+    crate::infra::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))
 }
 
 /// The `--hash` table, refused (not aborted) when the memory is not there.
@@ -57,7 +57,7 @@ pub fn run<G: Searchable>(
     let limits = budget.limits()?;
     check_multipv(multipv)?;
     let tt = hash_table(budget.hash_mb)?;
-    let stop = crate::interrupt::ctrl_c_flag();
+    let stop = crate::infra::interrupt::ctrl_c_flag();
     let json_mode = out.json;
     let threads = budget.threads.max(1);
     let mut progress_err = None;

@@ -8,10 +8,10 @@ use super::game_arg::parse_kpe_game;
 use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
-use crate::solve::endgame::LayerSteps;
-use crate::solve::estimate::{Estimate, OutOfCore};
-use crate::solve::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
+use crate::infra::progress::Progress;
+use crate::kpe_db::endgame::LayerSteps;
+use crate::kpe_db::estimate::{Estimate, OutOfCore};
+use crate::kpe_db::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -46,7 +46,7 @@ pub struct SolveArgs {
     pub keep: Option<PathBuf>,
     /// Kiothi position: check the proved bounds afterwards by a second,
     /// independent method: a certificate walked move by move down to the
-    /// end of the game or the endgame tables (`search::certificate`).
+    /// end of the game or the endgame tables (`prove::certificate`).
     #[arg(long)]
     pub verify: bool,
     /// Kpé: build only the endgame database (every layer of positions in
@@ -175,7 +175,7 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
 #[derive(serde::Serialize)]
 struct BuildFigures<'a> {
     db: String,
-    estimate: &'a Option<crate::solve::estimate::Estimate>,
+    estimate: &'a Option<crate::kpe_db::estimate::Estimate>,
     layers_computed: &'a [usize],
     layers_reused: &'a [usize],
     /// Reused layers taken from another K of the same W: (stones, variant).

@@ -9,10 +9,10 @@ use super::game_arg::{parse_game, GameArg};
 use super::{CliError, Out};
 use crate::analysis::kiothi_stats::{self, SelfPlay};
 use crate::analysis::kpe_stats;
-use crate::files::line_json;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
+use crate::infra::files::line_json;
+use crate::infra::progress::Progress;
 use crate::report::stats::{kiothi_csv, kpe_csv};
 
 /// `sow stats`: its command line.

@@ -11,9 +11,9 @@ use crate::analysis::tune::{
     self, fit, from_csv, named_weights, to_csv, Comparison, Errors, Fit, FitError, Sample,
     SelfPlay, TuneOutput, TuneProvenance, FEATURE_NAMES,
 };
-use crate::files::write_atomic;
 use crate::games::kiothi::KiothiPosition;
-use crate::progress::Progress;
+use crate::infra::files::write_atomic;
+use crate::infra::progress::Progress;
 
 /// `sow tune`: its command line.
 #[derive(clap::Args, Debug)]

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
 use crate::analysis::variants::{solve_row, variants, VariantsTable};
-use crate::files::{pretty_json, write_atomic};
-use crate::progress::Progress;
+use crate::infra::files::{pretty_json, write_atomic};
+use crate::infra::progress::Progress;
+use crate::kpe_db::solution::endgame_positions;
 use crate::report::variants::markdown;
-use crate::solve::solution::endgame_positions;
 
 /// Solves the variants, writes `variants.md` and `.json` into `dir`, and
 /// returns the JSON.

@@ -28,9 +28,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::progress::Progress;
-use crate::solve::db::entry_value;
-use crate::solve::solution::Solution;
+use crate::infra::progress::Progress;
+use crate::kpe_db::db::entry_value;
+use crate::kpe_db::solution::Solution;
 use crate::{Game, Side};
 
 /// The CSV header line.

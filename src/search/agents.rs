@@ -13,7 +13,7 @@ use super::threads::search;
 use super::tt::TranspositionTable;
 use super::Searchable;
 use crate::error::InputError;
-use crate::rng::Rng;
+use crate::infra::rng::Rng;
 
 /// An agent's description; `Display` writes it back in the parsed syntax.
 #[derive(Clone, Debug, PartialEq)]
@@ -117,12 +117,12 @@ impl AgentSpec {
                 }
                 "threads" => {
                     threads = v.parse().map_err(|_| bad("a positive integer"))?;
-                    crate::limits::check_threads_of("ab threads", threads)
+                    crate::infra::limits::check_threads_of("ab threads", threads)
                         .map_err(|e| InputError::unsupported("agent", e))?;
                 }
                 "tt" => {
                     tt_mb = v.parse().map_err(|_| bad("a size in MiB"))?;
-                    crate::limits::check_memory("tt", tt_mb)
+                    crate::infra::limits::check_memory("tt", tt_mb)
                         .map_err(|e| InputError::unsupported("agent", e))?;
                 }
                 "eval" => {

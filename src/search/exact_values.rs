@@ -1,5 +1,5 @@
 //! Exact values a search takes instead of searching: endgame tables
-//! (`solve::kiothi_endgame`). Both the engine search (`negamax`) and the
+//! (`kiothi_tables`). Both the engine search (`negamax`) and the
 //! prover (`prove`) probe them.
 
 use super::Searchable;

@@ -16,7 +16,7 @@ use crate::game::{Game, Side};
 use crate::games::kiothi::{
     row_mask, row_start, KiothiMove, KiothiPosition, Phase, Words, ALL_PITS, PITS, ROW,
 };
-use crate::rng::{fnv1a as fnv, splitmix64};
+use crate::infra::rng::{fnv1a as fnv, splitmix64};
 
 fn in_opening(p: &KiothiPosition) -> bool {
     !matches!(p.phase(), Phase::Play)
@@ -430,7 +430,7 @@ fn opening_candidates(p: &KiothiPosition) -> Vec<String> {
                 // Everything into the own rightmost pit.
                 vec![own[ROW - 1]; n],
             ];
-            let mut rng = crate::rng::Rng::new(p.zobrist() ^ ((a * PITS + b) as u64));
+            let mut rng = crate::infra::rng::Rng::new(p.zobrist() ^ ((a * PITS + b) as u64));
             let random = (0..RANDOM_SAMPLES).map(|_| (0..n).map(|_| rng.below(PITS)).collect());
             for targets in patterns.into_iter().chain(random) {
                 let list: Vec<String> = targets.iter().map(|t: &usize| t.to_string()).collect();

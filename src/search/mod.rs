@@ -8,13 +8,9 @@
 //! scores 0 (endless play).
 
 pub mod agents;
-pub mod bounds;
-pub mod bounds_file;
-pub mod certificate;
 pub mod exact_values;
 pub mod hand_eval;
 pub mod kiothi_eval;
-mod line;
 
 /// Random placements per pair of lifted pits among Kiothi opening candidates.
 pub fn kiothi_random_samples() -> usize {
@@ -22,8 +18,6 @@ pub fn kiothi_random_samples() -> usize {
 }
 mod kpe_eval;
 pub mod negamax;
-pub mod prove;
-mod slab;
 pub mod threads;
 pub mod tt;
 pub mod zobrist;

@@ -141,7 +141,7 @@ impl TranspositionTable {
 
     /// Asks for `key`'s bucket (one cache line) ahead of its probe.
     pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.slots[self.bucket(key)]);
+        crate::infra::prefetch::prefetch(&self.slots[self.bucket(key)]);
     }
 
     /// The entry stored for exactly `key`, if any.

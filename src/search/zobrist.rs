@@ -1,7 +1,7 @@
 //! Deterministic Zobrist tables, generated at compile time by a fixed-seed
-//! splitmix64 (`crate::rng`).
+//! splitmix64 (`crate::infra::rng`).
 
-use crate::rng::splitmix64;
+use crate::infra::rng::splitmix64;
 
 /// `N` pseudo-random keys from `seed`, computed at compile time.
 pub const fn table<const N: usize>(seed: u64) -> [u64; N] {

@@ -20,8 +20,8 @@ use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
 use crate::analysis::search_budget::Budget;
 use crate::error::CliError;
-use crate::files::Sorted;
 use crate::games::{parse_any, AnyPosition};
+use crate::infra::files::Sorted;
 
 /// A refused request: the CLI's error object and an HTTP status.
 #[derive(Debug)]

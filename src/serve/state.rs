@@ -14,8 +14,8 @@ use crate::analysis::kpe_db;
 use crate::analysis::oracle::KpeOracle;
 use crate::error::CliError;
 use crate::games::kpe::KpeVariant;
-use crate::progress::Progress;
-use crate::solve::kiothi_endgame::KiothiEndgames;
+use crate::infra::progress::Progress;
+use crate::kiothi_tables::KiothiEndgames;
 
 /// The server's limits on what one request may ask for.
 #[derive(Clone, Copy, Debug)]
@@ -63,7 +63,7 @@ impl Limits {
             max_body: 256 * 1024,
             max_moves: 2000,
             request_time: Duration::from_secs_f64(max_seconds + REQUEST_MARGIN_SECONDS),
-            solve_positions: crate::solve::solution::ON_THE_FLY_POSITIONS,
+            solve_positions: crate::kpe_db::solution::ON_THE_FLY_POSITIONS,
         }
     }
 }
@@ -124,9 +124,9 @@ impl AppState {
         }
         let quiet = Progress::auto(true);
         let solution =
-            if crate::solve::solution::endgame_positions(variant) > self.limits.solve_positions {
+            if crate::kpe_db::solution::endgame_positions(variant) > self.limits.solve_positions {
                 // Too large to solve here: its database or a named refusal.
-                crate::solve::solution::Solution::open(variant, &self.db)?
+                crate::kpe_db::solution::Solution::open(variant, &self.db)?
             } else {
                 kpe_db::open_solution(variant, &self.db, quiet)?
             };

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use sow::rng::Rng;
+use sow::infra::rng::Rng;
 use targets::{Input, Target, Verdict};
 
 /// Longest time one input may take.
@@ -91,7 +91,7 @@ struct Current {
 
 fn save(findings: &Path, target: &str, kind: &str, input: &[u8]) -> PathBuf {
     let _ = std::fs::create_dir_all(findings);
-    let hash = sow::solve::db::checksum(input);
+    let hash = sow::kpe_db::db::checksum(input);
     let path = findings.join(format!("{target}-{kind}-{hash:016x}.bin"));
     let _ = std::fs::write(&path, input);
     path

@@ -3,7 +3,7 @@
 //! letter, a separator), so that most inputs reach deep into the parsers
 //! and the rules instead of failing at the first byte.
 
-use sow::rng::Rng;
+use sow::infra::rng::Rng;
 
 /// Tokens of the notations (RULES §3) and of the numbers that break them.
 const TOKENS: &[&str] = &[
@@ -299,17 +299,17 @@ pub fn reseal_input(target: &str, input: &mut [u8]) {
 }
 
 /// Recomputes the checksum at the end of a file of kept bounds (layout in
-/// `src/search/bounds_file.rs`), so that a mutant reaches the entries.
+/// `src/prove/bounds_file.rs`), so that a mutant reaches the entries.
 fn reseal_bound_file(b: &mut [u8]) {
     if b.len() >= 16 {
         let end = b.len() - 8;
-        let sum = sow::checksum::checksum(&b[..end]);
+        let sum = sow::infra::checksum::checksum(&b[..end]);
         b[end..].copy_from_slice(&sum.to_le_bytes());
     }
 }
 
 /// Recomputes a database image's block checksums and the checksum of its
-/// block table from its own header (layout in `src/solve/db.rs`: plain
+/// block table from its own header (layout in `src/kpe_db/db.rs`: plain
 /// blocks of `block` bytes, or zstd blocks at the offsets that follow the
 /// checksums), so that a mutant passes the checksum checks and reaches
 /// the code behind them.
@@ -350,8 +350,8 @@ pub fn reseal(b: &mut [u8]) {
             &payload[from..(from + block).min(payload.len())]
         };
         let at = HEADER + 8 * i;
-        head[at..at + 8].copy_from_slice(&sow::solve::db::checksum(chunk).to_le_bytes());
+        head[at..at + 8].copy_from_slice(&sow::kpe_db::db::checksum(chunk).to_le_bytes());
     }
-    let table = sow::solve::db::checksum(&head[HEADER..]);
+    let table = sow::kpe_db::db::checksum(&head[HEADER..]);
     head[40..48].copy_from_slice(&table.to_le_bytes());
 }

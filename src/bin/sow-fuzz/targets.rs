@@ -15,11 +15,11 @@ use sow::error::InputError;
 use sow::games::kiothi::KiothiPosition;
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::{parse_any, AnyPosition};
-use sow::progress::Progress;
-use sow::rng::Rng;
+use sow::infra::progress::Progress;
+use sow::infra::rng::Rng;
+use sow::kpe_db::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
+use sow::kpe_db::solution::Solution;
 use sow::search::agents::AgentSpec;
-use sow::solve::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
-use sow::solve::solution::Solution;
 use sow::Game;
 
 use crate::mutate;
@@ -56,7 +56,7 @@ pub struct Target {
 }
 
 /// The header fields of a database file (offset, width), from the layout
-/// documented in `src/solve/db.rs`.
+/// documented in `src/kpe_db/db.rs`.
 const DB_FIELDS: &[(usize, usize)] = &[
     (0, 8),
     (8, 4),
@@ -191,15 +191,15 @@ pub fn target(name: &str, seeds_dir: &Path, work: &Path) -> Result<Target, Strin
 
 /// The header fields of a file of kept bounds and its first entry
 /// (offset, width), from the layout documented in
-/// `src/search/bounds_file.rs`.
+/// `src/prove/bounds_file.rs`.
 const BOUND_FILE_FIELDS: &[(usize, usize)] = &[(0, 8), (8, 4), (12, 4), (16, 8), (24, 8), (32, 8)];
 
 /// A file of `sow solve POSITION --keep FILE`, fed as bytes; the seed is
 /// the table of a real proof, written.
 fn bound_file_target() -> Target {
-    use sow::search::bounds::BoundTable;
-    use sow::search::bounds_file::{self, kiothi_fingerprint};
-    use sow::search::prove::{prove, ProveLimits};
+    use sow::prove::bounds::BoundTable;
+    use sow::prove::bounds_file::{self, kiothi_fingerprint};
+    use sow::prove::{prove, ProveLimits};
     let late: KiothiPosition = "kiothi 0,1,0,1,0,0,2,1,3,2,1,2,1,4,0,1,0,2,0,1 S play 24 14"
         .parse()
         .expect("a valid position");
@@ -225,8 +225,8 @@ fn bound_file_target() -> Target {
 }
 
 fn bound_file(bytes: &[u8], fingerprint: u64) -> Outcome {
-    use sow::search::bounds::BoundTable;
-    use sow::search::bounds_file;
+    use sow::prove::bounds::BoundTable;
+    use sow::prove::bounds_file;
     let table = BoundTable::new(1);
     let entries = match bounds_file::read(bytes, fingerprint, &table) {
         Ok(n) => n,
@@ -374,13 +374,13 @@ fn game_file(b: &[u8]) -> Outcome {
                 Err(e) => return cli_refusal(&e),
             };
             let v = p.variant();
-            if sow::solve::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
+            if sow::kpe_db::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
                 let solution = Solution::in_memory(v, Progress::Hidden);
                 let mut oracle = KpeOracle::new(solution, Progress::Hidden);
                 let info = sow::analysis::annotate::GameInfo::new(&game, "");
                 if let Err(e) = analyze_game(&record, &mut oracle, info, &mut |_, _| {}) {
                     return match e {
-                        sow::solve::solution::SolveError::Input(e) => refusal(&e),
+                        sow::kpe_db::solution::SolveError::Input(e) => refusal(&e),
                         e => Err(format!("analysis of a replayed game failed: {e}")),
                     };
                 }
@@ -524,7 +524,7 @@ fn variant_tag(b: &[u8]) -> Outcome {
         Err(e) => return Err(format!("refusal without a field: {e:?}")),
     };
     // The size checks `solve` makes before any work, and the start.
-    if let Err(e) = sow::solve::solution::check_solvable(v) {
+    if let Err(e) = sow::kpe_db::solution::check_solvable(v) {
         refusal(&e)?;
     }
     round_trip(&AnyPosition::Kpe(KpePosition::start(v)))?;
@@ -573,7 +573,7 @@ fn seed_database(work: &Path, v: KpeVariant) -> Result<PathBuf, String> {
 /// The largest layer, or the region file, of the seed database.
 fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
     let v = variant();
-    let eg = sow::solve::endgame::Endgame::new(v);
+    let eg = sow::kpe_db::endgame::Endgame::new(v);
     match kind {
         FileKind::Layer => {
             let n = eg
@@ -689,7 +689,7 @@ fn db_region(
     files: &[Vec<u8>; 3],
     b: &[u8],
 ) -> Outcome {
-    use sow::solve::solution::StartRegion;
+    use sow::kpe_db::solution::StartRegion;
     let Some((&which, bytes)) = b.split_first() else {
         return Ok(Verdict::Refused("empty".into()));
     };
@@ -743,7 +743,7 @@ fn db_dir(db: &Path, files: &[(PathBuf, Vec<u8>)], b: &[u8]) -> Outcome {
 }
 
 fn query_dir(db: &Path, path: &Path) -> Outcome {
-    use sow::solve::solution::SolveError;
+    use sow::kpe_db::solution::SolveError;
     let v = dir_variant();
     let solution = match Solution::open(v, db) {
         Ok(s) => s,
@@ -751,7 +751,7 @@ fn query_dir(db: &Path, path: &Path) -> Outcome {
         Err(e) => return Err(format!("open: {e}")),
     };
     let start = KpePosition::start(v);
-    let answer = (|| -> Result<(), sow::solve::solution::SolveError> {
+    let answer = (|| -> Result<(), sow::kpe_db::solution::SolveError> {
         solution.value(&start, None)?;
         solution.move_values(&start, None)?;
         solution.principal_variation(&start, None, 100)?;

@@ -232,7 +232,7 @@ impl KpePosition {
     /// sowing: the mover is unlocked once the move's mark is set, and the
     /// last stone makes a 2 or a 4 in the opponent's row (the chain
     /// backwards starts only there). The solver's exits ask this of every
-    /// move and sow only the captures (`solve/endgame.rs`).
+    /// move and sow only the captures (`kpe_db/endgame.rs`).
     #[inline]
     pub fn move_captures(&self, pit: usize) -> bool {
         let (laps, rest, last) = self.sowing_shape(pit);

@@ -28,12 +28,12 @@
 //! every position that can end, generated a second time;
 //! `results/BENCHMARKS.md`).
 
-use super::bits::Bits;
 use super::endgame::Endgame;
 use super::opening::{LockedRegion, RegionKey};
-use super::rank_bitmap::RankBitmap;
-use super::retrograde::{for_each_move_into, Endings};
-use crate::prefetch::prefetch;
+use crate::infra::prefetch::prefetch;
+use crate::retrograde::bits::Bits;
+use crate::retrograde::rank_bitmap::RankBitmap;
+use crate::retrograde::thresholds::{for_each_move_into, Endings};
 
 /// "Can end" for every position of a group (keys `keys`, members found by
 /// `index`, values `values`) of a locked region, from what its
@@ -90,8 +90,8 @@ fn spread(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
-    use crate::solve::retrograde::{pack_state, LayerState, NO_EXIT};
+    use crate::infra::rng::Rng;
+    use crate::retrograde::thresholds::{pack_state, LayerState, NO_EXIT};
 
     /// A layer of positions: each one's best exit, best exit that can end
     /// (or [`NO_EXIT`]) and internal moves (children, a child twice for two

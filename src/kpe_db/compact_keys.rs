@@ -19,10 +19,10 @@
 use rayon::prelude::*;
 
 use super::db::DbError;
-use super::index::BoardIndex;
 use super::mark_classes::MarkClasses;
 use super::scratch::{Scratch, ScratchVec};
 use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::retrograde::index::BoardIndex;
 use crate::Game;
 use crate::Side;
 
@@ -443,7 +443,7 @@ const PACKED_RUN: usize = 1 << 15;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::infra::rng::Rng;
 
     /// The set of sorted keys `ranked`, built one key at a time.
     fn built(universe: u64, stones: usize, ranked: &[u64]) -> CompactKeys {

@@ -9,13 +9,13 @@ use rayon::prelude::*;
 
 use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
-use super::index::BoardIndex;
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
+use crate::retrograde::index::BoardIndex;
 
-use super::retrograde::{pack_state, Endings, LayerState, NO_EXIT};
 use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::prefetch::prefetch;
+use crate::infra::prefetch::prefetch;
+use crate::retrograde::thresholds::{pack_state, Endings, LayerState, NO_EXIT};
 use crate::{Game, Side};
 
 /// Positions handled per parallel task when scanning a layer.

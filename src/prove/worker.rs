@@ -9,10 +9,10 @@ use std::time::Instant;
 use super::busy::Busy;
 use super::dfpn::{self, PnTable};
 use super::{Iv, Method, ProveLimits, INF, MAX_DEPTH, NONE_REP, UNIT};
-use crate::search::bounds::{BoundTable, Proved};
+use crate::prove::bounds::{BoundTable, Proved};
+use crate::prove::line::Line;
+use crate::prove::slab::work;
 use crate::search::exact_values::ExactValues;
-use crate::search::line::Line;
-use crate::search::slab::work;
 use crate::search::{Searchable, HISTORY_SLOTS};
 
 /// Nodes between two stop checks.

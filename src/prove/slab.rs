@@ -158,7 +158,7 @@ impl Slab {
     /// tables' own `prefetch`, e.g. `BoundTable::prefetch`).
     #[inline]
     pub(super) fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(self.bucket(key))
+        crate::infra::prefetch::prefetch(self.bucket(key))
     }
 }
 

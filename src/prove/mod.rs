@@ -61,7 +61,7 @@
 //!
 //! - **Endgame tables** ([`prove_with_tables`],
 //!   [`ExactValues`](super::exact_values::ExactValues); Kiothi's come from
-//!   `solve::kiothi_endgame`): a position they cover is exact at once,
+//!   `kiothi_tables`): a position they cover is exact at once,
 //!   found among the children before any search like a stored bound. df-pn
 //!   starts a new node's numbers at (1 + its distance to the tables) times
 //!   the usual ones, and in the deepening a capture that brings the board
@@ -98,10 +98,15 @@
 //!   node (its children's known bounds, their order, storing a result).
 //! - `prove/busy.rs`: how the threads share nodes (ABDADA).
 
+pub mod bounds;
+pub mod bounds_file;
 mod busy;
+pub mod certificate;
 mod deepening;
 mod dfpn;
+mod line;
 mod root;
+mod slab;
 mod worker;
 
 pub use root::{prove, prove_with_tables};

@@ -372,12 +372,13 @@ mod tests {
                 }
                 assert_eq!(seen, size, "pits {pits} n {n}");
                 // Seeking from any board to any later or earlier one.
-                let mut rng = crate::rng::Rng::new(n as u64 * 31 + pits as u64);
+                let mut rng = crate::infra::rng::Rng::new(n as u64 * 31 + pits as u64);
                 let mut sought = vec![0u8; pits];
                 let mut back = vec![0u8; pits];
                 let mut from: Option<u64> = None;
                 for _ in 0..300 {
-                    let below = |rng: &mut crate::rng::Rng, k: u64| rng.below(k as usize) as u64;
+                    let below =
+                        |rng: &mut crate::infra::rng::Rng, k: u64| rng.below(k as usize) as u64;
                     let to = match (from, rng.below(4)) {
                         (Some(f), 0) => (f + below(&mut rng, 4)).min(size - 1),
                         (Some(f), 1) => (f + below(&mut rng, 60)).min(size - 1),

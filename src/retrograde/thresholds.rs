@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::bits::Bits;
-use crate::prefetch::prefetch;
+use crate::infra::prefetch::prefetch;
 
 /// Value of a position not yet determined.
 pub const UNKNOWN: i8 = i8::MIN;
@@ -111,7 +111,7 @@ const PREFETCHED_CHILDREN: usize = 64;
 /// [`PREFETCHED_CHILDREN`] come first, `prefetch_parent` called on each
 /// parent, then the visits: the cache misses of the scattered parents
 /// overlap.
-pub(super) fn for_each_move_into<P>(
+pub(crate) fn for_each_move_into<P>(
     children: &[u32],
     predecessors: &P,
     prefetch_parent: impl Fn(usize) + Sync,

@@ -39,13 +39,13 @@
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use super::bits::Bits;
 use super::compact_keys::{fields_len, CompactKeys};
 use super::db::{self, DbError, FileId, FileKind, MappedFile};
 use super::opening::{Explored, LockedRegion};
 use super::scratch::{Byte, Scratch, ScratchVec};
 use super::seeds::Seeds;
 use crate::games::kpe::KpeVariant;
+use crate::retrograde::bits::Bits;
 
 /// The checkpoints of one variant's region.
 pub struct RegionCheckpoint {

@@ -18,7 +18,7 @@ use super::region_checkpoint::{Exploration, RegionCheckpoint};
 use super::region_keys::{self, RegionKeys};
 use super::scratch::Scratch;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 use crate::Game;
 
 /// Largest layer (positions) this tool solves: positions are ranked
@@ -459,7 +459,7 @@ impl Solution {
                 .with_note(format!("estimate: {}", estimate.summary()))
                 .into());
         }
-        super::malloc::return_large_blocks_when_freed();
+        crate::infra::malloc::return_large_blocks_when_freed();
         let eg = Endgame::new(variant);
         let mut stats = SolveStats::default();
         let mut wanted: Vec<PathBuf> = eg
@@ -475,7 +475,7 @@ impl Solution {
             // error naming it; left to the estimate, it read as a disk
             // shortage ("0.0 GiB available", the free space of `/proc`).
             let dir = db::variant_dir(db_dir, variant);
-            crate::files::check_writable_dir(&dir).map_err(|e| DbError::Io {
+            crate::infra::files::check_writable_dir(&dir).map_err(|e| DbError::Io {
                 source: std::io::Error::other(format!(
                     "cannot create the database directory {}: {}",
                     dir.display(),

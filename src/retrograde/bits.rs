@@ -22,7 +22,7 @@ impl Clone for Bits {
 
 impl Bits {
     pub fn new(len: u64) -> Self {
-        Bits(super::atomics::atomic_u64s(len.div_ceil(64) as usize))
+        Bits(crate::infra::atomics::atomic_u64s(len.div_ceil(64) as usize))
     }
 
     /// The set's words, little-endian (not taken while other threads

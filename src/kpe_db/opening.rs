@@ -13,22 +13,22 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
 use rayon::prelude::*;
 
-use super::bits::Bits;
 use super::compact_keys::{
     key_of, rank, CompactKeys, CompactKeysBuilder, KeyCursor, KeyParts, Ranker,
 };
 use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
-use super::paged_bits::PagedBits;
-use super::rank_bitmap::RankBitmap;
-use super::retrograde::{pack_state, LayerState, NO_EXIT};
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
 use super::unmove::for_each_unmove_word;
 use crate::games::kpe::{KpePosition, KpeVariant};
-use crate::prefetch::prefetch;
-use crate::progress::Progress;
+use crate::infra::prefetch::prefetch;
+use crate::infra::progress::Progress;
+use crate::retrograde::bits::Bits;
+use crate::retrograde::paged_bits::PagedBits;
+use crate::retrograde::rank_bitmap::RankBitmap;
+use crate::retrograde::thresholds::{pack_state, LayerState, NO_EXIT};
 use crate::{Game, Side};
 
 pub use super::compact_keys::{stones_of, RegionKey};

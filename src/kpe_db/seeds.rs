@@ -249,7 +249,7 @@ impl Seeds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::infra::rng::Rng;
 
     #[test]
     fn keys_come_back_by_class_across_runs_in_memory_and_on_disk() {

@@ -46,12 +46,12 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use super::atomics::as_atomic_u32s;
-use super::db::checksum;
-use super::index::BoardIndex;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase, Setup, PITS, ROW};
-use crate::progress::ProgressBar;
+use crate::infra::atomics::as_atomic_u32s;
+use crate::infra::checksum::checksum;
+use crate::infra::progress::ProgressBar;
+use crate::retrograde::index::BoardIndex;
 
 /// The most warriors a table can cover: the move graph indexes its moves
 /// with `u32`, and 15 warriors (1.9·10⁹ boards) have about 7·10⁹ of them.
@@ -361,12 +361,12 @@ impl KiothiEndgames {
         header.extend_from_slice(&(layer.len() as u64).to_le_bytes());
         header.extend_from_slice(&checksum(payload).to_le_bytes());
         debug_assert_eq!(header.len(), HEADER);
-        crate::files::write_atomic_parts(&table_path(db, n), &[&header, payload]).map_err(|e| {
-            EndgameError::Io {
+        crate::infra::files::write_atomic_parts(&table_path(db, n), &[&header, payload]).map_err(
+            |e| EndgameError::Io {
                 path: e.path,
                 source: e.source,
-            }
-        })
+            },
+        )
     }
 }
 
@@ -552,7 +552,7 @@ mod tests {
         // A board and the same board turned by ten pits with the other
         // side to move are the same position for the mover.
         let t = tables(5);
-        let mut rng = crate::rng::Rng::new(3);
+        let mut rng = crate::infra::rng::Rng::new(3);
         for _ in 0..200 {
             let mut pits = [0u8; PITS];
             for _ in 0..1 + rng.below(5) {

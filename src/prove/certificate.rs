@@ -47,10 +47,10 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use super::bounds::BoundTable;
-use super::exact_values::ExactValues;
 use super::line::Line;
-use super::prove::{prove_with_tables, ProveLimits};
-use super::Searchable;
+use super::{prove_with_tables, ProveLimits};
+use crate::search::exact_values::ExactValues;
+use crate::search::Searchable;
 
 /// No repetition of a position above took part.
 const NONE_REP: usize = usize::MAX;

@@ -75,7 +75,7 @@ impl RankBitmap {
     #[inline]
     pub fn prefetch(&self, u: u64) {
         if let Some(entry) = self.entry(u) {
-            crate::prefetch::prefetch(entry);
+            crate::infra::prefetch::prefetch(entry);
         }
     }
 
@@ -92,7 +92,7 @@ impl RankBitmap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::infra::rng::Rng;
 
     #[test]
     fn every_member_is_found_at_its_index_and_nothing_else_is() {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use super::busy::{MoveQueue, SHARE_DEPTH};
 use super::worker::{Kid, Worker};
 use super::{Iv, INF, MAX_DEPTH, NONE_REP, UNIT};
-use crate::search::bounds::{Open, Proved};
+use crate::prove::bounds::{Open, Proved};
 use crate::search::Searchable;
 
 /// Which answers of a test `V ≥ t` its caller can use. A node needs all its

@@ -403,7 +403,8 @@ pub fn positions_count(n: u64) -> String {
 /// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
 /// system has available.
 pub fn memory_budget() -> Option<u64> {
-    env_mib("SOW_MEMORY_MIB").or_else(|| crate::limits::mem_available_mib().map(|mib| mib << 20))
+    env_mib("SOW_MEMORY_MIB")
+        .or_else(|| crate::infra::limits::mem_available_mib().map(|mib| mib << 20))
 }
 
 /// The disk space a solve may write into `db`, in bytes: `$SOW_DISK_MIB`,
@@ -462,7 +463,7 @@ fn disk_available(db: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::solution::endgame_positions;
+    use crate::kpe_db::solution::endgame_positions;
 
     #[test]
     fn the_standard_estimate_covers_its_measured_solve() {

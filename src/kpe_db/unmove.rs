@@ -119,8 +119,8 @@ fn is_legal_for_y(before: &[u8], w: usize, q: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::endgame::Endgame;
-    use crate::solve::index::BoardIndex;
+    use crate::kpe_db::endgame::Endgame;
+    use crate::retrograde::index::BoardIndex;
 
     /// Distinct cache lines (16 four-byte retrograde words) and 4 KiB pages
     /// holding the parents that un-moves find for 2,000 runs of 64
@@ -132,7 +132,7 @@ mod tests {
         let variant = KpeVariant::STANDARD;
         let n = 48;
         let size = index.layer_size(n);
-        let mut rng = crate::rng::Rng::new(12345);
+        let mut rng = crate::infra::rng::Rng::new(12345);
         let (mut lines, mut pages) = (0usize, 0usize);
         const RUNS: usize = 2000;
         for _ in 0..RUNS {

@@ -15,7 +15,7 @@
 //! | 16 | 8 | rules fingerprint ([`fingerprint`]) |
 //! | 24 | 16·N | each entry: the position's key, the packed bounds (`bounds.rs`) |
 //! | 24+16·N | 8 | entries `N` (counted as they are written: one pass) |
-//! | 32+16·N | 8 | checksum of everything before it (`crate::checksum`) |
+//! | 32+16·N | 8 | checksum of everything before it (`crate::infra::checksum`) |
 //!
 //! The reader works on bytes (a mapped file, or a fuzzer's input): nothing
 //! it is given makes it panic or allocate beyond the table it fills.
@@ -25,8 +25,8 @@ use std::io::{self, Write};
 use thiserror::Error;
 
 use super::bounds::BoundTable;
-use super::Searchable;
-use crate::checksum::Checksum;
+use crate::infra::checksum::Checksum;
+use crate::search::Searchable;
 
 /// The file's first eight bytes.
 pub const MAGIC: [u8; 8] = *b"SOWBNDS1";
@@ -169,7 +169,7 @@ fn check_header(bytes: &[u8], fingerprint: u64) -> Result<u64, BoundFileError> {
             entries,
         });
     }
-    if crate::checksum::checksum(&bytes[..end + 8]) != word(end + 8) {
+    if crate::infra::checksum::checksum(&bytes[..end + 8]) != word(end + 8) {
         return Err(BoundFileError::Checksum);
     }
     Ok(entries)
@@ -178,7 +178,7 @@ fn check_header(bytes: &[u8], fingerprint: u64) -> Result<u64, BoundFileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::bounds::Proved;
+    use crate::prove::bounds::Proved;
 
     fn filled() -> BoundTable {
         let t = BoundTable::new(1);
@@ -256,7 +256,7 @@ mod tests {
         let bad: u64 = 600 | 5 << 10 | 1 << 58;
         forged[data..data + 8].copy_from_slice(&bad.to_le_bytes());
         let end = forged.len() - 8;
-        let sum = crate::checksum::checksum(&forged[..end]);
+        let sum = crate::infra::checksum::checksum(&forged[..end]);
         forged[end..].copy_from_slice(&sum.to_le_bytes());
         assert_eq!(
             read(&forged, 42, &t),

@@ -152,9 +152,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DbError + '_ {
     }
 }
 
-/// The files' checksum (`crate::checksum`), where the database layer's
+/// The files' checksum (`crate::infra::checksum`), where the database layer's
 /// callers have always found it.
-pub use crate::checksum::checksum;
+pub use crate::infra::checksum::checksum;
 
 /// The directory of one variant's database.
 pub fn variant_dir(db: &Path, variant: KpeVariant) -> PathBuf {
@@ -374,7 +374,7 @@ fn write_raw(
     all.push(&header);
     all.push(table);
     all.extend_from_slice(parts);
-    crate::files::write_atomic_parts(path, &all).map_err(|e| io_err(path)(e.source))
+    crate::infra::files::write_atomic_parts(path, &all).map_err(|e| io_err(path)(e.source))
 }
 
 /// The bytes of a database file: mapped from disk, or owned (a file read

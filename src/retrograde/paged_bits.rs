@@ -96,7 +96,9 @@ impl PagedBits {
         let page = self.pages[(i >> PAGE_BITS) as usize].load(Ordering::Acquire);
         if !page.is_null() {
             // SAFETY: as in `page`.
-            crate::prefetch::prefetch(&unsafe { &*page }.0[(i >> 6) as usize & (PAGE_WORDS - 1)]);
+            crate::infra::prefetch::prefetch(
+                &unsafe { &*page }.0[(i >> 6) as usize & (PAGE_WORDS - 1)],
+            );
         }
     }
 
@@ -165,7 +167,7 @@ impl Drop for PagedBits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::infra::rng::Rng;
 
     #[test]
     fn agrees_with_a_standard_set_and_lists_in_order() {

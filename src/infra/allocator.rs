@@ -30,7 +30,7 @@ const PAGE: usize = 4096;
 /// Advises the pages of `size` bytes from `ptr`, the first and last
 /// rounded out to whole pages.
 ///
-/// A block this large is a mapping of its own (`solve::malloc`), from the
+/// A block this large is a mapping of its own (`infra::malloc`), from the
 /// page before `ptr` (the allocator's header) to the page after its end:
 /// the advice covers all of it. Advised only on the huge pages inside, the
 /// mapping was split in three, and `mremap` refuses a range of several

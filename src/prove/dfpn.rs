@@ -25,8 +25,8 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::worker::{Kid, Worker};
 use super::{Iv, NONE_REP};
-use crate::search::bounds::Proved;
-use crate::search::slab::{victim, work, Entry, Slab};
+use crate::prove::bounds::Proved;
+use crate::prove::slab::{victim, work, Entry, Slab};
 use crate::search::Searchable;
 
 /// Proof and disproof numbers are capped here ("infinite").

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use super::dfpn::PN_INF;
 use super::worker::{Ctx, Kid, Worker};
 use super::{Iv, Method, Proof, ProveLimits, ProveProgress, INF, MAX_DEPTH, NONE_REP, UNIT};
-use crate::search::bounds::{BoundTable, Proved};
+use crate::prove::bounds::{BoundTable, Proved};
 use crate::search::exact_values::{ExactValues, NoTables};
 use crate::search::negamax::Limits;
 use crate::search::threads::search_with;
