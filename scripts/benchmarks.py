@@ -4,7 +4,8 @@ current figures in results/BENCHMARKS.md (rendered from the CSV).
 
   scripts/benchmarks.py render
       rewrite the table between the markers of results/BENCHMARKS.md from the
-      rows whose `current` column is set
+      rows whose `current` column is set, and draw the standard solve's time
+      over every run (results/benchmarks-solve-kpe.svg)
   scripts/benchmarks.py append-divan GROUP --machine M [--note N] < divan output
       one run per benchmark of `cargo bench --bench GROUP`; each becomes the
       current figure of its benchmark (its median)
@@ -25,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "results" / "benchmarks.csv"
+PLOT = ROOT / "results" / "benchmarks-solve-kpe.svg"
 PAGE = ROOT / "results" / "BENCHMARKS.md"
 COLUMNS = ["run", "date", "time_utc", "benchmark", "figure", "value", "value_high", "unit",
            "commit", "machine", "command", "note", "current"]
@@ -130,6 +132,52 @@ def render():
     _, tail = rest.split(END, 1)
     PAGE.write_text(head + BEGIN + "\n" + "\n".join(out) + "\n" + END + tail, encoding="utf-8")
     print(f"wrote {len(order)} current figures to {PAGE.relative_to(ROOT)}")
+    plot(rows)
+
+
+def plot(rows):
+    """Every two-thread run of the standard solve: its wall time (else the
+    solver's own time) against when it ran, on a log scale."""
+    import math
+    runs = {}
+    for r in rows:
+        if r["benchmark"] != "solve kpe" or "--threads 2" not in r["command"] or r["value_high"]:
+            continue
+        if r["figure"] not in ("wall", "time"):
+            continue
+        t = r["time_utc"][:5] or "12:00"
+        when = datetime.datetime.fromisoformat(f"{r['date']}T{t}")
+        got = runs.setdefault(r["run"], {"when": when})
+        got[r["figure"]] = float(r["value"]) * (0.001 if r["unit"] == "ms" else 1)
+    points = sorted((v["when"], v.get("wall", v.get("time"))) for v in runs.values())
+    if not points:
+        return
+    w, h, left, right, top, bottom = 720, 360, 60, 20, 40, 50
+    t0, t1 = points[0][0], points[-1][0]
+    span = max((t1 - t0).total_seconds(), 1)
+    lo, hi = math.log10(50), math.log10(2000)
+    x = lambda t: left + (w - left - right) * (t - t0).total_seconds() / span
+    y = lambda v: top + (h - top - bottom) * (hi - math.log10(min(max(v, 50), 2000))) / (hi - lo)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{left}" y="22" font-size="14">Standard Kpé solve on 2 threads: every run of results/benchmarks.csv '
+           f'({len(points)}), seconds (log scale)</text>']
+    for v in (50, 100, 200, 500, 1000, 2000):
+        out.append(f'<line x1="{left}" x2="{w - right}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
+    day = datetime.datetime.combine(t0.date(), datetime.time())
+    while day <= t1:
+        if day >= t0:
+            out.append(f'<line x1="{x(day):.1f}" x2="{x(day):.1f}" y1="{top}" y2="{h - bottom}" stroke="#eee"/>')
+            out.append(f'<text x="{x(day):.1f}" y="{h - bottom + 16}" text-anchor="middle">{day:%m-%d}</text>')
+        day += datetime.timedelta(days=1)
+    for t, v in points:
+        out.append(f'<circle cx="{x(t):.1f}" cy="{y(v):.1f}" r="3" fill="#2a6fb0" fill-opacity="0.7"/>')
+    out.append(f'<text x="{left}" y="{h - 12}" fill="#555">date (UTC); runs under load, of changes not kept, '
+               'and of binaries compared are all drawn</text>')
+    out.append("</svg>")
+    PLOT.write_text("\n".join(out) + "\n", encoding="utf-8")
+    print(f"wrote {PLOT.relative_to(ROOT)} ({len(points)} runs)")
 
 
 def now():
