@@ -85,7 +85,7 @@ def value_text(row):
     v = number(row["value"])
     if row["value_high"]:
         v += "-" + number(row["value_high"])
-    unit = {"count": "", "x": "×"}.get(row["unit"], " " + row["unit"])
+    unit = {"count": "", "depth": "", "nps": "", "x": "×"}.get(row["unit"], " " + row["unit"])
     return f"{row['figure']} {v}{unit}".rstrip()
 
 
@@ -120,7 +120,7 @@ def render():
         out.append("| " + " | ".join(cell(x) for x in [
             f'<a id="{slug(key)}"></a>{label}',
             value,
-            "; ".join(f"`{c}`" for c in commands),
+            "; ".join(f"`{c}`" if c else "(not recorded)" for c in commands),
             "; ".join(machines),
             "; ".join(dates) + (" at " + ", ".join(commits) if commits else ""),
             ", ".join(runs),
