@@ -105,6 +105,7 @@ pub mod certificate;
 mod deepening;
 mod dfpn;
 mod line;
+mod pn_table;
 mod root;
 mod slab;
 mod worker;

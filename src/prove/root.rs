@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use super::dfpn::PN_INF;
+use super::dfpn::ProofNumbers;
+use super::pn_table::PN_INF;
 use super::worker::{Ctx, Kid, Worker};
 use super::{Iv, Method, Proof, ProveLimits, ProveProgress, INF, MAX_DEPTH, NONE_REP, UNIT};
 use crate::prove::bounds::{BoundTable, Proved};
@@ -305,7 +306,12 @@ fn pn_root_test<G: Searchable>(
         let (iv, depth) = if mixed && i > 0 {
             w.deepen_root_test(root, root_key, t)
         } else {
-            (w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv, 0)
+            (
+                ProofNumbers::new(w)
+                    .mid(root, root_key, 0, t, PN_INF, PN_INF)
+                    .iv,
+                0,
+            )
         };
         if answered(&iv) {
             w.ctx.cancel.store(true, Relaxed);

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use super::busy::Busy;
-use super::dfpn::{self, PnTable};
+use super::pn_table::PnTable;
 use super::{Iv, Method, ProveLimits, INF, MAX_DEPTH, NONE_REP, UNIT};
 use crate::prove::bounds::{BoundTable, Proved};
 use crate::prove::line::Line;
@@ -107,8 +107,6 @@ pub(super) struct Worker<'a, 'c, G: Searchable> {
     /// when a proof rests on a return to the root, which the table does
     /// not keep.
     pub(super) root_lo: Vec<i32>,
-    /// df-pn's buffers, one set in use per node of the line.
-    pub(super) pn_scratch: Vec<dfpn::Scratch<G>>,
 }
 
 impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
@@ -122,7 +120,6 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             flushed: 0,
             aborted: false,
             root_lo: Vec::new(),
-            pn_scratch: Vec::new(),
         }
     }
 
