@@ -17,7 +17,7 @@ use crate::infra::progress::{Progress, ProgressBar};
 use crate::kiothi_tables::{KiothiEndgames, MAX_STONES};
 use crate::prove::bounds::BoundTable;
 use crate::prove::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
-use crate::prove::{prove_with_tables, Method, PlyCost, ProveLimits, ProveProgress};
+use crate::prove::{prove_with_tables, ProveLimits, ProveProgress};
 use crate::Game;
 
 /// The options of `solve` for a Kiothi position.
@@ -120,10 +120,7 @@ pub fn run(
     let limits = ProveLimits {
         nodes: args.nodes,
         seconds: args.seconds,
-        ply_cost: ply_cost_setting()?,
-        method: method_setting()?,
-        pn_table_mb: None,
-        question: None,
+        ..ProveLimits::default()
     };
     let mut bounds: Vec<ProveProgress> = Vec::new();
     let proof = prove_with_tables(
@@ -243,46 +240,6 @@ fn verify(
             ),
         )),
         Err(e) => Err(CliError::new("internal", Some("verify"), e.to_string())),
-    }
-}
-
-/// Environment variable that replaces the prover's ply costs (quarter plies
-/// for nodes of 1, 2, 3-4, 5+ moves, e.g. `4,4,4,4` for one ply per move):
-/// for measuring the prover (`scripts/kiothi_exact.sh --compare`), not for
-/// play; any setting gives exact values.
-pub const PLY_COST_VAR: &str = "SOW_PROVE_PLY_COST";
-
-fn ply_cost_setting() -> Result<PlyCost, CliError> {
-    match std::env::var(PLY_COST_VAR) {
-        Err(_) => Ok(PlyCost::default()),
-        Ok(text) => PlyCost::parse(&text).ok_or_else(|| {
-            CliError::usage(
-                PLY_COST_VAR,
-                format!(
-                    "{PLY_COST_VAR} must be four quarter-ply costs `a,b,c,d` from 0 to 16, \
-                     the last at least 1 (got `{text}`)"
-                ),
-            )
-        }),
-    }
-}
-
-/// Environment variable that chooses how the prover answers its tests
-/// (`pn`, the default: proof-number search on every thread; `mixed`: proof
-/// numbers on one thread, iterative deepening on the others; `id`:
-/// iterative deepening alone): for measuring the prover, not
-/// for play; every method gives exact values.
-pub const METHOD_VAR: &str = "SOW_PROVE_METHOD";
-
-fn method_setting() -> Result<Method, CliError> {
-    match std::env::var(METHOD_VAR) {
-        Err(_) => Ok(Method::default()),
-        Ok(text) => Method::parse(&text).ok_or_else(|| {
-            CliError::usage(
-                METHOD_VAR,
-                format!("{METHOD_VAR} must be `mixed`, `pn` or `id` (got `{text}`)"),
-            )
-        }),
     }
 }
 

@@ -7,9 +7,32 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::busy::{MoveQueue, SHARE_DEPTH};
 use super::worker::{Kid, Worker};
-use super::{Iv, INF, MAX_DEPTH, NONE_REP, UNIT};
+use super::{Iv, INF, NONE_REP, UNIT};
 use crate::prove::bounds::{Open, Proved};
 use crate::search::Searchable;
+
+/// Plies from the root beyond which every ply costs a full one.
+const FREE_PLIES: usize = 400;
+
+/// What a ply costs of an iteration's depth budget, in quarter plies
+/// ([`UNIT`]), by the moves of the node it leaves: a forced move nothing, a
+/// choice of two half a ply, of three or four three quarters, more a full
+/// ply. The lines where one side runs short of moves, the way Kiothi games
+/// end (RULES §2.10), then reach the end in early iterations. Past
+/// [`FREE_PLIES`] every ply costs a full one, which bounds the line. The
+/// budget only decides how far an iteration looks: every bound is proved
+/// whatever it is.
+pub(super) fn ply_cost(moves: usize, ply: usize) -> u32 {
+    if ply >= FREE_PLIES {
+        return UNIT;
+    }
+    match moves {
+        0 | 1 => 0,
+        2 => 2,
+        3 | 4 => 3,
+        _ => UNIT,
+    }
+}
 
 /// Which answers of a test `V ≥ t` its caller can use. A node needs all its
 /// moves to fail to answer "no", so once one move is left open (at this
@@ -73,7 +96,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
         if moves.is_empty() {
             return self.game_over(pos, key, nodes_before);
         }
-        let cost = self.ctx.limits.ply_cost.of(moves.len(), ply).min(depth);
+        let cost = ply_cost(moves.len(), ply).min(depth);
         let distance = self.ctx.exact.distance(pos);
         self.path.push(key, pos.clone());
         let mut rep = NONE_REP;
@@ -217,27 +240,6 @@ impl<G: Searchable> Worker<'_, '_, G> {
             self.ctx.busy.leave(at.key);
         }
         proved_by
-    }
-
-    /// Iterative deepening of the root test `V ≥ t` (the second thread of
-    /// [`Method::Mixed`]), until it is answered, the deepest depth is done
-    /// or the search is stopped: the bounds proved and the last depth.
-    pub(super) fn deepen_root_test(&mut self, root: &G, root_key: u64, t: i32) -> (Iv, u32) {
-        let b = root.board_total() as i32;
-        let mut iv = Iv {
-            lo: -b,
-            hi: b,
-            rep: NONE_REP,
-        };
-        let mut depth = 0;
-        while depth < MAX_DEPTH && !self.aborted && (iv.lo < t && t <= iv.hi) {
-            depth += 1;
-            self.path.clear();
-            let r = self.test(root, root_key, depth * UNIT, 0, t, Need::Both);
-            iv.lo = iv.lo.max(r.lo);
-            iv.hi = iv.hi.min(r.hi);
-        }
-        (iv, depth)
     }
 
     /// This worker's pass over the root's moves for `V ≥ t` (the root on

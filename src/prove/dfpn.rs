@@ -189,13 +189,18 @@ fn node_numbers(nums: &[Num], order: &[usize]) -> (u64, u64, Option<usize>, u64)
 pub(super) struct ProofNumbers<'w, 'a, 'c, G: Searchable> {
     w: &'w mut Worker<'a, 'c, G>,
     scratch: Vec<Scratch<G>>,
+    /// Plies past which a line is left unexpanded ([`PN_MAX_PLY`] unless
+    /// `ProveLimits::pn_max_ply` says otherwise).
+    max_ply: usize,
 }
 
 impl<'w, 'a, 'c, G: Searchable> ProofNumbers<'w, 'a, 'c, G> {
     pub(super) fn new(w: &'w mut Worker<'a, 'c, G>) -> Self {
+        let max_ply = w.ctx.limits.pn_max_ply.unwrap_or(PN_MAX_PLY);
         ProofNumbers {
             w,
             scratch: Vec::new(),
+            max_ply,
         }
     }
 
@@ -215,7 +220,7 @@ impl<'w, 'a, 'c, G: Searchable> ProofNumbers<'w, 'a, 'c, G> {
         self.w.count_node();
         let stored = self.w.known(pos, key);
         let (lo, hi) = (stored.lo, stored.hi);
-        if self.w.aborted || lo >= t || hi < t || ply >= PN_MAX_PLY {
+        if self.w.aborted || lo >= t || hi < t || ply >= self.max_ply {
             return answer(t, lo, hi, NONE_REP);
         }
         let nodes_before = self.w.visited;

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::busy::Busy;
 use super::pn_table::PnTable;
-use super::{Iv, Method, ProveLimits, INF, MAX_DEPTH, NONE_REP, UNIT};
+use super::{Iv, ProveLimits, INF, MAX_DEPTH, NONE_REP, UNIT};
 use crate::prove::bounds::{BoundTable, Proved};
 use crate::prove::line::Line;
 use crate::prove::slab::work;
@@ -56,12 +56,7 @@ impl<'a, G> Ctx<'a, G> {
         Ctx {
             table,
             exact,
-            pn: PnTable::new(match limits.method {
-                Method::Deepening => 0,
-                Method::ProofNumbers | Method::Mixed => {
-                    limits.pn_table_mb.unwrap_or((table.bytes() / 2) >> 20)
-                }
-            }),
+            pn: PnTable::new(limits.pn_table_mb.unwrap_or((table.bytes() / 2) >> 20)),
             threads: threads.max(1),
             busy: Busy::new(),
             stop,
