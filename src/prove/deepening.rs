@@ -1,7 +1,7 @@
-//! Iterative deepening of a test `V ≥ t` (the module doc's method): a
-//! depth budget in quarter plies ([`PlyCost`](super::PlyCost)), proved
-//! bounds in and out, the three-valued pruning of [`Need`], and the moves
-//! shared between the threads ([`MoveQueue`]).
+//! Iterative deepening of a test `V ≥ t`, where df-pn leaves it open
+//! (lines past its ply cap): a depth budget in quarter plies
+//! ([`ply_cost`]), proved bounds in and out, the three-valued pruning of
+//! [`Need`], and the moves shared between the threads ([`MoveQueue`]).
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -65,7 +65,7 @@ impl Need {
 
 /// The test a deepening node answers: `V ≥ t` at the position of hash `key`,
 /// `ply` plies below the root, with `depth` quarter plies of budget left
-/// ([`PlyCost`](super::PlyCost)), for a caller that needs `need`.
+/// ([`ply_cost`]), for a caller that needs `need`.
 struct TestAt {
     key: u64,
     depth: u32,
@@ -76,7 +76,7 @@ struct TestAt {
 
 impl<G: Searchable> Worker<'_, '_, G> {
     /// The test `V(pos) ≥ t` with a budget of `depth` quarter plies left
-    /// ([`PlyCost`](super::PlyCost)); `pos` is not yet on the line (which
+    /// ([`ply_cost`]); `pos` is not yet on the line (which
     /// holds its `ply` ancestors).
     fn test(&mut self, pos: &G, key: u64, depth: u32, ply: usize, t: i32, need: Need) -> Iv {
         self.count_node();
@@ -176,7 +176,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
     /// Searches the node's moves in `order` until one proves the test (its
     /// index is returned), all fail, the caller's need is settled
     /// ([`Need`]) or the search is stopped. `cost` is the budget a move
-    /// takes ([`PlyCost`](super::PlyCost)), `distance` the node's distance
+    /// takes ([`ply_cost`]), `distance` the node's distance
     /// to the tables.
     fn test_moves(
         &mut self,
@@ -205,8 +205,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
             let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
             // A capture that brings the board nearer the endgame tables
             // costs half a ply's budget: those lines reach exact values
-            // sooner (with the tables of 14 warriors, five late
-            // positions: 3-35% faster than full cost, each one).
+            // sooner.
             let closer = gain > 0 && self.ctx.exact.distance(&child) < distance;
             let r = self.test(
                 &child,

@@ -1,39 +1,36 @@
 //! Depth-first proof-number search (df-pn, Nagai 2002) for one test
-//! `V ≥ t` of the prover, over the same proved-bound table.
+//! `V ≥ t` of the prover.
 //!
-//! A test is a boolean question, AND/OR by side: the mover proves
-//! `V(n) ≥ t` with one move whose child fails its own test
-//! `V(c) ≥ gain - t + 1`, and refutes it only when every child passes.
-//! Each node carries a proof number φ (how many leaves at least must still
-//! be settled to prove the test) and a disproof number δ (to refute it):
-//! `φ(n) = min δ(c)`, `δ(n) = Σ φ(c)`. The search always expands the most
-//! proving line, so where one side is short of moves (the way Kiothi games
-//! end, RULES §2.10) it reaches the end of the game without a uniform
-//! depth.
+//! A test is an AND/OR question: the mover proves `V(n) ≥ t` with one move
+//! whose child fails its own test `V(c) ≥ gain - t + 1`, and refutes it
+//! only when every child passes. Each node carries a proof number φ (the
+//! least work still needed to prove the test) and a disproof number δ (to
+//! refute it): `φ(n) = min δ(c)`, `δ(n) = Σ φ(c)`. The search expands the
+//! most proving line, so where one side runs short of moves (the way
+//! Kiothi games end, RULES §2.10) it reaches the end of the game without a
+//! uniform depth.
 //!
-//! Soundness does not rest on the numbers: φ and δ only choose what to
-//! expand, and live in their own table ([`PnTable`], keyed by position and
-//! threshold; a collision there costs time, never a wrong answer). What a
-//! node *is* comes from the proved bounds of its moves, exactly as in the
-//! deepening search: a finished game's sweep, captures along the line, the
-//! bound table, and a repetition of the line scored 0 (RULES §0). A test is
-//! answered only when those bounds answer it. Bounds that rest on a
-//! repetition of a position above the node stay in the caller's frame and
-//! are not stored (the graph-history convention of the module doc).
+//! Soundness does not rest on the numbers: they only choose what to expand
+//! (`pn_table.rs`). What a node is comes from the proved bounds of its
+//! moves, as in the deepening search: a finished game's sweep, captures,
+//! the bound table, the endgame tables, and a repetition of the line scored
+//! 0 (RULES §0). Bounds that rest on a repetition above the node are not
+//! stored (`mod.rs`).
 
 use super::bounds::Proved;
 use super::pn_table::PN_INF;
 use super::worker::{Kid, Worker};
 use super::{Iv, NONE_REP};
 use crate::search::Searchable;
-/// A node this many plies below the root is left unexpanded: its numbers
-/// are [`PN_STUCK`]. A line of a late game that long has stopped capturing;
-/// the deepening search (the fallback) bounds it instead.
+
+/// A node this many plies below the root is left unexpanded (its numbers
+/// are [`PN_STUCK`]): a line of a late game that long has stopped
+/// capturing, and the deepening search bounds it instead.
 const PN_MAX_PLY: usize = 240;
 /// Nodes this close to the root tell the other threads they are inside.
 const PN_SHARE_PLY: usize = 16;
-/// The numbers of a node left unexpanded at [`PN_MAX_PLY`]: large, so the
-/// search looks elsewhere first, and not infinite, which would claim a proof.
+/// The numbers of a node left unexpanded: large, so that the search looks
+/// elsewhere first, and not infinite, which would claim an answer.
 const PN_STUCK: u64 = 1 << 28;
 
 /// The answer of a df-pn call: the numbers of the node's test, and the
@@ -49,48 +46,31 @@ pub(super) struct Pn {
 
 /// How much dearer a new node's proof number is for each warrior by which
 /// the engine's evaluation (`Searchable::evaluate`) falls short of its
-/// test's threshold: a test the evaluation doubts is tried last. Measured
-/// on one thread, df-pn alone, six late engine-game positions
-/// (`results/kiothi/exact.experiments.md`): tenfold took 14-57% fewer nodes
-/// than no evaluation; a hundredfold did about as well, onefold worse than
-/// none (game 3, 18 plies before the end).
+/// test's threshold: a test the evaluation doubts is tried last.
 const EVAL_DOUBT: u64 = 10;
 
-/// The disproof number's side of the same idea, with a margin: a new node's
-/// disproof number is [`EVAL_DOUBT`] times dearer for each warrior by which
-/// the evaluation passes its threshold *beyond* `EVAL_SURE_MARGIN`. Without
-/// the margin it sped up the proofs but slowed the refutations (the last
-/// test of every exact value) by more: game 3 at 20 plies 87.6 M nodes
-/// against 51.6 M. With a margin of 8 warriors, the same six positions took
-/// 17-37% fewer nodes than the proof number alone (game 3 at 20 plies
-/// 32.5 M); margins of 3, 6, 7, 9 and 12 did less well on game 3 at 20
-/// (61.3, 40.5, 36.5, 33.2, 40.0 M).
+/// The same for the disproof number, past a margin: [`EVAL_DOUBT`] times
+/// dearer for each warrior by which the evaluation passes the threshold
+/// beyond `EVAL_SURE_MARGIN`. Without a margin the refutations (the last
+/// test of every exact value) slowed down more than the proofs sped up.
 const EVAL_SURE_MARGIN: i32 = 8;
 
 /// What refuting a new node's test is expected to cost, for its number of
-/// moves `m` (`Searchable::mobility`): a quarter of `m²` (rounded up), plus one. Refuting
-/// takes every move, and a position with many moves also offers more ways
-/// out below each of them, so the cost grows faster than the count. One
-/// thread, eleven late engine-game positions (`results/kiothi/
-/// exact.experiments.md`): 2-22% fewer nodes than `m` on every one (game 3
-/// at 20 plies 28.9 M against 32.5 M); `m²/2`, `m²/8`, `m²`, `m³/16`,
-/// `m + 4`, `min(m, 8)` and `√m` took more on the first six together.
+/// moves `m` (`Searchable::mobility`): `⌈m²/4⌉ + 1`. Refuting takes every
+/// move, and a position with many moves also has more ways out below each
+/// of them, so the cost grows faster than the count.
 fn refutation_weight(moves: u32) -> u64 {
     let m = moves.max(1) as u64;
     (m * m).div_ceil(4) + 1
 }
 
-/// A new node's proof and disproof numbers for the test `V(pos) ≥ t`.
-///
-/// Proving takes one move, refuting every move ([`refutation_weight`]),
-/// counted twice (measured with the weight `m` on late engine-game
-/// positions: half the nodes of 1 and 1, fewer than once or four times);
-/// both times one more for each warrior
-/// above the endgame tables (`far`), so that the search goes for the
-/// captures that reach them (measured with the tables of 13 warriors,
-/// three late positions: 1.8-3x faster than without the factor; 2d+1, d/2+1
-/// or d²+1 did less well). Then the evaluation's doubt ([`EVAL_DOUBT`]) and
-/// confidence ([`EVAL_SURE_MARGIN`]).
+/// A new node's proof and disproof numbers for the test `V(pos) ≥ t`:
+/// proving takes one move, refuting every move ([`refutation_weight`],
+/// counted twice); both are multiplied by `far`, one more than the node's
+/// distance to the endgame tables in warriors, so that the search goes for
+/// the captures that reach them; then by the evaluation's doubt
+/// ([`EVAL_DOUBT`]) and confidence ([`EVAL_SURE_MARGIN`]). The constants
+/// were chosen by measuring node counts (`results/kiothi/exact.experiments.md`).
 fn first_numbers<G: Searchable>(pos: &G, t: i32, far: u64) -> (u64, u64) {
     let e = pos.evaluate();
     let doubt = (t - e).max(0) as u64;
