@@ -129,3 +129,44 @@ fn read_into(path: &Path, fingerprint: u64, table: &BoundTable) -> Result<u64, K
         source,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prove::bounds::Proved;
+
+    #[test]
+    fn bounds_kept_in_a_file_come_back_and_a_damaged_file_is_refused() {
+        let dir = std::env::temp_dir().join(format!("sow-kept-bounds-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bounds.bnd");
+        let table = BoundTable::new(1);
+        let kept = KeptBounds::open(&path, &table).unwrap();
+        assert_eq!((kept.read, kept.path()), (0, path.as_path()));
+        let p = Proved {
+            lo: -3,
+            hi: 5,
+            best: Some(1),
+            open: None,
+        };
+        table.store(42 << 8, p, 7);
+        assert_eq!(kept.save(&table).unwrap(), 1);
+
+        let back = BoundTable::new(1);
+        assert_eq!(KeptBounds::open(&path, &back).unwrap().read, 1);
+        assert_eq!(back.probe(42 << 8), Some(p));
+
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        let e = KeptBounds::open(&path, &BoundTable::new(1)).err().unwrap();
+        assert!(matches!(e, KeptBoundsError::Malformed { .. }), "{e}");
+        assert!(
+            e.to_string().ends_with("(remove it to start afresh)"),
+            "{e}"
+        );
+        // A directory in FILE's place cannot be replaced.
+        let e = KeptBounds::open(&dir, &BoundTable::new(1)).err().unwrap();
+        assert!(matches!(e, KeptBoundsError::NotWritable(_)), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -298,3 +298,55 @@ fn progress_line(p: &ProveProgress) -> String {
         p.depth, p.lower, p.upper, p.nodes, p.seconds
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> ProofRequest {
+        ProofRequest {
+            seconds: None,
+            nodes: None,
+            hash_mb: 1,
+            threads: 1,
+            endgame_stones: None,
+            keep: None,
+            verify: true,
+        }
+    }
+
+    /// A directory with no endgame tables in it.
+    fn no_tables() -> PathBuf {
+        std::env::temp_dir().join(format!("sow-pipeline-no-tables-{}", std::process::id()))
+    }
+
+    #[test]
+    fn a_late_position_is_proved_verified_and_reported() {
+        // Six plies before the end of an engine game.
+        let pos: KiothiPosition = "kiothi 0,0,0,0,0,0,0,1,1,1,0,0,0,0,0,0,0,1,1,1 S play 29 25"
+            .parse()
+            .unwrap();
+        let job = ProofJob::prepare(&pos, request(), &no_tables(), Progress::Hidden).unwrap();
+        let r = job.run(&AtomicBool::new(false)).unwrap();
+        assert!(r.exact && !r.interrupted, "{r:?}");
+        assert_eq!(r.value, Some(r.lower));
+        assert_eq!(r.final_margin, r.value.map(|v| 29 - 25 + v));
+        assert_eq!(r.pv.first(), r.best.as_ref());
+        assert_eq!((r.endgame_stones, &r.kept), (None, &None));
+        let checked = r.verified.expect("a certificate");
+        assert_eq!((checked.lower, checked.upper), (r.lower, r.upper));
+        // The last narrowing is the exact value.
+        let last = r.bounds.last().unwrap();
+        assert_eq!((last.lower, last.upper), (r.lower, r.upper));
+    }
+
+    #[test]
+    fn an_opening_turn_is_refused_with_its_move_count() {
+        let pos: KiothiPosition = "kiothi".parse().unwrap();
+        match ProofJob::prepare(&pos, request(), &no_tables(), Progress::Hidden) {
+            Err(ProofError::Opening { moves }) => assert_eq!(moves, pos.move_count()),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("an opening was accepted"),
+        }
+    }
+}
