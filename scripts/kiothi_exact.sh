@@ -33,12 +33,6 @@
 # missing plies are. Written to OUT/kiothi/NAME.past-limit.md and .json,
 # with the times at which the lower and the upper bound reached the value.
 # --render-only writes that page again from its JSON, running nothing.
-#
-# With --compare, instead: the prover's settings side by side on a fixed
-# set of (game, distance) cases of FILE, written to
-# results/kiothi/exact.compare.md and .json: the defaults; one ply of depth
-# per move (SOW_PROVE_PLY_COST=4,4,4,4, the costs before the tuned ones);
-# the bound table's former default size (--hash 512).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,7 +43,6 @@ NAME=exact
 LIMIT=60
 OUT=results
 MAX_DISTANCE=60
-COMPARE=0
 PAST_LIMIT=0
 RENDER_ONLY=0
 TARGET=24
@@ -63,19 +56,18 @@ while [ $# -gt 0 ]; do
         --limit) LIMIT="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
         --max-distance) MAX_DISTANCE="$2"; shift 2 ;;
-        --compare) COMPARE=1; shift ;;
         --past-limit) PAST_LIMIT="$2"; shift 2 ;;
         --target) TARGET="$2"; shift 2 ;;
         --render-only) RENDER_ONLY=1; shift ;;
         --db) DB_ARGS=(--db "$2"); shift 2 ;;
         --hash) HASH_ARGS=(--hash "$2"); shift 2 ;;
-        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --name, --max-distance, --compare, --past-limit, --target, --render-only, --db, --hash)" >&2; exit 2 ;;
+        *) echo "error: unknown argument \`$1\` (expected --games, --file, --limit, --out, --name, --max-distance, --past-limit, --target, --render-only, --db, --hash)" >&2; exit 2 ;;
     esac
 done
 
 [ ${#FILES[@]} -gt 0 ] || FILES=("$DEFAULT_FILE")
-if [ ${#FILES[@]} -gt 1 ] && { [ "$COMPARE" = 1 ] || [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; }; then
-    echo "error: --file may be given more than once only for the distances' run (--compare reads one file; --past-limit reads the files of NAME.json)" >&2
+if [ ${#FILES[@]} -gt 1 ] && { [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; }; then
+    echo "error: --file may be given more than once only for the distances' run (--past-limit reads the files of NAME.json)" >&2
     exit 2
 fi
 case "$NAME" in
@@ -149,100 +141,6 @@ try_distance() {
     pos="$(position_after $((plies - distance)))"
     $SOW solve --json --time "$LIMIT" "${SOLVE_ARGS[@]}" "$pos" | jq -c --argjson d "$distance" '{distance: $d} + .'
 }
-
-if [ "$COMPARE" = 1 ]; then
-    # The cases: for the four games the prover reached least far with one
-    # ply per move (results/kiothi/exact.md at commit 8340a28), the deepest
-    # distance it proved there; each is proved under every setting.
-    CASES="0:16 2:22 3:10 5:20"
-    # Settings: the defaults; one ply per move; the former table size; two
-    # other ply costs (quarter plies for 1, 2, 3-4, 5+ moves).
-    SETTINGS="default uniform hash512 cost0_2_4_6 cost0_3_4_4"
-    COMMAND="scripts/kiothi_exact.sh --compare --file ${FILES[0]} --limit $LIMIT"
-    rows="$tmp/compare.jsonl"
-    : > "$rows"
-    for case in $CASES; do
-        game=${case%%:*}
-        distance=${case##*:}
-        line="$(jq -c --argjson g "$game" 'select(.game == $g)' "${FILES[0]}")"
-        plies=$(jq -r .plies <<<"$line")
-        jq -r '(.opening + .moves)[]' <<<"$line" > "$tmp/moves"
-        pos="$(position_after $((plies - distance)))"
-        for setting in $SETTINGS; do
-            case $setting in
-                default) r="$($SOW solve --json --time "$LIMIT" "$pos")" ;;
-                uniform) r="$(SOW_PROVE_PLY_COST=4,4,4,4 $SOW solve --json --time "$LIMIT" "$pos")" ;;
-                hash512) r="$($SOW solve --json --time "$LIMIT" --hash 512 "$pos")" ;;
-                cost*) r="$(SOW_PROVE_PLY_COST=$(tr _ , <<<"${setting#cost}") $SOW solve --json --time "$LIMIT" "$pos")" ;;
-            esac
-            r="$(jq -c --argjson g "$game" --argjson d "$distance" --arg s "$setting" \
-                --arg load "$(cut -d' ' -f1 /proc/loadavg)" '{game: $g, distance: $d, setting: $s, load: $load} + .' <<<"$r")"
-            echo "$r" >> "$rows"
-            echo "compare: $(jq -r '"game \(.game) distance \(.distance) \(.setting): exact \(.exact) \(.seconds|.*100|round/100) s \(.nodes) nodes"' <<<"$r")" >&2
-        done
-    done
-    SECONDS_TOTAL=$(( $(date +%s) - START ))
-    LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
-    mkdir -p "$OUT/kiothi"
-    jq -s --arg command "$COMMAND" --arg version "$VERSION" --arg date "$DATE" --arg machine "$MACHINE" \
-        --arg load_start "$LOAD_START" --arg load_end "$LOAD_END" --arg others "$OTHERS" \
-        '{command: $command, version: $version, date: $date, machine: $machine,
-          load_average: {start: $load_start, end: $load_end}, other_processes: $others, runs: .}' \
-        "$rows" > "$tmp/compare.json"
-    {
-        echo "# Kiothi prover: settings compared"
-        echo
-        echo "The exact prover (\`sow solve\`, both cores, at most $LIMIT s) on fixed late positions"
-        echo "of the engine games, under each setting. Written by \`$COMMAND\`."
-        echo
-        conditions
-        echo "- settings: \`default\` (ply costs 0,2,3,4 quarter plies for nodes of 1, 2, 3-4, 5+ moves;"
-        echo "  128 MiB table); \`uniform\`: one ply of depth per move (\`SOW_PROVE_PLY_COST=4,4,4,4\`, as"
-        echo "  before the tuned costs); \`hash512\`: \`--hash 512\` (the former default size of the bound"
-        echo "  table); \`costA_B_C_D\`: \`SOW_PROVE_PLY_COST=A,B,C,D\`, other ply costs tried."
-        echo "- each cell: seconds to the exact value (nodes), or the bounds proved when the time ran out."
-        echo
-        echo "| game | distance | $(sed 's/ / | /g' <<<"$SETTINGS") |"
-        echo "|---:|---:|$(for _ in $SETTINGS; do printf -- '---|'; done)"
-        jq -r --arg settings "$SETTINGS" '.runs | group_by([.game, .distance])[] | . as $g
-            | [$g[0].game, $g[0].distance] + ($settings | split(" ") | map(. as $s
-                | ($g[] | select(.setting == $s)
-                   | if .exact then "\(.seconds*100|round/100) s (\(.nodes))" else "open [\(.lower), \(.upper)]" end)))
-            | "| " + (map(tostring) | join(" | ")) + " |"' "$tmp/compare.json"
-        echo
-        echo "## What was tried"
-        echo
-        echo "- Ply costs by the node's move count (kept): see the \`default\` and \`uniform\` columns."
-        echo "  Costlier wide nodes (\`cost0_2_4_6\`) or two-move nodes (\`cost0_3_4_4\`): no fewer nodes overall"
-        echo "  (some more, some fewer); their times differ within the noise of a shared machine."
-        echo "- A smaller bound table (kept): compare \`default\` (128 MiB) with \`hash512\`. The node"
-        echo "  counts are alike; the difference is the time the kernel takes to hand over fresh memory."
-        echo "- Tighter static bounds at the horizon than [-B, B] (B = warriors on the board): none found"
-        echo "  that is sound in these positions. Protection (RULES §2.3) is long gone this late, every"
-        echo "  warrior can still be captured by either side or swept to either prison (RULES §2.10: the"
-        echo "  player who cannot move loses the whole board), so no warrior is bound to one side."
-        echo "- Earlier (before this page): a bucketed table with prefetching and huge pages, and ordering"
-        echo "  by the evaluation far from the horizon; both are in the prover."
-        echo "- Both threads inside the tree (kept, ABDADA; \`src/prove/mod.rs\`). Before, only the root's moves"
-        echo "  were split and one core idled whenever one root move dominated: \`/usr/bin/time sow solve --json --time 60"
-        echo "  'kiothi 1,1,0,2,0,6,0,1,0,2,1,0,1,0,4,0,2,1,2,3 N play 18 15'\` (game 2, 24 plies before the end) took"
-        echo "  33.2 s of CPU in 34.9 s of wall time on 2 threads, 45.5 M nodes (commit ca27f91, load 1.5). With the"
-        echo "  threads sharing the tree: 30.6 M nodes, 23.9 s (commit 4412911, load 3.5, a build beside it). The"
-        echo "  distances reached are on exact.md (same script)."
-        echo "- Scanning the line for repetitions only back to the last capture (a repeated position has the same"
-        echo "  board total; captures only remove stones): same node counts, no measurable gain (\`sow solve --json"
-        echo "  --threads 1 'kiothi 1,3,2,3,0,1,1,2,1,3,0,1,0,1,0,0,3,2,1,0 N play 20 15'\`, 1.3-1.65 s of CPU with"
-        echo "  or without, load 5): not kept. Profile at game 0, 20 plies before the end (\`perf record -g\`): no"
-        echo "  hot spot, move generation 13%, building the children 12%, the test 12%, table probes 10%,"
-        echo "  allocation ~7%."
-        echo
-        echo "Measurements run by hand (other methods, switches since removed): [exact.experiments.md](exact.experiments.md)."
-    } > "$tmp/compare.md"
-    mv "$tmp/compare.json" "$OUT/kiothi/exact.compare.json"
-    mv "$tmp/compare.md" "$OUT/kiothi/exact.compare.md"
-    echo "wrote $OUT/kiothi/exact.compare.json and $OUT/kiothi/exact.compare.md" >&2
-    exit 0
-fi
 
 if [ "$PAST_LIMIT" != 0 ] || [ "$RENDER_ONLY" = 1 ]; then
     base="$OUT/kiothi/$NAME.json"

@@ -15,7 +15,7 @@ use sow::infra::rng::Rng;
 use sow::kiothi_tables::KiothiEndgames;
 use sow::prove::bounds::{BoundTable, Proved};
 use sow::prove::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
-use sow::prove::{prove, prove_with_tables, Method, PlyCost, Proof, ProveLimits};
+use sow::prove::{prove, prove_with_tables, Proof, ProveLimits};
 use sow::search::{search_with, ExactValues, Limits, NoTables, Searchable, TranspositionTable};
 use sow::Game;
 
@@ -153,17 +153,9 @@ fn agrees_with_exhaustive_minimax_on_late_game_positions() {
         positions.len()
     );
     let mut deep = 0;
-    // The ply costs only decide how far each iteration looks: the tuned
-    // ones, one ply per move, and the cheapest allowed (only nodes of five
-    // or more moves cost anything) must all give the exact values.
-    let costs = [PlyCost::default(), PlyCost::UNIFORM, PlyCost([0, 0, 0, 1])];
     for (i, p) in positions.iter().enumerate() {
         let want = minimax(p, &mut Vec::new());
-        let limits = ProveLimits {
-            ply_cost: costs[i % costs.len()],
-            ..ProveLimits::default()
-        };
-        let got = solve(p, 1 + i % 2, limits);
+        let got = solve(p, 1 + i % 2, ProveLimits::default());
         assert_eq!(got.value(), Some(want), "{p}");
         if !p.is_over() {
             assert_best_move_and_line(p, got.best, &got.pv, want);
@@ -267,14 +259,10 @@ fn threads_sharing_nodes_agree_with_minimax_on_larger_trees() {
         "only {} larger late positions",
         positions.len()
     );
-    for (i, p) in positions.iter().enumerate() {
+    for p in &positions {
         let want = minimax(p, &mut Vec::new());
         for threads in [2, 3] {
-            let limits = ProveLimits {
-                ply_cost: [PlyCost::default(), PlyCost::UNIFORM][i % 2],
-                ..ProveLimits::default()
-            };
-            let got = solve(p, threads, limits);
+            let got = solve(p, threads, ProveLimits::default());
             assert_eq!(got.value(), Some(want), "{p} on {threads} threads");
         }
     }
@@ -314,17 +302,13 @@ fn interrupted_bounds_are_sound() {
     let mut cut_on_one_thread = 0;
     for p in positions.iter().filter(|p| !p.is_over()) {
         let want = minimax(p, &mut Vec::new());
-        for (cap, ply_cost) in [16, 64, 256, 1024]
-            .into_iter()
-            .zip([PlyCost::default(), PlyCost::UNIFORM].into_iter().cycle())
-        {
+        for cap in [16, 64, 256, 1024] {
             for threads in [1, 2] {
                 let got = solve(
                     p,
                     threads,
                     ProveLimits {
                         nodes: Some(cap),
-                        ply_cost,
                         ..ProveLimits::default()
                     },
                 );
@@ -348,36 +332,35 @@ fn interrupted_bounds_are_sound() {
 }
 
 #[test]
-fn both_methods_agree_with_exhaustive_minimax() {
-    // Each way of answering the tests (iterative deepening alone,
-    // proof-number search from the root on every thread, the two side by
-    // side; one thread or two) gives the
-    // exhaustive values on the small late positions, the random ones, and
-    // the larger trees; its best move keeps the value.
+fn proof_numbers_and_the_deepening_fallback_agree_with_exhaustive_minimax() {
+    // Proof-number search alone, iterative deepening alone (df-pn's ply cap
+    // at 0 leaves every test to it), and the hand-over between them (a cap
+    // of 6 plies: df-pn settles the shallow lines, deepening the rest); one
+    // thread or two: the exhaustive values on the small late positions, the
+    // random ones, and the larger trees; the best move keeps the value.
     let mut positions = small_late_positions(50_000);
     positions.extend(random_late_positions(&mut Rng::new(11), 50_000));
     positions.extend(larger_game_positions());
     assert!(positions.len() >= 120, "only {} positions", positions.len());
-    for (i, p) in positions.iter().enumerate() {
+    for p in &positions {
         let want = minimax(p, &mut Vec::new());
-        for method in [Method::Deepening, Method::ProofNumbers, Method::Mixed] {
+        for pn_max_ply in [None, Some(0), Some(6)] {
             for threads in [1, 2] {
                 let limits = ProveLimits {
-                    method,
-                    ply_cost: [PlyCost::default(), PlyCost::UNIFORM][i % 2],
+                    pn_max_ply,
                     ..ProveLimits::default()
                 };
                 let got = solve(p, threads, limits);
                 assert_eq!(
                     got.value(),
                     Some(want),
-                    "{p}: {method:?} on {threads} threads"
+                    "{p}: df-pn cap {pn_max_ply:?} on {threads} threads"
                 );
                 if let Some(best) = got.best {
                     let child = p.play_unchecked(&best);
                     let v = KiothiPosition::capture_gain(p, &child)
                         - minimax(&child, &mut vec![p.repetition_key()]);
-                    assert_eq!(v, want, "{p}: best move {best}, {method:?}");
+                    assert_eq!(v, want, "{p}: best move {best}, cap {pn_max_ply:?}");
                 }
             }
         }
@@ -386,6 +369,7 @@ fn both_methods_agree_with_exhaustive_minimax() {
 
 #[test]
 fn interrupted_deepening_is_sound() {
+    // The deepening alone (df-pn's ply cap at 0), cut short by node caps.
     let positions = small_late_positions(20_000);
     let mut cut = 0;
     for p in positions.iter().filter(|p| !p.is_over()) {
@@ -397,7 +381,7 @@ fn interrupted_deepening_is_sound() {
                     threads,
                     ProveLimits {
                         nodes: Some(cap),
-                        method: Method::Deepening,
+                        pn_max_ply: Some(0),
                         ..ProveLimits::default()
                     },
                 );
@@ -434,66 +418,11 @@ fn mobility_counts_the_legal_moves_of_late_positions() {
 }
 
 #[test]
-fn methods_parse_strictly() {
-    assert_eq!(Method::parse("id"), Some(Method::Deepening));
-    assert_eq!(Method::parse("pn"), Some(Method::ProofNumbers));
-    assert_eq!(Method::parse("mixed"), Some(Method::Mixed));
-    for bad in ["", "PN", "df-pn", "id,pn"] {
-        assert_eq!(Method::parse(bad), None, "{bad}");
-    }
-}
-
-#[test]
 fn a_finished_game_is_its_sweep() {
     // South has no warrior: the game is over, North takes the board.
     let p = parse_position("kiothi 0,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,0,1,0 S play 30 26").unwrap();
     let got = solve(&p, 1, ProveLimits::default());
     assert_eq!((got.value(), got.best), (Some(-4), None));
-}
-
-/// Experiment (run by hand with `--ignored --nocapture`): proof times on
-/// the positions 4..28 plies before the end of a few engine games.
-#[test]
-#[ignore]
-fn timing_by_distance() {
-    let games = game_positions("ab_time_1-vs-ab_time_0.5.jsonl");
-    for (g, game) in games.iter().take(3).enumerate() {
-        for d in (4..=28).step_by(4) {
-            let Some(p) = game.get(d) else { break };
-            let got = solve(
-                p,
-                2,
-                ProveLimits {
-                    seconds: Some(60.0),
-                    ..ProveLimits::default()
-                },
-            );
-            println!(
-                "game {g} d {d}: [{}, {}] depth {} nodes {} {:.2} s",
-                got.lower, got.upper, got.depth, got.nodes, got.seconds
-            );
-            if !got.exact() {
-                break;
-            }
-        }
-    }
-}
-
-#[test]
-fn ply_costs_parse_strictly() {
-    assert_eq!(PlyCost::parse("0,2,3,4"), Some(PlyCost::default()));
-    assert_eq!(PlyCost::parse("4, 4, 4, 4"), Some(PlyCost::UNIFORM));
-    for bad in [
-        "",
-        "1,2,3",
-        "1,2,3,4,5",
-        "0,0,0,0",
-        "-1,2,3,4",
-        "x,2,3,4",
-        "0,0,0,17",
-    ] {
-        assert_eq!(PlyCost::parse(bad), None, "{bad}");
-    }
 }
 
 /// Endgame tables of 0 to `stones` warriors, built in the test.

@@ -325,52 +325,6 @@ fn mcts_and_greedy_play_legal_games() {
     }
 }
 
-#[test]
-#[ignore]
-fn timing_of_minimax() {
-    for (w, k) in [(2, 1), (2, 2)] {
-        let start = KpePosition::start(KpeVariant::new(w, k).unwrap());
-        let t = std::time::Instant::now();
-        let v = minimax(&start, &mut Vec::new());
-        let t1 = t.elapsed();
-        let r = search_fresh(&start, &Limits::default(), 1);
-        eprintln!(
-            "{w}x{k}: minimax {v} in {t1:?}; search {} exact {} depth {} in {:.3}s",
-            r.value, r.exact, r.depth, r.seconds
-        );
-    }
-}
-
-#[test]
-#[ignore]
-fn strength_report() {
-    let start = KpePosition::start(KpeVariant::STANDARD);
-    let cfg = MatchConfig {
-        games: 40,
-        opening_plies: 4,
-        seed: 11,
-        ply_cap: 1000,
-        balance: None,
-    };
-    for (a, b) in [
-        ("ab:depth=6", "greedy"),
-        ("mcts:300", "greedy"),
-        ("ab:depth=6", "mcts:300"),
-        ("greedy", "random"),
-    ] {
-        let r = run_match(
-            &start,
-            &AgentSpec::parse(a).unwrap(),
-            &AgentSpec::parse(b).unwrap(),
-            &cfg,
-        );
-        eprintln!(
-            "{a} vs {b}: +{} ={} -{} score {:.3} elo {:.0} [{:.0}, {:.0}] plies {:.1} one-warrior {:.2}",
-            r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high, r.average_plies, r.one_warrior_share
-        );
-    }
-}
-
 /// The 20 Kiothi middle-game positions of the time-to-depth benchmark.
 fn kiothi_middlegames() -> Vec<KiothiPosition> {
     include_str!("../benches/kiothi_middlegames.txt")

@@ -13,7 +13,6 @@ pub mod completions;
 pub mod eval;
 pub mod export;
 pub mod game_arg;
-pub mod kept_bounds;
 mod kiothi_board;
 pub mod kiothi_tables;
 pub mod man;

@@ -1,4 +1,4 @@
-//! Lock-free table of *proved* bounds for the exact prover (`prove.rs`).
+//! Lock-free table of *proved* bounds for the exact prover.
 //!
 //! Unlike the search's transposition table (`tt.rs`), an entry here is not a
 //! value at some draft: it is an interval `[lo, hi]` that the true RULES §0

@@ -1,9 +1,8 @@
-//! The prover's proved bounds kept in a file from one run to the next
-//! (`sow solve POSITION --keep FILE`). A bound is true of its position
-//! whatever proof found it, so a file can be read back into the table of
-//! any later proof of the same game: an interrupted proof goes on where it
-//! stopped. (Given to the proof of a nearby position it is sound too, but
-//! the one case measured gained nothing: results/kiothi/exact.experiments.md.)
+//! The format of the prover's proved bounds kept in a file from one run
+//! to the next (`sow solve POSITION --keep FILE`, `kept_bounds.rs`). A
+//! bound is true of its position whatever proof found it, so a file can be
+//! read back into the table of any later proof of the same game: an
+//! interrupted proof goes on where it stopped.
 //!
 //! Layout (little-endian):
 //!

@@ -1,4 +1,4 @@
-//! An independent check of what the prover (`prove.rs`) proved: its bounds
+//! An independent check of what the prover proved: its bounds
 //! are re-derived move by move, down to the end of the game, the endgame
 //! tables or a repetition, by a plain recursion that trusts nothing but
 //! the rules (every legal move, `capture_gain`, `terminal_value`)
@@ -21,7 +21,7 @@
 //! Leaves, as the prover scores them: a position with no move (its final
 //! sweep, RULES §2.10), one the exact values cover (endgame tables), a
 //! position that repeats one on the current line (0: the first repetition
-//! stands for endless play, `prove.rs`'s convention), and any test the
+//! stands for endless play, the prover's convention), and any test the
 //! board's warriors settle alone (the value lies in `[-B, B]`).
 //!
 //! A position checked once is remembered with the test it passed, under its
@@ -48,18 +48,15 @@ use thiserror::Error;
 
 use super::bounds::BoundTable;
 use super::line::Line;
-use super::{prove_with_tables, ProveLimits};
+use super::{prove_with_tables, ProveLimits, NONE_REP};
 use crate::search::exact_values::ExactValues;
 use crate::search::Searchable;
-
-/// No repetition of a position above took part.
-const NONE_REP: usize = usize::MAX;
 
 /// Positions between two calls of the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 20;
 /// df-pn's table for a child proved again, in MiB: such proofs are many
-/// and mostly small, and the default (half the bound table, gigabytes for
-/// a long proof) had the kernel zeroing fresh pages 80% of the time.
+/// and mostly small, and with the default (half the bound table, gigabytes
+/// for a long proof) the kernel spent most of the check zeroing fresh pages.
 const REPROVE_PN_MB: usize = 8;
 /// Inner positions between two looks at the stop flag.
 const STOP_EVERY: u64 = 1 << 12;

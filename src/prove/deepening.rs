@@ -1,15 +1,38 @@
-//! Iterative deepening of a test `V ≥ t` (the module doc's method): a
-//! depth budget in quarter plies ([`PlyCost`](super::PlyCost)), proved
-//! bounds in and out, the three-valued pruning of [`Need`], and the moves
-//! shared between the threads ([`MoveQueue`]).
+//! Iterative deepening of a test `V ≥ t`, where df-pn leaves it open
+//! (lines past its ply cap): a depth budget in quarter plies
+//! ([`ply_cost`]), proved bounds in and out, the three-valued pruning of
+//! [`Need`], and the moves shared between the threads ([`MoveQueue`]).
 
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::busy::{MoveQueue, SHARE_DEPTH};
 use super::worker::{Kid, Worker};
-use super::{Iv, INF, MAX_DEPTH, NONE_REP, UNIT};
+use super::{Iv, INF, NONE_REP, UNIT};
 use crate::prove::bounds::{Open, Proved};
 use crate::search::Searchable;
+
+/// Plies from the root beyond which every ply costs a full one.
+const FREE_PLIES: usize = 400;
+
+/// What a ply costs of an iteration's depth budget, in quarter plies
+/// ([`UNIT`]), by the moves of the node it leaves: a forced move nothing, a
+/// choice of two half a ply, of three or four three quarters, more a full
+/// ply. The lines where one side runs short of moves, the way Kiothi games
+/// end (RULES §2.10), then reach the end in early iterations. Past
+/// [`FREE_PLIES`] every ply costs a full one, which bounds the line. The
+/// budget only decides how far an iteration looks: every bound is proved
+/// whatever it is.
+pub(super) fn ply_cost(moves: usize, ply: usize) -> u32 {
+    if ply >= FREE_PLIES {
+        return UNIT;
+    }
+    match moves {
+        0 | 1 => 0,
+        2 => 2,
+        3 | 4 => 3,
+        _ => UNIT,
+    }
+}
 
 /// Which answers of a test `V ≥ t` its caller can use. A node needs all its
 /// moves to fail to answer "no", so once one move is left open (at this
@@ -42,7 +65,7 @@ impl Need {
 
 /// The test a deepening node answers: `V ≥ t` at the position of hash `key`,
 /// `ply` plies below the root, with `depth` quarter plies of budget left
-/// ([`PlyCost`](super::PlyCost)), for a caller that needs `need`.
+/// ([`ply_cost`]), for a caller that needs `need`.
 struct TestAt {
     key: u64,
     depth: u32,
@@ -53,7 +76,7 @@ struct TestAt {
 
 impl<G: Searchable> Worker<'_, '_, G> {
     /// The test `V(pos) ≥ t` with a budget of `depth` quarter plies left
-    /// ([`PlyCost`](super::PlyCost)); `pos` is not yet on the line (which
+    /// ([`ply_cost`]); `pos` is not yet on the line (which
     /// holds its `ply` ancestors).
     fn test(&mut self, pos: &G, key: u64, depth: u32, ply: usize, t: i32, need: Need) -> Iv {
         self.count_node();
@@ -73,7 +96,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
         if moves.is_empty() {
             return self.game_over(pos, key, nodes_before);
         }
-        let cost = self.ctx.limits.ply_cost.of(moves.len(), ply).min(depth);
+        let cost = ply_cost(moves.len(), ply).min(depth);
         let distance = self.ctx.exact.distance(pos);
         self.path.push(key, pos.clone());
         let mut rep = NONE_REP;
@@ -153,7 +176,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
     /// Searches the node's moves in `order` until one proves the test (its
     /// index is returned), all fail, the caller's need is settled
     /// ([`Need`]) or the search is stopped. `cost` is the budget a move
-    /// takes ([`PlyCost`](super::PlyCost)), `distance` the node's distance
+    /// takes ([`ply_cost`]), `distance` the node's distance
     /// to the tables.
     fn test_moves(
         &mut self,
@@ -182,8 +205,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
             let (child, ckey, gain) = (kid.pos.clone(), kid.key, kid.gain);
             // A capture that brings the board nearer the endgame tables
             // costs half a ply's budget: those lines reach exact values
-            // sooner (with the tables of 14 warriors, five late
-            // positions: 3-35% faster than full cost, each one).
+            // sooner.
             let closer = gain > 0 && self.ctx.exact.distance(&child) < distance;
             let r = self.test(
                 &child,
@@ -217,27 +239,6 @@ impl<G: Searchable> Worker<'_, '_, G> {
             self.ctx.busy.leave(at.key);
         }
         proved_by
-    }
-
-    /// Iterative deepening of the root test `V ≥ t` (the second thread of
-    /// [`Method::Mixed`]), until it is answered, the deepest depth is done
-    /// or the search is stopped: the bounds proved and the last depth.
-    pub(super) fn deepen_root_test(&mut self, root: &G, root_key: u64, t: i32) -> (Iv, u32) {
-        let b = root.board_total() as i32;
-        let mut iv = Iv {
-            lo: -b,
-            hi: b,
-            rep: NONE_REP,
-        };
-        let mut depth = 0;
-        while depth < MAX_DEPTH && !self.aborted && (iv.lo < t && t <= iv.hi) {
-            depth += 1;
-            self.path.clear();
-            let r = self.test(root, root_key, depth * UNIT, 0, t, Need::Both);
-            iv.lo = iv.lo.max(r.lo);
-            iv.hi = iv.hi.min(r.hi);
-        }
-        (iv, depth)
     }
 
     /// This worker's pass over the root's moves for `V ≥ t` (the root on

@@ -1,44 +1,36 @@
 //! Depth-first proof-number search (df-pn, Nagai 2002) for one test
-//! `V ≥ t` of the prover, over the same proved-bound table.
+//! `V ≥ t` of the prover.
 //!
-//! A test is a boolean question, AND/OR by side: the mover proves
-//! `V(n) ≥ t` with one move whose child fails its own test
-//! `V(c) ≥ gain - t + 1`, and refutes it only when every child passes.
-//! Each node carries a proof number φ (how many leaves at least must still
-//! be settled to prove the test) and a disproof number δ (to refute it):
-//! `φ(n) = min δ(c)`, `δ(n) = Σ φ(c)`. The search always expands the most
-//! proving line, so where one side is short of moves (the way Kiothi games
-//! end, RULES §2.10) it reaches the end of the game without a uniform
-//! depth.
+//! A test is an AND/OR question: the mover proves `V(n) ≥ t` with one move
+//! whose child fails its own test `V(c) ≥ gain - t + 1`, and refutes it
+//! only when every child passes. Each node carries a proof number φ (the
+//! least work still needed to prove the test) and a disproof number δ (to
+//! refute it): `φ(n) = min δ(c)`, `δ(n) = Σ φ(c)`. The search expands the
+//! most proving line, so where one side runs short of moves (the way
+//! Kiothi games end, RULES §2.10) it reaches the end of the game without a
+//! uniform depth.
 //!
-//! Soundness does not rest on the numbers: φ and δ only choose what to
-//! expand, and live in their own table ([`PnTable`], keyed by position and
-//! threshold; a collision there costs time, never a wrong answer). What a
-//! node *is* comes from the proved bounds of its moves, exactly as in the
-//! deepening search: a finished game's sweep, captures along the line, the
-//! bound table, and a repetition of the line scored 0 (RULES §0). A test is
-//! answered only when those bounds answer it. Bounds that rest on a
-//! repetition of a position above the node stay in the caller's frame and
-//! are not stored (the graph-history convention of the module doc).
+//! Soundness does not rest on the numbers: they only choose what to expand
+//! (`pn_table.rs`). What a node is comes from the proved bounds of its
+//! moves, as in the deepening search: a finished game's sweep, captures,
+//! the bound table, the endgame tables, and a repetition of the line scored
+//! 0 (RULES §0). Bounds that rest on a repetition above the node are not
+//! stored (`mod.rs`).
 
-use std::sync::atomic::Ordering::Relaxed;
-
+use super::bounds::Proved;
+use super::pn_table::PN_INF;
 use super::worker::{Kid, Worker};
 use super::{Iv, NONE_REP};
-use crate::prove::bounds::Proved;
-use crate::prove::slab::{victim, work, Entry, Slab};
 use crate::search::Searchable;
 
-/// Proof and disproof numbers are capped here ("infinite").
-pub(super) const PN_INF: u64 = u32::MAX as u64;
-/// A node this many plies below the root is left unexpanded: its numbers
-/// are [`PN_STUCK`]. A line of a late game that long has stopped capturing;
-/// the deepening search (the fallback) bounds it instead.
+/// A node this many plies below the root is left unexpanded (its numbers
+/// are [`PN_STUCK`]): a line of a late game that long has stopped
+/// capturing, and the deepening search bounds it instead.
 const PN_MAX_PLY: usize = 240;
 /// Nodes this close to the root tell the other threads they are inside.
 const PN_SHARE_PLY: usize = 16;
-/// The numbers of a node left unexpanded at [`PN_MAX_PLY`]: large, so the
-/// search looks elsewhere first, and not infinite, which would claim a proof.
+/// The numbers of a node left unexpanded: large, so that the search looks
+/// elsewhere first, and not infinite, which would claim an answer.
 const PN_STUCK: u64 = 1 << 28;
 
 /// The answer of a df-pn call: the numbers of the node's test, and the
@@ -52,130 +44,33 @@ pub(super) struct Pn {
     pub iv: Iv,
 }
 
-/// Proof and disproof numbers of tests not yet answered, by position and
-/// threshold, in buckets of one cache line (`search/slab.rs`). A full
-/// bucket gives up the entry whose numbers took the fewest nodes to reach:
-/// when every store simply overwrote its slot, the numbers of large
-/// subtrees were lost to those of leaves, and df-pn expanded the subtrees
-/// again. The "XOR trick" of `bounds.rs` makes a torn entry read as a miss;
-/// the low [`WORK_BITS`] bits of the key word hold the entry's work.
-pub(super) struct PnTable {
-    slots: Slab,
-}
-
-/// Bits of the key word that hold an entry's work (the log2 of the nodes
-/// its numbers took); the key is checked on the other 58.
-const WORK_BITS: u32 = 6;
-const WORK_MASK: u64 = (1 << WORK_BITS) - 1;
-
-impl PnTable {
-    /// A table of about `mb` mebibytes (16 bytes an entry, at least one
-    /// bucket).
-    pub(super) fn new(mb: usize) -> PnTable {
-        PnTable {
-            slots: Slab::of_mebibytes(mb),
-        }
-    }
-
-    fn key(key: u64, t: i32) -> u64 {
-        // A threshold changes the whole key (the high bits pick the bucket).
-        key ^ (t as i64 as u64)
-            .wrapping_add(0x51)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-
-    pub(super) fn prefetch(&self, key: u64, t: i32) {
-        self.slots.prefetch(Self::key(key, t))
-    }
-
-    /// Whether `slot` holds the test `k`, and if so its data and work.
-    fn holds(slot: &Entry, k: u64) -> Option<(u64, u8)> {
-        let data = slot[1].load(Relaxed);
-        let tagged = slot[0].load(Relaxed) ^ data;
-        (data != 0 && tagged & !WORK_MASK == k & !WORK_MASK).then_some((data, work_of(tagged)))
-    }
-
-    /// The numbers stored for the test, if any (never 0: answers are
-    /// bounds, kept in the bound table).
-    pub(super) fn probe(&self, key: u64, t: i32) -> Option<(u64, u64)> {
-        let k = Self::key(key, t);
-        self.slots.bucket(k).iter().find_map(|s| {
-            Self::holds(s, k).map(|(data, _)| ((data & 0xFFFF_FFFF).max(1), (data >> 32).max(1)))
-        })
-    }
-
-    /// Keeps the numbers of a test that took `nodes` nodes to reach.
-    pub(super) fn store(&self, key: u64, t: i32, phi: u64, delta: u64, nodes: u64) {
-        let k = Self::key(key, t);
-        let data = phi.clamp(1, PN_INF) | delta.clamp(1, PN_INF) << 32;
-        let work = work(nodes) as u64;
-        let bucket = self.slots.bucket(k);
-        if let Some((slot, old)) = bucket
-            .iter()
-            .find_map(|s| Self::holds(s, k).map(|(_, w)| (s, w)))
-        {
-            // The same test: the newest numbers, and the larger work.
-            return write(slot, k, data, work.max(old as u64));
-        }
-        let victim = victim(bucket, |e| work_of(e[0].load(Relaxed) ^ e[1].load(Relaxed)));
-        write(&bucket[victim], k, data, work)
-    }
-}
-
-/// The work an entry holds, from its key word with the data XORed out.
-fn work_of(tagged: u64) -> u8 {
-    (tagged & WORK_MASK) as u8
-}
-
-fn write(slot: &Entry, k: u64, data: u64, work: u64) {
-    slot[0].store((k & !WORK_MASK | work) ^ data, Relaxed);
-    slot[1].store(data, Relaxed);
-}
-
 /// How much dearer a new node's proof number is for each warrior by which
 /// the engine's evaluation (`Searchable::evaluate`) falls short of its
-/// test's threshold: a test the evaluation doubts is tried last. Measured
-/// on one thread, df-pn alone, six late engine-game positions
-/// (`results/kiothi/exact.experiments.md`): tenfold took 14-57% fewer nodes
-/// than no evaluation; a hundredfold did about as well, onefold worse than
-/// none (game 3, 18 plies before the end).
+/// test's threshold: a test the evaluation doubts is tried last.
 const EVAL_DOUBT: u64 = 10;
 
-/// The disproof number's side of the same idea, with a margin: a new node's
-/// disproof number is [`EVAL_DOUBT`] times dearer for each warrior by which
-/// the evaluation passes its threshold *beyond* `EVAL_SURE_MARGIN`. Without
-/// the margin it sped up the proofs but slowed the refutations (the last
-/// test of every exact value) by more: game 3 at 20 plies 87.6 M nodes
-/// against 51.6 M. With a margin of 8 warriors, the same six positions took
-/// 17-37% fewer nodes than the proof number alone (game 3 at 20 plies
-/// 32.5 M); margins of 3, 6, 7, 9 and 12 did less well on game 3 at 20
-/// (61.3, 40.5, 36.5, 33.2, 40.0 M).
+/// The same for the disproof number, past a margin: [`EVAL_DOUBT`] times
+/// dearer for each warrior by which the evaluation passes the threshold
+/// beyond `EVAL_SURE_MARGIN`. Without a margin the refutations (the last
+/// test of every exact value) slowed down more than the proofs sped up.
 const EVAL_SURE_MARGIN: i32 = 8;
 
 /// What refuting a new node's test is expected to cost, for its number of
-/// moves `m` (`Searchable::mobility`): a quarter of `m²` (rounded up), plus one. Refuting
-/// takes every move, and a position with many moves also offers more ways
-/// out below each of them, so the cost grows faster than the count. One
-/// thread, eleven late engine-game positions (`results/kiothi/
-/// exact.experiments.md`): 2-22% fewer nodes than `m` on every one (game 3
-/// at 20 plies 28.9 M against 32.5 M); `m²/2`, `m²/8`, `m²`, `m³/16`,
-/// `m + 4`, `min(m, 8)` and `√m` took more on the first six together.
+/// moves `m` (`Searchable::mobility`): `⌈m²/4⌉ + 1`. Refuting takes every
+/// move, and a position with many moves also has more ways out below each
+/// of them, so the cost grows faster than the count.
 fn refutation_weight(moves: u32) -> u64 {
     let m = moves.max(1) as u64;
     (m * m).div_ceil(4) + 1
 }
 
-/// A new node's proof and disproof numbers for the test `V(pos) ≥ t`.
-///
-/// Proving takes one move, refuting every move ([`refutation_weight`]),
-/// counted twice (measured with the weight `m` on late engine-game
-/// positions: half the nodes of 1 and 1, fewer than once or four times);
-/// both times one more for each warrior
-/// above the endgame tables (`far`), so that the search goes for the
-/// captures that reach them (measured with the tables of 13 warriors,
-/// three late positions: 1.8-3x faster than without the factor; 2d+1, d/2+1
-/// or d²+1 did less well). Then the evaluation's doubt ([`EVAL_DOUBT`]) and
-/// confidence ([`EVAL_SURE_MARGIN`]).
+/// A new node's proof and disproof numbers for the test `V(pos) ≥ t`:
+/// proving takes one move, refuting every move ([`refutation_weight`],
+/// counted twice); both are multiplied by `far`, one more than the node's
+/// distance to the endgame tables in warriors, so that the search goes for
+/// the captures that reach them; then by the evaluation's doubt
+/// ([`EVAL_DOUBT`]) and confidence ([`EVAL_SURE_MARGIN`]). The constants
+/// were chosen by measuring node counts (`results/kiothi/exact.experiments.md`).
 fn first_numbers<G: Searchable>(pos: &G, t: i32, far: u64) -> (u64, u64) {
     let e = pos.evaluate();
     let doubt = (t - e).max(0) as u64;
@@ -187,9 +82,9 @@ fn first_numbers<G: Searchable>(pos: &G, t: i32, far: u64) -> (u64, u64) {
 }
 
 /// The buffers of one node of df-pn, kept from node to node (a stack of
-/// them in the worker, one in use per ply of the line) rather than
-/// allocated at every node.
-pub(super) struct Scratch<G: Searchable> {
+/// them, one in use per ply of the line) rather than allocated at every
+/// node.
+struct Scratch<G: Searchable> {
     moves: Vec<(G::Move, G)>,
     kids: Vec<Kid<G>>,
     order: Vec<usize>,
@@ -269,7 +164,26 @@ fn node_numbers(nums: &[Num], order: &[usize]) -> (u64, u64, Option<usize>, u64)
     (first, delta, best, second)
 }
 
-impl<G: Searchable> Worker<'_, '_, G> {
+/// df-pn on one worker's thread: the worker, and the buffers of the nodes
+/// on its line.
+pub(super) struct ProofNumbers<'w, 'a, 'c, G: Searchable> {
+    w: &'w mut Worker<'a, 'c, G>,
+    scratch: Vec<Scratch<G>>,
+    /// Plies past which a line is left unexpanded ([`PN_MAX_PLY`] unless
+    /// `ProveLimits::pn_max_ply` says otherwise).
+    max_ply: usize,
+}
+
+impl<'w, 'a, 'c, G: Searchable> ProofNumbers<'w, 'a, 'c, G> {
+    pub(super) fn new(w: &'w mut Worker<'a, 'c, G>) -> Self {
+        let max_ply = w.ctx.limits.pn_max_ply.unwrap_or(PN_MAX_PLY);
+        ProofNumbers {
+            w,
+            scratch: Vec::new(),
+            max_ply,
+        }
+    }
+
     /// df-pn on `V(pos) ≥ t` until its proof number reaches `th_phi` or its
     /// disproof number `th_delta` (or it is answered, or the search is
     /// stopped). `pos` is not on the line yet (which holds its `ply`
@@ -283,21 +197,21 @@ impl<G: Searchable> Worker<'_, '_, G> {
         th_phi: u64,
         th_delta: u64,
     ) -> Pn {
-        self.count_node();
-        let stored = self.known(pos, key);
+        self.w.count_node();
+        let stored = self.w.known(pos, key);
         let (lo, hi) = (stored.lo, stored.hi);
-        if self.aborted || lo >= t || hi < t || ply >= PN_MAX_PLY {
+        if self.w.aborted || lo >= t || hi < t || ply >= self.max_ply {
             return answer(t, lo, hi, NONE_REP);
         }
-        let nodes_before = self.visited;
-        let mut s = self.pn_scratch.pop().unwrap_or_default();
+        let nodes_before = self.w.visited;
+        let mut s = self.scratch.pop().unwrap_or_default();
         pos.search_moves_into(&mut s.moves);
         if s.moves.is_empty() {
-            self.pn_scratch.push(s);
-            let iv = self.game_over(pos, key, nodes_before);
+            self.scratch.push(s);
+            let iv = self.w.game_over(pos, key, nodes_before);
             return answer(t, iv.lo, iv.hi, NONE_REP);
         }
-        self.path.push(key, pos.clone());
+        self.w.path.push(key, pos.clone());
         let mut rep = NONE_REP;
         let Scratch {
             moves,
@@ -305,23 +219,23 @@ impl<G: Searchable> Worker<'_, '_, G> {
             order,
             nums,
         } = &mut s;
-        self.kids_into(pos, moves.drain(..), &mut rep, kids);
+        self.w.kids_into(pos, moves.drain(..), &mut rep, kids);
         for k in kids.iter() {
-            self.ctx.pn.prefetch(k.key, k.gain - t + 1);
+            self.w.ctx.pn.prefetch(k.key, k.gain - t + 1);
         }
         // The moves in the deepening search's order: ties between equal
         // numbers go to the move it would try first.
-        self.order_into(kids, t, stored.best, ply, 0, order);
+        self.w.order_into(kids, t, stored.best, ply, 0, order);
         self.first_move_numbers(kids, t, nums);
-        let par = self.ctx.threads > 1 && ply < PN_SHARE_PLY;
+        let par = self.w.ctx.threads > 1 && ply < PN_SHARE_PLY;
         if par {
-            self.ctx.busy.enter(key);
+            self.w.ctx.busy.enter(key);
         }
         let (mut phi, mut delta);
         loop {
             let (best, second);
             (phi, delta, best, second) = node_numbers(nums, order);
-            if phi == 0 || delta == 0 || phi >= th_phi || delta >= th_delta || self.aborted {
+            if phi == 0 || delta == 0 || phi >= th_phi || delta >= th_delta || self.w.aborted {
                 break;
             }
             if phi >= PN_STUCK && delta >= PN_STUCK {
@@ -355,11 +269,11 @@ impl<G: Searchable> Worker<'_, '_, G> {
             });
         }
         if par {
-            self.ctx.busy.leave(key);
+            self.w.ctx.busy.leave(key);
         }
-        self.path.pop();
+        self.w.path.pop();
         if ply == 0 {
-            self.note_root(kids);
+            self.w.note_root(kids);
         }
         let best_lo = kids.iter().map(|k| k.lo).max().unwrap_or(lo);
         let all_hi = kids.iter().map(|k| k.hi).max().unwrap_or(hi);
@@ -367,14 +281,15 @@ impl<G: Searchable> Worker<'_, '_, G> {
         if rep >= ply {
             let best = kids.iter().position(|k| k.lo >= t).map(|i| i as u16);
             let open = None;
-            self.store(key, Proved { lo, hi, best, open }, nodes_before);
+            self.w
+                .store(key, Proved { lo, hi, best, open }, nodes_before);
             rep = NONE_REP;
         }
-        self.pn_scratch.push(s);
+        self.scratch.push(s);
         let mut out = answer(t, lo, hi, rep);
         if lo < t && t <= hi {
-            let nodes = self.visited - nodes_before;
-            self.ctx.pn.store(key, t, phi, delta, nodes);
+            let nodes = self.w.visited - nodes_before;
+            self.w.ctx.pn.store(key, t, phi, delta, nodes);
             out.phi = phi.max(1);
             out.delta = delta.max(1);
         }
@@ -390,8 +305,8 @@ impl<G: Searchable> Worker<'_, '_, G> {
             settled(k, t).unwrap_or_else(|| {
                 // The child's test: `V(child) ≥ child_t`.
                 let child_t = k.gain - t + 1;
-                let (phi, delta) = self.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
-                    let far = 1 + self.ctx.exact.distance(&k.pos) as u64;
+                let (phi, delta) = self.w.ctx.pn.probe(k.key, child_t).unwrap_or_else(|| {
+                    let far = 1 + self.w.ctx.exact.distance(&k.pos) as u64;
                     first_numbers(&k.pos, child_t, far)
                 });
                 Num {
@@ -418,7 +333,7 @@ impl<G: Searchable> Worker<'_, '_, G> {
         let (mut eb, mut e1, mut e2) = (chosen.0, PN_INF, PN_INF);
         for &j in order {
             let p = nums[j].prove;
-            let p = if p > 0 && self.ctx.busy.searched(kids[j].key) {
+            let p = if p > 0 && self.w.ctx.busy.searched(kids[j].key) {
                 (p * 2 + 1).min(PN_INF)
             } else {
                 p
@@ -442,23 +357,6 @@ impl<G: Searchable> Worker<'_, '_, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_round_trip_by_position_and_threshold() {
-        // Keys that differ above the work bits, as positions' hashes do.
-        const A: u64 = 42 << WORK_BITS;
-        const B: u64 = 43 << WORK_BITS;
-        let t = PnTable::new(1);
-        assert_eq!(t.probe(A, 3), None);
-        t.store(A, 3, 7, 1 << 40, 1);
-        // Capped at "infinite", and another threshold is another test.
-        assert_eq!(t.probe(A, 3), Some((7, PN_INF)));
-        assert_eq!(t.probe(A, 4), None);
-        assert_eq!(t.probe(B, 3), None);
-        // Never 0: an answer is a bound, not a number.
-        t.store(A, 3, 0, 0, 1);
-        assert_eq!(t.probe(A, 3), Some((1, 1)));
-    }
 
     #[test]
     fn the_evaluation_makes_the_first_numbers_dearer_only_past_its_margins() {
@@ -497,24 +395,5 @@ mod tests {
         let nums = [num(0, PN_INF), num(7, PN_INF)];
         assert_eq!(node_numbers(&nums, &[1, 0]), (0, PN_INF, Some(0), 7));
         assert_eq!(node_numbers(&[], &[]), (PN_INF, 0, None, PN_INF));
-    }
-
-    #[test]
-    fn a_full_bucket_keeps_the_numbers_that_took_most_nodes() {
-        // One bucket: every test lands in it.
-        let t = PnTable::new(0);
-        let key = |k: u64| k << WORK_BITS;
-        for k in 1..=4u64 {
-            t.store(key(k), 0, 5, 6, 1 << (10 + k));
-        }
-        t.store(key(99), 0, 7, 8, 1);
-        assert_eq!(t.probe(key(1), 0), None, "the cheapest entry is the victim");
-        assert_eq!(t.probe(key(2), 0), Some((5, 6)));
-        assert_eq!(t.probe(key(99), 0), Some((7, 8)));
-        // Storing a test again updates it in place, keeping its work.
-        t.store(key(4), 0, 9, 9, 1);
-        t.store(key(100), 0, 1, 1, 1);
-        assert_eq!(t.probe(key(4), 0), Some((9, 9)));
-        assert_eq!(t.probe(key(99), 0), None);
     }
 }

@@ -3,9 +3,8 @@
 //!
 //! The prover asks that of every child it generates (a child repeating a
 //! position of the line is worth 0 there, RULES §0 endless play). Lines run
-//! 40 plies and more in late Kiothi proofs, so scanning the line for every
-//! child was a cost of its own; a count per bucket of keys answers "not on
-//! the line" for almost every child without the scan.
+//! 40 plies and more in late Kiothi proofs; a count per bucket of keys
+//! answers "not on the line" for almost every child without scanning it.
 
 /// Buckets of the filter (a power of two).
 const BUCKETS: usize = 1 << 10;

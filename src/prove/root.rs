@@ -5,9 +5,11 @@
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use super::dfpn::PN_INF;
+use super::deepening::ply_cost;
+use super::dfpn::ProofNumbers;
+use super::pn_table::PN_INF;
 use super::worker::{Ctx, Kid, Worker};
-use super::{Iv, Method, Proof, ProveLimits, ProveProgress, INF, MAX_DEPTH, NONE_REP, UNIT};
+use super::{Iv, Proof, ProveLimits, ProveProgress, INF, MAX_DEPTH, NONE_REP, UNIT};
 use crate::prove::bounds::{BoundTable, Proved};
 use crate::search::exact_values::{ExactValues, NoTables};
 use crate::search::negamax::Limits;
@@ -68,7 +70,7 @@ pub fn prove_with_tables<G: Searchable>(
         },
         question: limits.question,
     };
-    // After every root test, whichever method ran it.
+    // After every root test, by proof numbers or by deepening.
     let mut report = |lower, upper, depth| {
         progress(&ProveProgress {
             lower,
@@ -78,19 +80,13 @@ pub fn prove_with_tables<G: Searchable>(
             seconds: ctx.start.elapsed().as_secs_f64(),
         })
     };
-    let pn_depth = match limits.method {
-        Method::Deepening => 0,
-        Method::ProofNumbers | Method::Mixed => {
-            proof_number_tests(root, root_key, &mut workers, &mut window, &mut report)
-        }
-    };
+    proof_number_tests(root, root_key, &mut workers, &mut window, &mut report);
     let (depth, root_kids) = deepening_tests(
         root,
         root_key,
         &moves,
         &mut workers,
         &mut window,
-        pn_depth,
         &mut report,
     );
     // Open: neither exact nor the question answered, so the budget ran out.
@@ -188,34 +184,30 @@ fn first_guess<G: Searchable>(root: &G, exact: &dyn ExactValues<G>) -> i32 {
 }
 
 /// Root tests by proof numbers ([`pn_root_test`]) until the value is exact,
-/// the budget is spent, or a test is left open (lines past the ply cap),
-/// where deepening takes over. Returns the deepest iteration a deepening
-/// worker started ([`Method::Mixed`]).
+/// the budget is spent, or a test is left open (lines past df-pn's ply
+/// cap), where deepening takes over.
 fn proof_number_tests<G: Searchable>(
     root: &G,
     root_key: u64,
     workers: &mut [Worker<G>],
     window: &mut Window,
     report: &mut dyn FnMut(i32, i32, u32),
-) -> u32 {
+) {
     let ctx = workers[0].ctx;
-    let mut depth = 0;
     while window.is_open() && !ctx.out_of_budget.load(Relaxed) {
         window.guess = window.guess.clamp(window.lo, window.hi);
         let t = window.guess + i32::from(window.guess < window.hi);
-        let (r, d) = pn_root_test(root, root_key, workers, t);
-        depth = depth.max(d);
+        let r = pn_root_test(root, root_key, workers, t);
         let answered = window.take(r, t);
-        report(window.lo, window.hi, depth);
+        report(window.lo, window.hi, 0);
         if !answered {
             break;
         }
     }
-    depth
 }
 
-/// Root tests by iterative deepening ([`root_test`]), from `depth`, until
-/// the value is exact, the budget is spent or [`MAX_DEPTH`]. At each depth
+/// Root tests by iterative deepening ([`root_test`]) until the value is
+/// exact, the budget is spent or [`MAX_DEPTH`]. At each depth
 /// the tests run at the guess and above it until both are answered or
 /// left open. Returns the last depth started, and the root moves' proved
 /// bounds.
@@ -225,11 +217,11 @@ fn deepening_tests<G: Searchable>(
     moves: &[(G::Move, G)],
     workers: &mut [Worker<G>],
     window: &mut Window,
-    mut depth: u32,
     report: &mut dyn FnMut(i32, i32, u32),
 ) -> (u32, Vec<Kid<G>>) {
     let ctx = workers[0].ctx;
     let mut root_kids = Vec::new();
+    let mut depth = 0;
     while window.is_open() && depth < MAX_DEPTH && !ctx.out_of_budget.load(Relaxed) {
         depth += 1;
         let mut inconclusive: Vec<i32> = Vec::new();
@@ -284,43 +276,30 @@ fn best_line<G: Searchable>(
 
 /// One root test `V ≥ t` by proof-number search, every worker from the
 /// root over the shared tables (a thread prefers the moves no other thread
-/// is inside, `dfpn.rs`), or with [`Method::Mixed`] df-pn on the first
-/// and iterative deepening of the test on the others; the first to answer
-/// cancels the rest. Returns the intersection of the intervals they
-/// proved, and the deepest iteration a deepening worker started.
-fn pn_root_test<G: Searchable>(
-    root: &G,
-    root_key: u64,
-    workers: &mut [Worker<G>],
-    t: i32,
-) -> (Iv, u32) {
+/// is inside, `dfpn.rs`); the first to answer cancels the rest. Returns
+/// the intersection of the intervals they proved.
+fn pn_root_test<G: Searchable>(root: &G, root_key: u64, workers: &mut [Worker<G>], t: i32) -> Iv {
     let ctx = workers[0].ctx;
     ctx.cancel.store(false, Relaxed);
-    let results: Mutex<Vec<(Iv, u32)>> = Mutex::new(Vec::new());
-    let mixed = ctx.limits.method == Method::Mixed;
+    let results: Mutex<Vec<Iv>> = Mutex::new(Vec::new());
     let answered = |iv: &Iv| iv.lo >= t || iv.hi < t;
-    let job = |i: usize, w: &mut Worker<G>| {
+    let job = |w: &mut Worker<G>| {
         w.aborted = false;
         w.path.clear();
-        let (iv, depth) = if mixed && i > 0 {
-            w.deepen_root_test(root, root_key, t)
-        } else {
-            (w.mid(root, root_key, 0, t, PN_INF, PN_INF).iv, 0)
-        };
+        let iv = ProofNumbers::new(w)
+            .mid(root, root_key, 0, t, PN_INF, PN_INF)
+            .iv;
         if answered(&iv) {
             w.ctx.cancel.store(true, Relaxed);
         }
         w.flush_nodes();
-        results
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((iv, depth));
+        results.lock().unwrap_or_else(|e| e.into_inner()).push(iv);
     };
     match workers {
-        [w] => job(0, w),
+        [w] => job(w),
         _ => std::thread::scope(|s| {
-            for (i, w) in workers.iter_mut().enumerate() {
-                s.spawn(move || job(i, w));
+            for w in workers.iter_mut() {
+                s.spawn(move || job(w));
             }
         }),
     }
@@ -329,13 +308,11 @@ fn pn_root_test<G: Searchable>(
         hi: INF,
         rep: NONE_REP,
     };
-    let mut depth = 0;
-    for (iv, d) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    for iv in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         out.lo = out.lo.max(iv.lo);
         out.hi = out.hi.min(iv.hi);
-        depth = depth.max(d);
     }
-    (out, depth)
+    out
 }
 
 /// One root test `V ≥ t`, the root's moves shared between the workers.
@@ -380,7 +357,7 @@ fn root_test<G: Searchable>(
     // intersected below.
     let results: Mutex<Vec<Vec<(i32, i32)>>> = Mutex::new(Vec::new());
     let kids_ref: &Vec<Kid<G>> = kids;
-    let root_cost = workers[0].ctx.limits.ply_cost.of(moves.len(), 0);
+    let root_cost = ply_cost(moves.len(), 0);
     std::thread::scope(|s| {
         for w in workers.iter_mut() {
             let (results, order) = (&results, &order);

@@ -1,4 +1,4 @@
-//! Memory for the prover's lock-free tables (`bounds.rs`, `prove/dfpn.rs`):
+//! Memory for the prover's lock-free tables (`bounds.rs`, `pn_table.rs`):
 //! buckets of one cache line, each [`BUCKET`] entries of two words (the
 //! "XOR trick": `key ^ data` and `data`), in zeroed memory that is aligned
 //! to a huge page when the table is large enough.

@@ -1,14 +1,14 @@
 //! One thread of a proof: the state the threads share ([`Ctx`]), each
 //! thread's own ([`Worker`]: its line, killers, history, node count), and
-//! what every search method does at a node: the children with their known
-//! bounds, their order, the stored bounds and the node count.
+//! what both searches (df-pn and deepening) do at a node: the children with
+//! their known bounds, their order, storing a result, counting nodes.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use super::busy::Busy;
-use super::dfpn::{self, PnTable};
-use super::{Iv, Method, ProveLimits, INF, MAX_DEPTH, NONE_REP, UNIT};
+use super::pn_table::PnTable;
+use super::{Iv, ProveLimits, INF, MAX_DEPTH, NONE_REP, UNIT};
 use crate::prove::bounds::{BoundTable, Proved};
 use crate::prove::line::Line;
 use crate::prove::slab::work;
@@ -28,8 +28,8 @@ pub(super) struct Ctx<'a, G> {
     pub(super) table: &'a BoundTable,
     /// Exact values of the positions the endgame tables cover.
     pub(super) exact: &'a dyn ExactValues<G>,
-    /// Proof and disproof numbers of open tests (df-pn), in half the memory
-    /// of the bound table (`--hash`).
+    /// Proof and disproof numbers of open tests (df-pn): half the memory
+    /// of the bound table unless `ProveLimits::pn_table_mb` says otherwise.
     pub(super) pn: PnTable,
     /// Worker threads: with more than one they share nodes ([`Busy`]).
     pub(super) threads: usize,
@@ -56,12 +56,7 @@ impl<'a, G> Ctx<'a, G> {
         Ctx {
             table,
             exact,
-            pn: PnTable::new(match limits.method {
-                Method::Deepening => 0,
-                Method::ProofNumbers | Method::Mixed => {
-                    limits.pn_table_mb.unwrap_or((table.bytes() / 2) >> 20)
-                }
-            }),
+            pn: PnTable::new(limits.pn_table_mb.unwrap_or((table.bytes() / 2) >> 20)),
             threads: threads.max(1),
             busy: Busy::new(),
             stop,
@@ -95,9 +90,8 @@ pub(super) struct Worker<'a, 'c, G: Searchable> {
     pub(super) killers: Vec<[Option<G::Move>; 2]>,
     pub(super) history: Vec<i32>,
     /// Every node this worker has visited, never reset: what a subtree
-    /// cost is the difference of two readings. (A count reset at every
-    /// flush made every subtree of more than [`FLUSH`] nodes look cheap,
-    /// and the bound table gave up those proofs first.)
+    /// cost is the difference of two readings (the work the tables keep to
+    /// choose what to evict).
     pub(super) visited: u64,
     /// How many of them the shared count has been given.
     pub(super) flushed: u64,
@@ -107,8 +101,6 @@ pub(super) struct Worker<'a, 'c, G: Searchable> {
     /// when a proof rests on a return to the root, which the table does
     /// not keep.
     pub(super) root_lo: Vec<i32>,
-    /// df-pn's buffers, one set in use per node of the line.
-    pub(super) pn_scratch: Vec<dfpn::Scratch<G>>,
 }
 
 impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
@@ -122,7 +114,6 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
             flushed: 0,
             aborted: false,
             root_lo: Vec::new(),
-            pn_scratch: Vec::new(),
         }
     }
 
@@ -198,11 +189,10 @@ impl<'a, 'c, G: Searchable> Worker<'a, 'c, G> {
         }
     }
 
+    /// Stores bounds proved with the nodes visited since `nodes_before`
+    /// (counted as one at least): their work decides what a full bucket
+    /// evicts.
     pub(super) fn store(&self, key: u64, p: Proved, nodes_before: u64) {
-        // A bound counts at least its own node. Measured on two late
-        // Kiothi positions, one thread (game 3 at 18 plies, game 0 at 26):
-        // without the floor 0.5% and 1.5% more nodes; the same floor in
-        // df-pn's table (`PnTable::store`) cost 1.4% and 7% more.
         let spent = (self.visited - nodes_before).max(1);
         self.ctx.table.store(key, p, work(spent));
     }
