@@ -30,7 +30,7 @@ pub struct SolveArgs {
     /// Kiothi: table of proved bounds, in MiB.
     // 128 MiB: larger tables cost more than they save in a 60 s proof
     // (first-touch page faults: 512 MiB took 8 s more than 128 MiB on the
-    // same proof at the same node count; results/kiothi/exact.compare.md).
+    // same proof at the same node count; results/kiothi/exact.experiments.md).
     #[arg(long, value_name = "MB", default_value_t = 128, value_parser = super::args::hash_mb)]
     pub hash: usize,
     /// Kiothi: the endgame tables cover boards of at most this many
