@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::parse_any;
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::{self, entry, DbError, Encoding, FileId, FileKind, MappedFile};
-use sow::kpe_db::solution::{check_solvable, Solution, SolveError};
+use sow::kpe_db::db::{self, Encoding, FileId, FileKind, MappedFile};
+use sow::kpe_db::entry::entry;
+use sow::kpe_db::{check_solvable, Solution, SolveError};
+use sow::kpe_db::{paths, DbError};
 use sow::Game;
 
 fn refused_field(text: &str) -> String {
@@ -63,9 +65,7 @@ fn the_largest_variants_are_refused_without_overflow() {
         let v = KpeVariant::new(w, k).unwrap();
         let e = check_solvable(v).expect_err("too large");
         assert_eq!(e.field(), Some("variant"));
-        assert!(
-            sow::kpe_db::solution::largest_layer(v) > sow::kpe_db::solution::MAX_LAYER_POSITIONS
-        );
+        assert!(sow::kpe_db::largest_layer(v) > sow::kpe_db::MAX_LAYER_POSITIONS);
     }
 }
 
@@ -140,7 +140,7 @@ fn write_keys(path: &Path, v: KpeVariant, payload: &[u8]) {
 fn a_layer_value_beyond_its_stones_is_refused_when_read() {
     let (db, v) = built("layer-value");
     let n = 4;
-    let path = db::layer_path(&db, v, n);
+    let path = paths::layer_path(&db, v, n);
     let lid = id(FileKind::Layer, v, n);
     let mut values = entries_of(&path, lid);
     // Within the game's 12 stones (and the i8 range), beyond the layer's 4.
@@ -168,7 +168,7 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
     // 4 stones: an ending game's margin is 4, 0 or -4 (mod 4); 2 cannot end.
     let (db, v) = built("can-end");
     let n = 4;
-    let path = db::layer_path(&db, v, n);
+    let path = paths::layer_path(&db, v, n);
     let lid = id(FileKind::Layer, v, n);
     let mut values = entries_of(&path, lid);
     let last = values.len() - 1;
@@ -190,7 +190,7 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
 #[test]
 fn a_region_value_beyond_its_groups_stones_is_refused() {
     let (db, v) = built("region-value");
-    let path = db::region_path(&db, v);
+    let path = paths::region_path(&db, v);
     let rid = id(FileKind::Region, v, 0);
     let mut values = entries_of(&path, rid);
     // The first group has the fewest stones (fewer than the game's 12).
@@ -212,7 +212,7 @@ fn a_region_value_beyond_its_groups_stones_is_refused() {
 #[test]
 fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
     let (db, v) = built("keys");
-    let path = db::region_keys_path(&db, v);
+    let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let groups = word(&good, 0) as usize;
     // The largest group: its first two keys share a bucket or not; swap
@@ -272,7 +272,7 @@ fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
 #[test]
 fn a_key_index_without_the_start_or_with_a_bad_group_table_is_refused() {
     let (db, v) = built("keys-start");
-    let path = db::region_keys_path(&db, v);
+    let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let groups = word(&good, 0) as usize;
     let start_stones = v.total() as u64;
@@ -319,7 +319,7 @@ fn a_key_index_compressed_or_with_too_many_groups_is_refused() {
     // was read as plain (a debug assertion; garbage keys in release), and
     // a group count near 2^64 overflowed the size check.
     let (db, v) = built("keys-table");
-    let path = db::region_keys_path(&db, v);
+    let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let kid = id(FileKind::RegionKeys, v, 0);
     db::write_values(&path, kid, &good, Encoding::Zstd).unwrap();

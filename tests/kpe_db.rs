@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::{layer_path, region_path, DbError, Encoding};
+use sow::kpe_db::db::Encoding;
 use sow::kpe_db::estimate::OutOfCore;
-use sow::kpe_db::solution::{BuildOptions, Solution, SolveError};
+use sow::kpe_db::paths::{layer_path, region_path};
+use sow::kpe_db::DbError;
+use sow::kpe_db::{BuildOptions, Solution, SolveError};
 use sow::Game;
 
 fn temp_db(name: &str) -> PathBuf {
@@ -252,7 +254,7 @@ fn interrupt_region(
     name: &str,
     stop: impl Fn(&[String]) -> bool,
     damage: &str,
-) -> sow::kpe_db::solution::RegionResumed {
+) -> sow::kpe_db::RegionResumed {
     let variant = KpeVariant::new(4, 3).unwrap();
     let tag = format!("kpe-{variant}");
     let reference = temp_db(&format!("{name}-reference"));

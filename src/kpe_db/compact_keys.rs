@@ -18,7 +18,7 @@
 
 use rayon::prelude::*;
 
-use super::db::DbError;
+use super::error::DbError;
 use super::mark_classes::MarkClasses;
 use super::scratch::{Scratch, ScratchVec};
 use crate::games::kpe::{KpePosition, KpeVariant};

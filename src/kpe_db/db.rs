@@ -44,9 +44,11 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use memmap2::{Advice, Mmap};
-use thiserror::Error;
 
+use super::error::DbError;
+use super::paths::solve_hint;
 use crate::games::kpe::KpeVariant;
+use crate::infra::checksum::checksum;
 
 const MAGIC: [u8; 8] = *b"SOWDB\0\0\x01";
 pub const FORMAT_VERSION: u32 = 3;
@@ -87,96 +89,6 @@ pub enum Encoding {
     /// every build writes.
     #[default]
     Zstd = 1,
-}
-
-/// The entry byte of a position: its value (even, RULES §0) with the
-/// "perfect play can end" flag in the low bit.
-#[inline]
-pub fn entry(value: i8, can_end: bool) -> u8 {
-    debug_assert!(value % 2 == 0, "odd value {value}");
-    (value as u8 & !1) | can_end as u8
-}
-
-/// The value of an entry byte.
-#[inline]
-pub fn entry_value(e: u8) -> i8 {
-    (e & !1) as i8
-}
-
-/// Whether perfect play can end, from an entry byte.
-#[inline]
-pub fn entry_can_end(e: u8) -> bool {
-    e & 1 != 0
-}
-
-/// Errors of database files. Each names the file at fault.
-#[derive(Debug, Error)]
-pub enum DbError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: corrupt database file: {what}")]
-    Corrupt { path: PathBuf, what: String },
-    #[error("{path}: database file does not match: {what}")]
-    Mismatch { path: PathBuf, what: String },
-    #[error("{path}: truncated database file: {what}")]
-    Truncated { path: PathBuf, what: String },
-    #[error("{path}: database format version {version}, this sow reads version {FORMAT_VERSION}: delete {dir} and re-solve with `{hint}`")]
-    OldFormat {
-        path: PathBuf,
-        version: u32,
-        dir: PathBuf,
-        hint: String,
-    },
-    #[error("no database for {variant} in {dir}: run `{hint}`")]
-    Missing {
-        variant: String,
-        dir: PathBuf,
-        hint: String,
-    },
-    #[error("incomplete database for {variant} in {dir} ({what}): {state}")]
-    Incomplete {
-        variant: String,
-        dir: PathBuf,
-        what: String,
-        state: String,
-    },
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DbError + '_ {
-    move |source| DbError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// The files' checksum (`crate::infra::checksum`), where the database layer's
-/// callers have always found it.
-pub use crate::infra::checksum::checksum;
-
-/// The directory of one variant's database.
-pub fn variant_dir(db: &Path, variant: KpeVariant) -> PathBuf {
-    db.join(format!("kpe-{variant}"))
-}
-
-pub fn layer_path(db: &Path, variant: KpeVariant, stones: usize) -> PathBuf {
-    variant_dir(db, variant).join(format!("layer-{stones:03}.sowdb"))
-}
-
-pub fn region_path(db: &Path, variant: KpeVariant) -> PathBuf {
-    variant_dir(db, variant).join("opening.sowdb")
-}
-
-/// The compact key index of the locked region (`region_keys.rs`).
-pub fn region_keys_path(db: &Path, variant: KpeVariant) -> PathBuf {
-    variant_dir(db, variant).join("opening-keys.sowdb")
-}
-
-/// The command that (re)builds a variant's database.
-pub fn solve_hint(db: &Path, variant: KpeVariant) -> String {
-    format!("sow solve {} --db {}", variant.tag(), db.display())
 }
 
 /// The identity a file must have to be used.
@@ -349,7 +261,7 @@ fn write_raw(
     parts: &[&[u8]],
 ) -> Result<(), DbError> {
     let dir = path.parent().expect("database files live in a directory");
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    fs::create_dir_all(dir).map_err(DbError::io(dir))?;
     let payload_len: usize = parts.iter().map(|p| p.len()).sum();
     let mut header = Vec::with_capacity(HEADER);
     header.extend_from_slice(&MAGIC);
@@ -374,7 +286,7 @@ fn write_raw(
     all.push(&header);
     all.push(table);
     all.extend_from_slice(parts);
-    crate::infra::files::write_atomic_parts(path, &all).map_err(|e| io_err(path)(e.source))
+    crate::infra::files::write_atomic_parts(path, &all).map_err(|e| DbError::io(path)(e.source))
 }
 
 /// The bytes of a database file: mapped from disk, or owned (a file read
@@ -477,6 +389,7 @@ impl Header {
             return Err(DbError::OldFormat {
                 path: path.to_path_buf(),
                 version,
+                reads: FORMAT_VERSION,
                 dir: dir.to_path_buf(),
                 hint: solve_hint(dir.parent().unwrap_or(Path::new(".")), id.variant),
             });
@@ -578,12 +491,12 @@ impl Header {
 /// when it first needs it.
 pub fn check_header(path: &Path, id: FileId, expected_entries: Option<u64>) -> Result<(), DbError> {
     use std::io::Read;
-    let file = File::open(path).map_err(io_err(path))?;
-    let len = file.metadata().map_err(io_err(path))?.len() as usize;
+    let file = File::open(path).map_err(DbError::io(path))?;
+    let len = file.metadata().map_err(DbError::io(path))?.len() as usize;
     let mut head = Vec::with_capacity(HEADER);
     file.take(HEADER as u64)
         .read_to_end(&mut head)
-        .map_err(io_err(path))?;
+        .map_err(DbError::io(path))?;
     Header::check(path, &head, len, id, expected_entries).map(|_| ())
 }
 
@@ -591,10 +504,10 @@ impl MappedFile {
     /// Maps a file and checks its header, its length and the checksum of
     /// its block table against what the caller expects.
     pub fn open(path: &Path, id: FileId, expected_entries: Option<u64>) -> Result<Self, DbError> {
-        let file = File::open(path).map_err(io_err(path))?;
+        let file = File::open(path).map_err(DbError::io(path))?;
         // SAFETY: database files are written once (temporary file then
         // rename) and never modified in place afterwards.
-        let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        let map = unsafe { Mmap::map(&file) }.map_err(DbError::io(path))?;
         // Probes read a few scattered blocks. Without this hint every page
         // fault reads around the page as much as the device's readahead
         // (8 MiB here: `/sys/block/vda/queue/read_ahead_kb`), so one cold
@@ -926,6 +839,7 @@ impl MappedFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kpe_db::entry::entry;
 
     #[test]
     fn block_checksums_of_parts_equal_those_of_their_concatenation() {

@@ -28,7 +28,9 @@
 
 use std::path::Path;
 
-use super::db::{entry_can_end, entry_value, DbError, FileId, FileKind, MappedFile};
+use super::db::{FileId, FileKind, MappedFile};
+use super::entry::{entry_can_end, entry_value};
+use super::error::DbError;
 use super::region_keys::{KeyGroup, RegionKeys};
 use crate::games::kpe::{KpePosition, KpeVariant};
 

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
+use super::entry::{entry, entry_can_end, entry_value};
 use crate::infra::progress::Progress;
 use crate::retrograde::index::BoardIndex;
 

@@ -45,8 +45,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::db::variant_dir;
 use super::endgame::Endgame;
+use super::paths::variant_dir;
 use crate::games::kpe::KpeVariant;
 
 /// (W, K, locked positions reachable from the start, unlocked positions)

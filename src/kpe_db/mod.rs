@@ -6,13 +6,23 @@ pub mod db;
 pub mod db_check;
 pub mod endgame;
 pub mod endless;
+pub mod entry;
+pub mod error;
 pub mod estimate;
 pub mod lock;
 pub mod mark_classes;
 pub mod opening;
+pub mod paths;
 pub mod region_checkpoint;
 pub mod region_keys;
 pub mod scratch;
 pub mod seeds;
 pub mod solution;
 pub mod unmove;
+
+pub use error::{DbError, SolveError};
+pub use opening::LockedRegion;
+pub use solution::{
+    check_solvable, endgame_positions, largest_layer, BuildOptions, RegionResumed, Solution,
+    SolveStats, StartRegion, ENDING_LINE_NODES, MAX_LAYER_POSITIONS, ON_THE_FLY_POSITIONS,
+};

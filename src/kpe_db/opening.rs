@@ -16,9 +16,10 @@ use rayon::prelude::*;
 use super::compact_keys::{
     key_of, rank, CompactKeys, CompactKeysBuilder, KeyCursor, KeyParts, Ranker,
 };
-use super::db::{entry, entry_can_end, entry_value, DbError};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
+use super::entry::{entry, entry_can_end, entry_value};
+use super::error::DbError;
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
 use super::unmove::for_each_unmove_word;

@@ -40,8 +40,10 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use super::compact_keys::{fields_len, CompactKeys};
-use super::db::{self, DbError, FileId, FileKind, MappedFile};
+use super::db::{self, FileId, FileKind, MappedFile};
+use super::error::DbError;
 use super::opening::{Explored, LockedRegion};
+use super::paths::variant_dir;
 use super::scratch::{Byte, Scratch, ScratchVec};
 use super::seeds::Seeds;
 use crate::games::kpe::KpeVariant;
@@ -67,7 +69,7 @@ impl RegionCheckpoint {
     /// The checkpoints of `variant`'s region in database `db`.
     pub fn new(db: &Path, variant: KpeVariant) -> Self {
         RegionCheckpoint {
-            dir: db::variant_dir(db, variant).join("region-partial"),
+            dir: variant_dir(db, variant).join("region-partial"),
             variant,
             explored_since_seeds: Cell::new(0),
         }

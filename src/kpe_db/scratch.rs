@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::MmapMut;
 
-use super::db::DbError;
+use super::error::DbError;
 
 /// Where arrays made for the region live.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

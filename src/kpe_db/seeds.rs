@@ -13,7 +13,7 @@
 
 use std::sync::Mutex;
 
-use super::db::DbError;
+use super::error::DbError;
 use super::scratch::{Scratch, ScratchVec};
 
 /// Keys a stone count's buffer holds before it is stored as a run.

@@ -8,12 +8,13 @@ use std::time::Instant;
 
 use std::borrow::Cow;
 
-use super::db::{
-    self, entry_can_end, entry_value, DbError, Encoding, FileId, FileKind, MappedFile,
-};
+use super::db::{self, Encoding, FileId, FileKind, MappedFile};
 use super::endgame::{Endgame, LayerSteps, LayerValues};
+use super::entry::{entry_can_end, entry_value};
+use super::error::{DbError, SolveError};
 use super::estimate::{Estimate, OutOfCore, Scope};
 use super::opening::LockedRegion;
+use super::paths;
 use super::region_checkpoint::{Exploration, RegionCheckpoint};
 use super::region_keys::{self, RegionKeys};
 use super::scratch::Scratch;
@@ -138,15 +139,6 @@ impl Layers {
                 .entry(index),
         }
     }
-}
-
-/// Errors answering a question about a Kpé position.
-#[derive(Debug, thiserror::Error)]
-pub enum SolveError {
-    #[error(transparent)]
-    Db(#[from] DbError),
-    #[error(transparent)]
-    Input(#[from] crate::InputError),
 }
 
 /// The exact solution of one Kpé variant.
@@ -351,15 +343,15 @@ impl Solution {
         let (mut stats, _writer) =
             Self::prepare(variant, db_dir, Scope::Whole, options.out_of_core)?;
         let scratch = match stats.out_of_core {
-            true => Scratch::Disk(db::variant_dir(db_dir, variant)),
+            true => Scratch::Disk(paths::variant_dir(db_dir, variant)),
             false => Scratch::Memory,
         };
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let mut layers = Self::build_layers(&eg, db_dir, progress, encoding, &mut stats)?;
         stats.layers_seconds = start.elapsed().as_secs_f64();
-        let keys_path = db::region_keys_path(db_dir, variant);
-        let path = db::region_path(db_dir, variant);
+        let keys_path = paths::region_keys_path(db_dir, variant);
+        let path = paths::region_path(db_dir, variant);
         let reused = match reuse(&keys_path, region_keys_id(variant), None)? {
             Some(keys) => reuse(&path, region_id(variant), None)?
                 .map(|values| StartRegion::mapped(keys, values, variant))
@@ -464,17 +456,17 @@ impl Solution {
         let mut stats = SolveStats::default();
         let mut wanted: Vec<PathBuf> = eg
             .layers()
-            .map(|n| db::layer_path(db_dir, variant, n))
+            .map(|n| paths::layer_path(db_dir, variant, n))
             .collect();
         if scope == Scope::Whole {
-            wanted.push(db::region_path(db_dir, variant));
-            wanted.push(db::region_keys_path(db_dir, variant));
+            wanted.push(paths::region_path(db_dir, variant));
+            wanted.push(paths::region_keys_path(db_dir, variant));
         }
         if !wanted.iter().all(|p| p.exists()) {
             // A directory that cannot be made (`--db /proc/x`) is an I/O
             // error naming it; left to the estimate, it read as a disk
             // shortage ("0.0 GiB available", the free space of `/proc`).
-            let dir = db::variant_dir(db_dir, variant);
+            let dir = paths::variant_dir(db_dir, variant);
             crate::infra::files::check_writable_dir(&dir).map_err(|e| DbError::Io {
                 source: std::io::Error::other(format!(
                     "cannot create the database directory {}: {}",
@@ -494,7 +486,7 @@ impl Solution {
         // One writer per directory (`lock.rs`); a second one waits here.
         // After the estimate, so that a refused variant writes nothing (the
         // check above does not create the directory: taking the lock does).
-        let dir = db::variant_dir(db_dir, variant);
+        let dir = paths::variant_dir(db_dir, variant);
         let writer = super::lock::DbLock::acquire(&dir, |h| {
             eprintln!("{}: waiting for {h}, which is building it", dir.display())
         })?;
@@ -522,7 +514,7 @@ impl Solution {
         let mut writing = None;
         let built = (|| -> Result<(), SolveError> {
             for n in eg.layers() {
-                let (path, id) = (db::layer_path(db_dir, variant, n), layer_id(variant, n));
+                let (path, id) = (paths::layer_path(db_dir, variant, n), layer_id(variant, n));
                 let size = eg.index.layer_size(n);
                 if let Some(file) = reuse(&path, id, Some(size))? {
                     layers[n] = file.all_entries()?.into_owned();
@@ -556,8 +548,8 @@ impl Solution {
     /// Opens a database for queries. Blocks are checked as they are read.
     pub fn open(variant: KpeVariant, db_dir: &Path) -> Result<Self, SolveError> {
         let eg = Endgame::new(variant);
-        let path = db::region_path(db_dir, variant);
-        let keys_path = db::region_keys_path(db_dir, variant);
+        let path = paths::region_path(db_dir, variant);
+        let keys_path = paths::region_keys_path(db_dir, variant);
         if !path.exists() || !keys_path.exists() {
             return Err(files_missing(&eg, db_dir));
         }
@@ -607,7 +599,7 @@ impl Solution {
     }
 
     /// The entry bytes of one endgame layer (values with the "can end"
-    /// flag, see [`db::entry`]), checked.
+    /// flag, see [`super::entry::entry`]), checked.
     pub fn layer_entries(&self, n: usize) -> Result<Cow<'_, [u8]>, DbError> {
         match &self.layers {
             Layers::Memory(v) => Ok(Cow::Borrowed(&v[n])),
@@ -1058,7 +1050,7 @@ fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, So
     let layers: Vec<usize> = eg.layers().collect();
     let checked = (layers.par_iter())
         .map(|&n| {
-            let path = db::layer_path(db_dir, variant, n);
+            let path = paths::layer_path(db_dir, variant, n);
             if !path.exists() {
                 return Err(files_missing(eg, db_dir));
             }
@@ -1079,7 +1071,7 @@ fn read_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Vec<u8>>, DbError> {
     let v = eg.variant;
     let mut layers = vec![Vec::new(); v.total() as usize + 1];
     for n in eg.layers() {
-        let path = db::layer_path(db_dir, v, n);
+        let path = paths::layer_path(db_dir, v, n);
         let file = MappedFile::open(&path, layer_id(v, n), Some(eg.index.layer_size(n)))?;
         layers[n] = file.all_entries()?.into_owned();
     }
@@ -1116,7 +1108,7 @@ fn shared_layer(
         .filter_map(|k| KpeVariant::new(variant.w() as u8, k).ok())
         .filter(|&other| other != variant && other.total() as usize >= n)
         .find_map(|other| {
-            let path = db::layer_path(db_dir, other, n);
+            let path = paths::layer_path(db_dir, other, n);
             let file = reuse(&path, layer_id(other, n), Some(size)).ok()??;
             let entries = file.all_entries().ok()?.into_owned();
             Some((entries, other))
@@ -1242,16 +1234,4 @@ impl StartRegion {
         }
         Ok(())
     }
-}
-
-/// The default database directory: `$SOW_DB`, else the user's data directory.
-pub fn default_db_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SOW_DB") {
-        return PathBuf::from(dir);
-    }
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."));
-    base.join("sow")
 }

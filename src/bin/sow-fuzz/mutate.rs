@@ -350,8 +350,8 @@ pub fn reseal(b: &mut [u8]) {
             &payload[from..(from + block).min(payload.len())]
         };
         let at = HEADER + 8 * i;
-        head[at..at + 8].copy_from_slice(&sow::kpe_db::db::checksum(chunk).to_le_bytes());
+        head[at..at + 8].copy_from_slice(&sow::infra::checksum::checksum(chunk).to_le_bytes());
     }
-    let table = sow::kpe_db::db::checksum(&head[HEADER..]);
+    let table = sow::infra::checksum::checksum(&head[HEADER..]);
     head[40..48].copy_from_slice(&table.to_le_bytes());
 }

@@ -17,8 +17,9 @@ use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::{parse_any, AnyPosition};
 use sow::infra::progress::Progress;
 use sow::infra::rng::Rng;
-use sow::kpe_db::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
-use sow::kpe_db::solution::Solution;
+use sow::kpe_db::db::{self, FileBytes, FileId, FileKind, MappedFile};
+use sow::kpe_db::Solution;
+use sow::kpe_db::{paths, DbError};
 use sow::search::agents::AgentSpec;
 use sow::Game;
 
@@ -296,10 +297,10 @@ fn db_dir_target(work: &Path) -> Result<Target, String> {
     let db = seed_database(work, v)?;
     let copy = work.join("db-dir");
     let _ = std::fs::remove_dir_all(&copy);
-    let dir = db::variant_dir(&copy, v);
+    let dir = paths::variant_dir(&copy, v);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(db::variant_dir(&db, v)).map_err(|e| e.to_string())? {
+    for entry in std::fs::read_dir(paths::variant_dir(&db, v)).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.extension().is_some_and(|e| e == "sowdb") {
             let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
@@ -374,13 +375,13 @@ fn game_file(b: &[u8]) -> Outcome {
                 Err(e) => return cli_refusal(&e),
             };
             let v = p.variant();
-            if sow::kpe_db::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
+            if sow::kpe_db::endgame_positions(v) <= ANALYZED_POSITIONS {
                 let solution = Solution::in_memory(v, Progress::Hidden);
                 let mut oracle = KpeOracle::new(solution, Progress::Hidden);
                 let info = sow::analysis::annotate::GameInfo::new(&game, "");
                 if let Err(e) = analyze_game(&record, &mut oracle, info, &mut |_, _| {}) {
                     return match e {
-                        sow::kpe_db::solution::SolveError::Input(e) => refusal(&e),
+                        sow::kpe_db::SolveError::Input(e) => refusal(&e),
                         e => Err(format!("analysis of a replayed game failed: {e}")),
                     };
                 }
@@ -524,7 +525,7 @@ fn variant_tag(b: &[u8]) -> Outcome {
         Err(e) => return Err(format!("refusal without a field: {e:?}")),
     };
     // The size checks `solve` makes before any work, and the start.
-    if let Err(e) = sow::kpe_db::solution::check_solvable(v) {
+    if let Err(e) = sow::kpe_db::check_solvable(v) {
         refusal(&e)?;
     }
     round_trip(&AnyPosition::Kpe(KpePosition::start(v)))?;
@@ -585,7 +586,11 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
                 variant: v,
                 stones: n as u32,
             };
-            (db::layer_path(db, v, n), id, Some(eg.index.layer_size(n)))
+            (
+                paths::layer_path(db, v, n),
+                id,
+                Some(eg.index.layer_size(n)),
+            )
         }
         FileKind::Region => {
             let id = FileId {
@@ -593,7 +598,7 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
                 variant: v,
                 stones: 0,
             };
-            (db::region_path(db, v), id, None)
+            (paths::region_path(db, v), id, None)
         }
         FileKind::RegionKeys => {
             let id = FileId {
@@ -601,7 +606,7 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
                 variant: v,
                 stones: 0,
             };
-            (db::region_keys_path(db, v), id, None)
+            (paths::region_keys_path(db, v), id, None)
         }
         FileKind::RegionExplored | FileKind::RegionSolvedRun | FileKind::RegionSeeds => {
             unreachable!("a finished build keeps no checkpoint")
@@ -689,7 +694,7 @@ fn db_region(
     files: &[Vec<u8>; 3],
     b: &[u8],
 ) -> Outcome {
-    use sow::kpe_db::solution::StartRegion;
+    use sow::kpe_db::StartRegion;
     let Some((&which, bytes)) = b.split_first() else {
         return Ok(Verdict::Refused("empty".into()));
     };
@@ -743,7 +748,7 @@ fn db_dir(db: &Path, files: &[(PathBuf, Vec<u8>)], b: &[u8]) -> Outcome {
 }
 
 fn query_dir(db: &Path, path: &Path) -> Outcome {
-    use sow::kpe_db::solution::SolveError;
+    use sow::kpe_db::SolveError;
     let v = dir_variant();
     let solution = match Solution::open(v, db) {
         Ok(s) => s,
@@ -751,7 +756,7 @@ fn query_dir(db: &Path, path: &Path) -> Outcome {
         Err(e) => return Err(format!("open: {e}")),
     };
     let start = KpePosition::start(v);
-    let answer = (|| -> Result<(), sow::kpe_db::solution::SolveError> {
+    let answer = (|| -> Result<(), sow::kpe_db::SolveError> {
         solution.value(&start, None)?;
         solution.move_values(&start, None)?;
         solution.principal_variation(&start, None, 100)?;
