@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::parse_any;
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::{self, Encoding, FileId, FileKind, MappedFile};
 use sow::kpe_db::entry::entry;
+use sow::kpe_db::file::{self, Encoding, FileId, FileKind, MappedFile};
 use sow::kpe_db::{check_solvable, Solution, SolveError};
 use sow::kpe_db::{paths, DbError};
 use sow::Game;
@@ -133,7 +133,7 @@ fn set_field(p: &mut [u8], bits_at: usize, shift: usize, j: usize, x: u64) {
 
 fn write_keys(path: &Path, v: KpeVariant, payload: &[u8]) {
     let kid = id(FileKind::RegionKeys, v, 0);
-    db::write_file(path, kid, payload.len() as u64, payload).unwrap();
+    file::write_file(path, kid, payload.len() as u64, payload).unwrap();
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn a_layer_value_beyond_its_stones_is_refused_when_read() {
     let mut values = entries_of(&path, lid);
     // Within the game's 12 stones (and the i8 range), beyond the layer's 4.
     values[0] = entry(-10, false);
-    db::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(s.layer_entries(n).expect_err("refused"));
     assert!(
@@ -156,7 +156,7 @@ fn a_layer_value_beyond_its_stones_is_refused_when_read() {
     let pos = KpePosition::from_parts(v, &[0, 0, 0, 0, 0, 4], sow::Side::South, [7, 7], [4, 4]);
     assert!(corrupt(s.value(&pos, None).expect_err("refused")).contains("layer-004.sowdb"));
     // The same in a plain file.
-    db::write_values(&path, lid, &values, Encoding::Plain).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Plain).unwrap();
     let s = Solution::open(v, &db).unwrap();
     assert!(corrupt(s.value(&pos, None).expect_err("refused")).contains("beyond"));
     assert!(corrupt(s.layer_entries(n).expect_err("refused")).contains("beyond"));
@@ -173,7 +173,7 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
     let mut values = entries_of(&path, lid);
     let last = values.len() - 1;
     values[last] = entry(2, true);
-    db::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(s.layer_entries(n).expect_err("refused"));
     assert!(
@@ -182,7 +182,7 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
     );
     // Value 2 without the flag (endless play) is a possible entry.
     values[last] = entry(2, false);
-    db::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
     Solution::open(v, &db).unwrap().layer_entries(n).unwrap();
     fs::remove_dir_all(&db).unwrap();
 }
@@ -199,7 +199,7 @@ fn a_region_value_beyond_its_groups_stones_is_refused() {
     let fewest = groups[0].stones;
     assert!(fewest < 12);
     values[0] = entry(12, false);
-    db::write_values(&path, rid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, rid, &values, Encoding::Zstd).unwrap();
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(s.start_region().groups().map(|_| ()).expect_err("refused"));
     assert!(
@@ -322,7 +322,7 @@ fn a_key_index_compressed_or_with_too_many_groups_is_refused() {
     let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let kid = id(FileKind::RegionKeys, v, 0);
-    db::write_values(&path, kid, &good, Encoding::Zstd).unwrap();
+    file::write_values(&path, kid, &good, Encoding::Zstd).unwrap();
     let e = corrupt(Solution::open(v, &db).map(|_| ()).expect_err("refused"));
     assert!(
         e.contains("opening-keys.sowdb") && e.contains("encoding 1"),

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::Encoding;
 use sow::kpe_db::estimate::OutOfCore;
+use sow::kpe_db::file::Encoding;
 use sow::kpe_db::paths::{layer_path, region_path};
 use sow::kpe_db::DbError;
 use sow::kpe_db::{BuildOptions, Solution, SolveError};

@@ -28,9 +28,9 @@
 
 use std::path::Path;
 
-use super::db::{FileId, FileKind, MappedFile};
 use super::entry::{entry_can_end, entry_value};
 use super::error::DbError;
+use super::file::{Encoding, EntryCheck, FileId, FileKind, MappedFile};
 use super::region_keys::{KeyGroup, RegionKeys};
 use crate::games::kpe::{KpePosition, KpeVariant};
 
@@ -101,36 +101,47 @@ fn check_run(path: &Path, first: u64, entries: &[u8], stones: u32) -> Result<(),
     Ok(())
 }
 
-/// Checks decoded entries `first..` of `file` against its [`Content`].
-pub fn check_entries(file: &MappedFile, first: u64, entries: &[u8]) -> Result<(), DbError> {
-    let path = file.path();
-    match file.content() {
-        Content::Opaque => Ok(()),
-        Content::Layer(n) => check_run(path, first, entries, *n),
-        Content::Region { total, groups } if groups.is_empty() => {
-            // Before the key index is read: the loose bound only.
-            match entries
-                .iter()
-                .position(|&e| (entry_value(e) as i32).abs() > *total as i32)
-            {
-                Some(i) => Err(explain(path, first + i as u64, entries[i], *total)),
-                None => Ok(()),
+/// Checks decoded entries `first..` of the file `path` against what
+/// they are.
+impl EntryCheck for Content {
+    fn check(&self, path: &Path, first: u64, entries: &[u8]) -> Result<(), DbError> {
+        match self {
+            Content::Opaque => Ok(()),
+            Content::Layer(n) => check_run(path, first, entries, *n),
+            Content::Region { total, groups } if groups.is_empty() => {
+                // Before the key index is read: the loose bound only.
+                match entries
+                    .iter()
+                    .position(|&e| (entry_value(e) as i32).abs() > *total as i32)
+                {
+                    Some(i) => Err(explain(path, first + i as u64, entries[i], *total)),
+                    None => Ok(()),
+                }
             }
-        }
-        Content::Region { groups, .. } => {
-            let end = first + entries.len() as u64;
-            let mut g = groups.partition_point(|&(f, _)| f <= first).max(1) - 1;
-            let mut at = first;
-            while at < end {
-                let stop = groups.get(g + 1).map_or(end, |&(f, _)| f.min(end));
-                let run = &entries[(at - first) as usize..(stop - first) as usize];
-                check_run(path, at, run, groups[g].1)?;
-                at = stop;
-                g += 1;
+            Content::Region { groups, .. } => {
+                let end = first + entries.len() as u64;
+                let mut g = groups.partition_point(|&(f, _)| f <= first).max(1) - 1;
+                let mut at = first;
+                while at < end {
+                    let stop = groups.get(g + 1).map_or(end, |&(f, _)| f.min(end));
+                    let run = &entries[(at - first) as usize..(stop - first) as usize];
+                    check_run(path, at, run, groups[g].1)?;
+                    at = stop;
+                    g += 1;
+                }
+                Ok(())
             }
-            Ok(())
         }
     }
+}
+
+/// Opens a database file with the checks of its entries ([`Content::of`]).
+pub fn open_checked(
+    path: &Path,
+    id: FileId,
+    expected_entries: Option<u64>,
+) -> Result<MappedFile, DbError> {
+    Ok(MappedFile::open(path, id, expected_entries)?.with_check(Content::of(id)))
 }
 
 fn corrupt(keys: &RegionKeys, what: String) -> DbError {
@@ -149,7 +160,7 @@ pub fn key_file(file: &MappedFile, variant: KpeVariant) -> Result<(), DbError> {
         path: file.path().to_path_buf(),
         what,
     };
-    if file.encoding() != super::db::Encoding::Plain {
+    if file.encoding() != Encoding::Plain {
         return Err(corrupt(format!(
             "key index in encoding {} (written plain)",
             file.encoding() as u8
@@ -242,7 +253,7 @@ pub fn region(
         .iter()
         .map(|g| (g.first, g.stones as u32))
         .collect();
-    values.set_content(Content::Region {
+    values.set_check(Content::Region {
         total: variant.total(),
         groups,
     });

@@ -2,13 +2,13 @@
 //! retrograde analysis, and the locked opening phase on top.
 
 pub mod compact_keys;
-pub mod db;
 pub mod db_check;
 pub mod endgame;
 pub mod endless;
 pub mod entry;
 pub mod error;
 pub mod estimate;
+pub mod file;
 pub mod lock;
 pub mod mark_classes;
 pub mod opening;

@@ -40,8 +40,8 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use super::compact_keys::{fields_len, CompactKeys};
-use super::db::{self, FileId, FileKind, MappedFile};
 use super::error::DbError;
+use super::file::{self, FileId, FileKind, MappedFile};
 use super::opening::{Explored, LockedRegion};
 use super::paths::variant_dir;
 use super::scratch::{Byte, Scratch, ScratchVec};
@@ -120,7 +120,7 @@ impl RegionCheckpoint {
         parts.extend(groups.iter().map(|(_, keys)| keys.fields.as_bytes()));
         let written: usize = parts.iter().map(|p| p.len()).sum();
         let id = self.id(FileKind::RegionExplored, n);
-        db::write_file_parts(&self.explored_path(n), id, positions, &parts)?;
+        file::write_file_parts(&self.explored_path(n), id, positions, &parts)?;
         for (g, (_, keys)) in self.read_count(n, scratch)?.into_iter().enumerate() {
             groups[g].1.fields = keys.fields;
         }
@@ -142,7 +142,7 @@ impl RegionCheckpoint {
             let mut parts: Vec<&[u8]> = vec![&explored, table];
             parts.extend_from_slice(runs);
             let id = self.id(FileKind::RegionSeeds, 0);
-            db::write_file_parts(&self.seeds_path(), id, 0, &parts)
+            file::write_file_parts(&self.seeds_path(), id, 0, &parts)
         })?
     }
 
@@ -290,7 +290,7 @@ impl RegionCheckpoint {
             .flat_map(|(values, ends)| [*values, ends.as_slice()])
             .collect();
         let id = self.id(FileKind::RegionSolvedRun, run);
-        db::write_file_parts(&self.run_path(run), id, positions, &parts)
+        file::write_file_parts(&self.run_path(run), id, positions, &parts)
     }
 
     /// Restores into `region` (explored, none solved) the runs kept by

@@ -15,9 +15,9 @@
 //! bytes in the same order: by stone count, then `u`.
 
 use super::compact_keys::{self, key_of, rank, stones_of, KeyCursor, Ranker, RegionKey};
-use super::db::MappedFile;
 use super::endgame::Endgame;
 use super::error::DbError;
+use super::file::MappedFile;
 use super::opening::LockedRegion;
 use super::scratch::ScratchVec;
 use crate::games::kpe::{KpePosition, KpeVariant};

@@ -8,11 +8,12 @@ use std::time::Instant;
 
 use std::borrow::Cow;
 
-use super::db::{self, Encoding, FileId, FileKind, MappedFile};
+use super::db_check::open_checked;
 use super::endgame::{Endgame, LayerSteps, LayerValues};
 use super::entry::{entry_can_end, entry_value};
 use super::error::{DbError, SolveError};
 use super::estimate::{Estimate, OutOfCore, Scope};
+use super::file::{self, Encoding, FileId, FileKind, MappedFile};
 use super::opening::LockedRegion;
 use super::paths;
 use super::region_checkpoint::{Exploration, RegionCheckpoint};
@@ -104,7 +105,7 @@ impl LazyLayer {
         if let Some(file) = self.file.get() {
             return Ok(file);
         }
-        let file = MappedFile::open(&self.path, self.id, Some(self.entries))?;
+        let file = open_checked(&self.path, self.id, Some(self.entries))?;
         // Another thread may have opened it meanwhile: either copy serves.
         let _ = self.file.set(file);
         Ok(self.file.get().expect("just set"))
@@ -379,21 +380,21 @@ impl Solution {
                 // The key file is written while the values are compressed.
                 let (keys_written, values_written) = rayon::join(
                     || {
-                        db::write_file_parts(
+                        file::write_file_parts(
                             &keys_path,
                             region_keys_id(variant),
                             encoded.keys_len() as u64,
                             &encoded.key_parts(),
                         )
                     },
-                    || db::write_values(&path, region_id(variant), &encoded.entries, encoding),
+                    || file::write_values(&path, region_id(variant), &encoded.entries, encoding),
                 );
                 keys_written?;
                 values_written?;
                 RegionCheckpoint::new(db_dir, variant).remove()?;
                 stats.region_seconds = t.elapsed().as_secs_f64() - stats.explore_seconds;
-                let keys = MappedFile::open(&keys_path, region_keys_id(variant), None)?;
-                let values = MappedFile::open(&path, region_id(variant), None)?;
+                let keys = open_checked(&keys_path, region_keys_id(variant), None)?;
+                let values = open_checked(&path, region_id(variant), None)?;
                 StartRegion::mapped(keys, values, variant)?
             }
         };
@@ -522,7 +523,7 @@ impl Solution {
                     continue;
                 }
                 if let Some((entries, from)) = shared_layer(db_dir, variant, n, size) {
-                    db::write_values(&path, id, &entries, encoding)?;
+                    file::write_values(&path, id, &entries, encoding)?;
                     layers[n] = entries;
                     stats.layers_reused.push(n);
                     stats.layers_shared.push((n, from));
@@ -530,7 +531,7 @@ impl Solution {
                 }
                 let (entries, steps) = eg.solve_layer_timed(n, &layers, progress, &mut words);
                 stats.layer_steps.add(steps);
-                let file = db::ValueFile::encode(&entries, encoding).into_owned();
+                let file = file::ValueFile::encode(&entries, encoding).into_owned();
                 finish_writing(writing.take())?;
                 writing = Some(std::thread::spawn(move || file.write(&path, id)));
                 layers[n] = entries;
@@ -557,8 +558,8 @@ impl Solution {
         // page cache each read waits for the disk.
         let open_region = || -> Result<StartRegion, SolveError> {
             let (keys, values) = rayon::join(
-                || MappedFile::open(&keys_path, region_keys_id(variant), None),
-                || MappedFile::open(&path, region_id(variant), None),
+                || open_checked(&keys_path, region_keys_id(variant), None),
+                || open_checked(&path, region_id(variant), None),
             );
             Ok(StartRegion::mapped(keys?, values?, variant)?)
         };
@@ -1055,7 +1056,7 @@ fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, So
                 return Err(files_missing(eg, db_dir));
             }
             let entries = eg.index.layer_size(n);
-            db::check_header(&path, layer_id(variant, n), Some(entries))?;
+            file::check_header(&path, layer_id(variant, n), Some(entries))?;
             Ok((n, LazyLayer::new(path, layer_id(variant, n), entries)))
         })
         .collect::<Result<Vec<_>, SolveError>>()?;
@@ -1072,7 +1073,7 @@ fn read_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Vec<u8>>, DbError> {
     let mut layers = vec![Vec::new(); v.total() as usize + 1];
     for n in eg.layers() {
         let path = paths::layer_path(db_dir, v, n);
-        let file = MappedFile::open(&path, layer_id(v, n), Some(eg.index.layer_size(n)))?;
+        let file = open_checked(&path, layer_id(v, n), Some(eg.index.layer_size(n)))?;
         layers[n] = file.all_entries()?.into_owned();
     }
     Ok(layers)
@@ -1083,7 +1084,7 @@ fn reuse(path: &Path, id: FileId, entries: Option<u64>) -> Result<Option<MappedF
     if !path.exists() {
         return Ok(None);
     }
-    let file = MappedFile::open(path, id, entries)?;
+    let file = open_checked(path, id, entries)?;
     file.verify_all()?;
     Ok(Some(file))
 }

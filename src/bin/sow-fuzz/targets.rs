@@ -17,7 +17,8 @@ use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::{parse_any, AnyPosition};
 use sow::infra::progress::Progress;
 use sow::infra::rng::Rng;
-use sow::kpe_db::db::{self, FileBytes, FileId, FileKind, MappedFile};
+use sow::kpe_db::db_check::Content;
+use sow::kpe_db::file::{self, Encoding, FileBytes, FileId, FileKind, MappedFile};
 use sow::kpe_db::Solution;
 use sow::kpe_db::{paths, DbError};
 use sow::search::agents::AgentSpec;
@@ -254,7 +255,7 @@ fn db_layer_target(work: &Path) -> Result<Target, String> {
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     // The file as written (zstd blocks) and re-encoded plain, whose
     // payload bytes are the entries themselves: mutated and
-    // resealed, they reach the content checks (`db_check.rs`).
+    // resealed, they reach the content checks (`kpe_db/check/`).
     let plain = plain_copy(&path, id, work)?;
     Ok(Target {
         name: "db-layer",
@@ -647,14 +648,14 @@ fn db_refusal(e: &DbError, path: &Path) -> Outcome {
 /// (in range and past the end), and for a region its lookups and load.
 fn db_file(path: &Path, id: FileId, entries: Option<u64>, b: &[u8]) -> Outcome {
     let file = match MappedFile::from_bytes(path, FileBytes::Owned(b.to_vec()), id, entries) {
-        Ok(f) => f,
+        Ok(f) => f.with_check(Content::of(id)),
         Err(e) => return db_refusal(&e, path),
     };
     if let Err(e) = file.verify_all() {
         return db_refusal(&e, path);
     }
     let n = file.entries();
-    if file.encoding() == db::Encoding::Plain {
+    if file.encoding() == Encoding::Plain {
         for (start, len) in [(0, 1), (n.saturating_sub(1), 1), (n, 1), (u64::MAX, 2)] {
             let _ = file.bytes(start as usize, len);
             let _ = file.byte(start as usize);
@@ -679,7 +680,7 @@ fn plain_copy(path: &Path, id: FileId, work: &Path) -> Result<Vec<u8>, String> {
     let file = MappedFile::open(path, id, None).map_err(|e| e.to_string())?;
     let entries = file.all_entries().map_err(|e| e.to_string())?;
     let to = work.join("plain-copy.sowdb");
-    db::write_values(&to, id, &entries, db::Encoding::Plain).map_err(|e| e.to_string())?;
+    file::write_values(&to, id, &entries, Encoding::Plain).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&to).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_file(&to);
     Ok(bytes)
@@ -708,7 +709,8 @@ fn db_region(
     let answer = (|| -> Result<(), DbError> {
         let keys = MappedFile::from_bytes(keys_path, FileBytes::Owned(keys), *keys_id, None)?;
         let values =
-            MappedFile::from_bytes(values_path, FileBytes::Owned(values), *values_id, None)?;
+            MappedFile::from_bytes(values_path, FileBytes::Owned(values), *values_id, None)?
+                .with_check(Content::of(*values_id));
         let region = StartRegion::mapped(keys, values, v)?;
         let mut pos = KpePosition::start(v);
         for _ in 0..6 {
