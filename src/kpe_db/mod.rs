@@ -1,16 +1,15 @@
 //! The Kpé database: the exact value of every unlocked position by
 //! retrograde analysis, and the locked opening phase on top.
 
-pub mod compact_keys;
-pub mod db_check;
+pub mod check;
 pub mod endgame;
 pub mod endless;
 pub mod entry;
 pub mod error;
 pub mod estimate;
 pub mod file;
+pub mod keys;
 pub mod lock;
-pub mod mark_classes;
 pub mod opening;
 pub mod paths;
 pub mod region_checkpoint;

@@ -13,13 +13,12 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
 use rayon::prelude::*;
 
-use super::compact_keys::{
-    key_of, rank, CompactKeys, CompactKeysBuilder, KeyCursor, KeyParts, Ranker,
-};
 use super::endgame::{Endgame, LayerValues};
 use super::endless;
 use super::entry::{entry, entry_can_end, entry_value};
 use super::error::DbError;
+use super::keys::compact::{CompactKeys, CompactKeysBuilder};
+use super::keys::ranker::{key_of, rank, KeyCursor, KeyParts, Ranker};
 use super::scratch::{Scratch, ScratchVec};
 use super::seeds::Seeds;
 use super::unmove::for_each_unmove_word;
@@ -32,7 +31,7 @@ use crate::retrograde::rank_bitmap::RankBitmap;
 use crate::retrograde::thresholds::{pack_state, LayerState, NO_EXIT};
 use crate::{Game, Side};
 
-pub use super::compact_keys::{stones_of, RegionKey};
+pub use super::keys::ranker::{stones_of, RegionKey};
 
 /// Values of every locked position reachable from a root.
 #[derive(Debug)]

@@ -39,9 +39,9 @@
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use super::compact_keys::{fields_len, CompactKeys};
 use super::error::DbError;
 use super::file::{self, FileId, FileKind, MappedFile};
+use super::keys::compact::{fields_len, CompactKeys};
 use super::opening::{Explored, LockedRegion};
 use super::paths::variant_dir;
 use super::scratch::{Byte, Scratch, ScratchVec};

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use std::borrow::Cow;
 
-use super::db_check::open_checked;
+use super::check::{self, open_checked, Content};
 use super::endgame::{Endgame, LayerSteps, LayerValues};
 use super::entry::{entry_can_end, entry_value};
 use super::error::{DbError, SolveError};
@@ -383,8 +383,8 @@ impl Solution {
                         file::write_file_parts(
                             &keys_path,
                             region_keys_id(variant),
-                            encoded.keys_len() as u64,
-                            &encoded.key_parts(),
+                            encoded.keys.payload_len() as u64,
+                            &encoded.keys.parts(),
                         )
                     },
                     || file::write_values(&path, region_id(variant), &encoded.entries, encoding),
@@ -1153,7 +1153,10 @@ impl StartRegion {
                 ),
             });
         }
-        super::db_check::region(&keys, &mut values, variant)?;
+        let index = keys.key_file();
+        check::keys::groups(index, variant)?;
+        check::keys::holds_start(index, keys.find_position(&KpePosition::start(variant))?)?;
+        values.set_check(Content::region(index, variant));
         Ok(StartRegion::Mapped { keys, values })
     }
 

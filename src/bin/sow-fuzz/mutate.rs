@@ -309,7 +309,7 @@ fn reseal_bound_file(b: &mut [u8]) {
 }
 
 /// Recomputes a database image's block checksums and the checksum of its
-/// block table from its own header (layout in `src/kpe_db/db.rs`: plain
+/// block table from its own header (layout in `src/kpe_db/file/mod.rs`: plain
 /// blocks of `block` bytes, or zstd blocks at the offsets that follow the
 /// checksums), so that a mutant passes the checksum checks and reaches
 /// the code behind them.

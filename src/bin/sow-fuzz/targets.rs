@@ -17,7 +17,7 @@ use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::{parse_any, AnyPosition};
 use sow::infra::progress::Progress;
 use sow::infra::rng::Rng;
-use sow::kpe_db::db_check::Content;
+use sow::kpe_db::check::Content;
 use sow::kpe_db::file::{self, Encoding, FileBytes, FileId, FileKind, MappedFile};
 use sow::kpe_db::Solution;
 use sow::kpe_db::{paths, DbError};
@@ -58,7 +58,7 @@ pub struct Target {
 }
 
 /// The header fields of a database file (offset, width), from the layout
-/// documented in `src/kpe_db/db.rs`.
+/// documented in `src/kpe_db/file/mod.rs`.
 const DB_FIELDS: &[(usize, usize)] = &[
     (0, 8),
     (8, 4),
