@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::CliError;
 use crate::infra::files;
-use crate::kpe_db::estimate::disk_budget;
+use crate::infra::limits::disk_budget;
 use crate::prove::bounds::BoundTable;
 use crate::prove::bounds_file::{self, kiothi_fingerprint};
 

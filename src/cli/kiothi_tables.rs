@@ -11,7 +11,6 @@ use serde::Serialize;
 use super::{CliError, Out};
 use crate::infra::progress::Progress;
 use crate::kiothi_tables::{table_path, KiothiEndgames, LayerReport};
-use crate::kpe_db::estimate;
 
 /// Stone counts built when `--stones` is not given.
 pub const DEFAULT_STONES: usize = 10;
@@ -88,8 +87,8 @@ fn check_fits(first: usize, last: usize, db: &Path) -> Result<(), CliError> {
     let memory = KiothiEndgames::memory_estimate(last);
     let disk: u64 = (first..=last).map(KiothiEndgames::layer_size).sum();
     let short = [
-        (memory, estimate::memory_budget(), "memory"),
-        (disk, estimate::disk_budget(db), "disk"),
+        (memory, crate::infra::limits::memory_budget(), "memory"),
+        (disk, crate::infra::limits::disk_budget(db), "disk"),
     ]
     .into_iter()
     .find_map(|(need, have, what)| Some((need, have.filter(|&h| need > h)?, what)));

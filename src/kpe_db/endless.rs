@@ -28,33 +28,9 @@
 //! every position that can end, generated a second time;
 //! `results/BENCHMARKS.md`).
 
-use super::endgame::Endgame;
-use super::opening::{LockedRegion, RegionKey};
 use crate::infra::prefetch::prefetch;
 use crate::retrograde::bits::Bits;
-use crate::retrograde::rank_bitmap::RankBitmap;
 use crate::retrograde::thresholds::{for_each_move_into, Endings};
-
-/// "Can end" for every position of a group (keys `keys`, members found by
-/// `index`, values `values`) of a locked region, from what its
-/// retrograde learnt.
-pub(super) fn locked_group(
-    region: &LockedRegion,
-    index: &RankBitmap,
-    keys: &[RegionKey],
-    values: &[i8],
-    endings: Endings,
-) -> Bits {
-    spread(values, endings, |chunk, out| {
-        region.predecessors_of(index, keys, chunk, out)
-    })
-}
-
-/// "Can end" for every unlocked board of layer `n` of values `values`,
-/// from what its retrograde learnt.
-pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], endings: Endings) -> Bits {
-    spread(values, endings, |chunk, out| eg.unmove_edges(n, chunk, out))
-}
 
 /// Completes "can end" from what the retrograde learnt (`endings`),
 /// spreading it backwards from the positions whose predecessors have not
@@ -63,7 +39,7 @@ pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], endings: End
 /// every internal move into `chunk`. The positions still to spread from
 /// are kept as bits too ([`Bits::drain`]): as lists, the seeds alone took
 /// 4 bytes each (half a layer can be seeds).
-fn spread(
+pub(crate) fn spread(
     values: &[i8],
     endings: Endings,
     edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,

@@ -47,7 +47,9 @@ use serde::Serialize;
 
 use super::endgame::Endgame;
 use super::paths::variant_dir;
+use super::size::positions_count;
 use crate::games::kpe::KpeVariant;
+use crate::infra::limits::{disk_budget, memory_budget};
 
 /// (W, K, locked positions reachable from the start, unlocked positions)
 /// of every variant solved so far (`results/kpe/variants.json`; 4x6 from
@@ -391,33 +393,6 @@ fn gib(bytes: u64) -> String {
     }
 }
 
-/// A count of positions, which saturates at `u64::MAX` for variants far
-/// too large to solve: then only a floor is known.
-pub fn positions_count(n: u64) -> String {
-    match n {
-        u64::MAX => "1.8e19 or more".to_string(),
-        n => n.to_string(),
-    }
-}
-
-/// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
-/// system has available.
-pub fn memory_budget() -> Option<u64> {
-    env_mib("SOW_MEMORY_MIB")
-        .or_else(|| crate::infra::limits::mem_available_mib().map(|mib| mib << 20))
-}
-
-/// The disk space a solve may write into `db`, in bytes: `$SOW_DISK_MIB`,
-/// else what its file system has free.
-pub fn disk_budget(db: &Path) -> Option<u64> {
-    env_mib("SOW_DISK_MIB").or_else(|| disk_available(db))
-}
-
-fn env_mib(name: &str) -> Option<u64> {
-    let mib: u64 = std::env::var(name).ok()?.trim().parse().ok()?;
-    Some(mib << 20)
-}
-
 /// Bytes of the files under `dir` (none if it is absent).
 fn bytes_in(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -432,38 +407,10 @@ fn bytes_in(dir: &Path) -> u64 {
         .sum()
 }
 
-/// Free space for an unprivileged writer on the file system that holds
-/// `db` (or its nearest existing ancestor).
-fn disk_available(db: &Path) -> Option<u64> {
-    // A relative path's last ancestor is "", which names the current
-    // directory but does not `exist`.
-    let dir = db
-        .ancestors()
-        .map(|p| {
-            if p.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                p
-            }
-        })
-        .find(|p| p.exists())?;
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `c` is a NUL-terminated path; statvfs fills `stat` on success.
-    if unsafe { libc::statvfs(c.as_ptr(), stat.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: statvfs returned 0, so `stat` is initialized.
-    let stat = unsafe { stat.assume_init() };
-    // The field types differ between platforms (u64 on 64-bit Linux).
-    #[allow(clippy::unnecessary_cast)]
-    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kpe_db::solution::endgame_positions;
+    use crate::kpe_db::size::endgame_positions;
 
     #[test]
     fn the_standard_estimate_covers_its_measured_solve() {
@@ -605,12 +552,6 @@ mod tests {
         std::fs::write(dir.join("region-partial/run-00000.sowdb"), [0u8; 234]).unwrap();
         assert_eq!(bytes_in(&dir), 1234);
         std::fs::remove_dir_all(&db).unwrap();
-    }
-
-    #[test]
-    fn a_relative_directory_has_the_free_space_of_its_file_system() {
-        assert!(disk_available(Path::new("not-made-yet/db")).is_some());
-        assert!(disk_available(Path::new("/")).is_some());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The Kpé database: the exact value of every unlocked position by
 //! retrograde analysis, and the locked opening phase on top.
 
+pub mod build;
 pub mod check;
 pub mod endgame;
 pub mod endless;
@@ -10,18 +11,16 @@ pub mod estimate;
 pub mod file;
 pub mod keys;
 pub mod lock;
-pub mod opening;
 pub mod paths;
-pub mod region_checkpoint;
+pub mod region;
 pub mod region_keys;
 pub mod scratch;
-pub mod seeds;
+pub mod size;
 pub mod solution;
 pub mod unmove;
 
+pub use build::{BuildOptions, RegionResumed, SolveStats};
 pub use error::{DbError, SolveError};
-pub use opening::LockedRegion;
-pub use solution::{
-    check_solvable, endgame_positions, largest_layer, BuildOptions, RegionResumed, Solution,
-    SolveStats, StartRegion, ENDING_LINE_NODES, MAX_LAYER_POSITIONS, ON_THE_FLY_POSITIONS,
-};
+pub use region::LockedRegion;
+pub use size::{check_solvable, endgame_positions, largest_layer, MAX_LAYER_POSITIONS};
+pub use solution::{Solution, StartRegion, ENDING_LINE_NODES, ON_THE_FLY_POSITIONS};

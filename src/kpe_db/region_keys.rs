@@ -1,33 +1,13 @@
 //! The locked region's key index, opened for lookups (its layout:
-//! `keys/key_file.rs`), and the encoding of a solved region into it.
+//! `keys/key_file.rs`): each lookup checks the bucket it searches.
 
 use super::check;
 use super::error::DbError;
 use super::file::MappedFile;
 use super::keys::compact::search;
-use super::keys::key_file::{KeyFile, KeyFileParts, KeyGroup};
+use super::keys::key_file::{KeyFile, KeyGroup};
 use super::keys::ranker::{key_of, rank, stones_of, KeyCursor, Ranker, RegionKey};
-use super::opening::LockedRegion;
-use super::scratch::ScratchVec;
 use crate::games::kpe::{KpePosition, KpeVariant};
-
-/// A solved region in its files' layout: the key file's payload and the
-/// entry bytes of its positions in the same order.
-pub struct EncodedRegion {
-    pub keys: KeyFileParts,
-    pub entries: ScratchVec<u8>,
-}
-
-/// Encodes a solved region: each stone count's groups merged into the
-/// file's layout (`LockedRegion::for_each_stone_count`), freed as it goes;
-/// the fields and entries in the region's scratch (on disk for a region
-/// built out of core).
-pub fn encode(region: LockedRegion) -> Result<EncodedRegion, DbError> {
-    let mut keys = KeyFileParts::new(region.stone_count_number());
-    let mut entries = region.scratch().zeroed(region.len())?;
-    region.for_each_stone_count(&mut entries, |count| keys.push(count))?;
-    Ok(EncodedRegion { keys, entries })
-}
 
 /// The key file of a region, mapped, answering "where is this key".
 pub struct RegionKeys {

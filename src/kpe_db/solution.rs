@@ -1,77 +1,26 @@
 //! A solved Kpé variant: the endgame database and the locked region of the
 //! start, in memory or mapped from files, answering exact values.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::OnceLock;
-use std::time::Instant;
-
-use std::borrow::Cow;
 
 use super::check::{self, open_checked, Content};
-use super::endgame::{Endgame, LayerSteps, LayerValues};
+use super::endgame::{Endgame, LayerValues};
 use super::entry::{entry_can_end, entry_value};
 use super::error::{DbError, SolveError};
-use super::estimate::{Estimate, OutOfCore, Scope};
-use super::file::{self, Encoding, FileId, FileKind, MappedFile};
-use super::opening::LockedRegion;
+use super::file::{self, FileId, MappedFile};
 use super::paths;
-use super::region_checkpoint::{Exploration, RegionCheckpoint};
-use super::region_keys::{self, RegionKeys};
-use super::scratch::Scratch;
+use super::region::LockedRegion;
+use super::region_keys::RegionKeys;
+use super::size::{check_solvable, endgame_positions};
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
 use crate::Game;
 
-/// Largest layer (positions) this tool solves: positions are ranked
-/// within their layer in 32 bits (`retrograde.rs`, `unmove.rs`). Whether a
-/// variant within this bound fits this machine is the estimate's call
-/// (`estimate.rs`), which refuses with the memory or disk it would need.
-pub const MAX_LAYER_POSITIONS: u64 = u32::MAX as u64;
 /// Variants this small are solved on the fly when no database exists.
 pub const ON_THE_FLY_POSITIONS: u64 = 10_000_000;
-
-/// Unlocked positions of a variant (the endgame database size).
-pub fn endgame_positions(variant: KpeVariant) -> u64 {
-    let eg = Endgame::new(variant);
-    // Saturating: layer sizes saturate for the largest variants.
-    eg.layers()
-        .map(|n| eg.index.layer_size(n))
-        .fold(0, u64::saturating_add)
-}
-
-/// Positions of a variant's largest layer.
-pub fn largest_layer(variant: KpeVariant) -> u64 {
-    let eg = Endgame::new(variant);
-    eg.layers()
-        .map(|n| eg.index.layer_size(n))
-        .max()
-        .unwrap_or(0)
-}
-
-/// Checks that this tool can represent a variant's solve: its layers'
-/// ranks in 32 bits. The locked positions' keys then fit in 64 bits too
-/// (`compact_keys::RegionKey`: the stone count, and a board's rank times
-/// the `4^W ≤ 2^16` mark pairs). Whether the solve fits this machine's
-/// memory and disk is checked by the estimate.
-pub fn check_solvable(variant: KpeVariant) -> Result<(), crate::InputError> {
-    let refuse = |why: String| {
-        Err(crate::InputError::unsupported(
-            "variant",
-            format!("kpe:{variant} {why}"),
-        ))
-    };
-    let largest = largest_layer(variant);
-    if largest > MAX_LAYER_POSITIONS {
-        let count = super::estimate::positions_count;
-        return refuse(format!(
-            "has a layer of {} positions ({} unlocked in all); this tool ranks a layer's positions in 32 bits (at most {MAX_LAYER_POSITIONS})",
-            count(largest),
-            count(endgame_positions(variant))
-        ));
-    }
-    Ok(())
-}
 
 /// Solved layers (entry bytes), owned or mapped from checked files.
 pub enum Layers {
@@ -82,7 +31,7 @@ pub enum Layers {
 /// A layer file mapped when it is first read: a query touches a few
 /// layers, and mapping one reads and checks its block table (0.8 MB for
 /// the largest standard layer), which dominated a cold `eval`. Its header
-/// is checked when the database is opened (`db::check_header`).
+/// is checked when the database is opened (`file::check_header`).
 pub struct LazyLayer {
     path: PathBuf,
     id: FileId,
@@ -150,164 +99,17 @@ pub struct Solution {
     start_region: StartRegion,
 }
 
-/// What a `solve` run did, for reporting.
-#[derive(Clone, Debug, Default)]
-pub struct SolveStats {
-    pub layers_computed: Vec<usize>,
-    pub layers_reused: Vec<usize>,
-    /// Layers of `layers_computed`'s complement taken from another K of
-    /// the same W (`shared_layer`), with the variant they came from.
-    pub layers_shared: Vec<(usize, KpeVariant)>,
-    pub unlocked_positions: u64,
-    pub region_positions: u64,
-    pub seconds: f64,
-    /// Wall seconds of the phases computed by this run: the endgame
-    /// layers, the locked region's forward exploration and its solution.
-    pub layers_seconds: f64,
-    /// How the computed layers' seconds split between their steps.
-    pub layer_steps: LayerSteps,
-    pub explore_seconds: f64,
-    pub region_seconds: f64,
-    /// Memory and disk the solve was estimated to need.
-    pub estimate: Option<Estimate>,
-    /// Whether the region was solved out of core (`scratch.rs`).
-    pub out_of_core: bool,
-    /// Whether the solved layers stayed in memory through the region's
-    /// exploration (`Estimate::keeps_layers`) rather than being read back
-    /// from their files after it.
-    pub layers_kept_exploring: bool,
-    /// What the region took from an interrupted solve's checkpoints
-    /// (`region_checkpoint.rs`), if it resumed one.
-    pub region_resumed: Option<RegionResumed>,
-}
-
-/// How far an interrupted region build had come: `stone_counts_reused`
-/// of the `stone_counts` its exploration closes one after the other, and
-/// `runs_reused` of its `runs` runs of groups solved.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-pub struct RegionResumed {
-    pub stone_counts_reused: usize,
-    pub stone_counts: usize,
-    pub runs_reused: usize,
-    pub runs: usize,
-}
-
-/// Explores and solves the locked region of `eg`'s variant from its
-/// start, resuming from the checkpoints an interrupted build left
-/// (`region_checkpoint.rs`) and, out of core (hours on the largest
-/// boards), keeping its own; the layers' files are read once, for the
-/// moves that leave the region.
-fn solve_region(
-    eg: &Endgame,
-    db_dir: &Path,
-    scratch: Scratch,
-    progress: Progress,
-    stats: &mut SolveStats,
-    kept_layers: Option<Vec<Vec<u8>>>,
-) -> Result<LockedRegion, SolveError> {
-    let variant = eg.variant;
-    let checkpoint = RegionCheckpoint::new(db_dir, variant);
-    let saving = stats.out_of_core;
-    let stone_counts = variant.total() as usize + 1;
-    let t = Instant::now();
-    let (mut region, explored_reused) = match checkpoint.load_exploration(&scratch)? {
-        Some(Exploration::Done(region)) => (*region, stone_counts),
-        start => {
-            let start = match start {
-                Some(Exploration::Partial(explored)) => Some(explored),
-                _ => None,
-            };
-            let reused = start.as_ref().map_or(0, |e| stone_counts - e.below);
-            let keys_scratch = scratch.clone();
-            let root = KpePosition::start(variant);
-            let keep = |n, groups: &mut [_], seeds: &_| match saving {
-                true => checkpoint.keep_count(n, groups, seeds, &keys_scratch),
-                false => Ok(()),
-            };
-            let region = LockedRegion::explore_from(&root, scratch, progress, start, keep)?;
-            (region, reused)
-        }
-    };
-    stats.explore_seconds = t.elapsed().as_secs_f64();
-    let runs_reused = checkpoint.load_runs(&mut region)?;
-    let runs = region.independent_runs();
-    if explored_reused > 0 {
-        stats.region_resumed = Some(RegionResumed {
-            stone_counts_reused: explored_reused,
-            stone_counts,
-            runs_reused,
-            runs: runs.len(),
-        });
-    }
-    let first = runs
-        .get(runs_reused)
-        .map_or(region.explored_groups().count(), |r| r.start);
-    // The layers are needed only for the moves leaving the region (kept
-    // through the exploration, or read back after it), and leave for
-    // good before it is solved (beside it, they made the solve's peak).
-    let layers = match kept_layers {
-        Some(layers) => layers,
-        None => read_layers(eg, db_dir)?,
-    };
-    let exits = region.unlocked_exits(eg, &layers, first, progress)?;
-    drop(layers);
-    region.solve_groups_with(
-        exits,
-        progress,
-        runs_reused,
-        |region, r, groups| match saving {
-            true => checkpoint.keep_run(region, r, groups),
-            false => Ok(()),
-        },
-    )?;
-    Ok(region)
-}
-
-/// Waits for the file being written by `writing`, if any, and passes on
-/// its error, or its thread's panic.
-fn finish_writing(
-    writing: Option<std::thread::JoinHandle<Result<(), DbError>>>,
-) -> Result<(), DbError> {
-    match writing.map(std::thread::JoinHandle::join) {
-        None => Ok(()),
-        Some(Ok(written)) => written,
-        Some(Err(panic)) => std::panic::resume_unwind(panic),
-    }
-}
-
-/// How a build stores what it makes.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BuildOptions {
-    pub encoding: Encoding,
-    /// Where the region goes while it is built (`estimate::OutOfCore`).
-    pub out_of_core: OutOfCore,
-}
-
-fn layer_id(variant: KpeVariant, n: usize) -> FileId {
-    FileId {
-        kind: FileKind::Layer,
-        variant,
-        stones: n as u32,
-    }
-}
-
-fn region_id(variant: KpeVariant) -> FileId {
-    FileId {
-        kind: FileKind::Region,
-        variant,
-        stones: 0,
-    }
-}
-
-fn region_keys_id(variant: KpeVariant) -> FileId {
-    FileId {
-        kind: FileKind::RegionKeys,
-        variant,
-        stones: 0,
-    }
-}
-
 impl Solution {
+    /// The solution of a variant whose layers and start region a build
+    /// made or reused (`build/`).
+    pub(crate) fn from_parts(eg: Endgame, layers: Layers, start_region: StartRegion) -> Self {
+        Solution {
+            eg,
+            layers,
+            start_region,
+        }
+    }
+
     /// Solves a variant entirely in memory (small variants and tests).
     pub fn in_memory(variant: KpeVariant, progress: Progress) -> Self {
         let eg = Endgame::new(variant);
@@ -319,231 +121,6 @@ impl Solution {
             layers,
             start_region: StartRegion::Memory(start_region),
         }
-    }
-
-    /// Builds (or completes) the database of a variant under `db`,
-    /// reusing every file already there whose checksums verify; value
-    /// files are zstd-compressed.
-    pub fn build(
-        variant: KpeVariant,
-        db_dir: &Path,
-        progress: Progress,
-    ) -> Result<(Self, SolveStats), SolveError> {
-        Self::build_with(variant, db_dir, progress, BuildOptions::default())
-    }
-
-    /// [`Self::build`] with `options`. Solved layers are kept in memory
-    /// (decoded) while later layers and the region read them at random.
-    pub fn build_with(
-        variant: KpeVariant,
-        db_dir: &Path,
-        progress: Progress,
-        options: BuildOptions,
-    ) -> Result<(Self, SolveStats), SolveError> {
-        let encoding = options.encoding;
-        let (mut stats, _writer) =
-            Self::prepare(variant, db_dir, Scope::Whole, options.out_of_core)?;
-        let scratch = match stats.out_of_core {
-            true => Scratch::Disk(paths::variant_dir(db_dir, variant)),
-            false => Scratch::Memory,
-        };
-        let start = Instant::now();
-        let eg = Endgame::new(variant);
-        let mut layers = Self::build_layers(&eg, db_dir, progress, encoding, &mut stats)?;
-        stats.layers_seconds = start.elapsed().as_secs_f64();
-        let keys_path = paths::region_keys_path(db_dir, variant);
-        let path = paths::region_path(db_dir, variant);
-        let reused = match reuse(&keys_path, region_keys_id(variant), None)? {
-            Some(keys) => reuse(&path, region_id(variant), None)?
-                .map(|values| StartRegion::mapped(keys, values, variant))
-                .transpose()?,
-            None => None,
-        };
-        let layers_kept = reused.is_some();
-        // Nothing is built out of core when the region's files are reused.
-        stats.out_of_core &= !layers_kept;
-        let start_region = match reused {
-            Some(region) => region,
-            None => {
-                // The exploration reads no layer: unless the budget holds
-                // them beside it (`Estimate::keeps_layers`), they leave
-                // memory while it runs and come back from their files,
-                // checked, after it.
-                let keep =
-                    (stats.estimate.as_ref()).is_some_and(|e| e.keeps_layers(stats.out_of_core));
-                stats.layers_kept_exploring = keep;
-                let kept = keep.then(|| std::mem::take(&mut layers));
-                drop(std::mem::take(&mut layers));
-                let t = Instant::now();
-                let region = solve_region(&eg, db_dir, scratch, progress, &mut stats, kept)?;
-                let encoded = region_keys::encode(region)?;
-                // The key file is written while the values are compressed.
-                let (keys_written, values_written) = rayon::join(
-                    || {
-                        file::write_file_parts(
-                            &keys_path,
-                            region_keys_id(variant),
-                            encoded.keys.payload_len() as u64,
-                            &encoded.keys.parts(),
-                        )
-                    },
-                    || file::write_values(&path, region_id(variant), &encoded.entries, encoding),
-                );
-                keys_written?;
-                values_written?;
-                RegionCheckpoint::new(db_dir, variant).remove()?;
-                stats.region_seconds = t.elapsed().as_secs_f64() - stats.explore_seconds;
-                let keys = open_checked(&keys_path, region_keys_id(variant), None)?;
-                let values = open_checked(&path, region_id(variant), None)?;
-                StartRegion::mapped(keys, values, variant)?
-            }
-        };
-        // A region solved here let the layers go: queries read their files.
-        let layers = match layers_kept {
-            true => Layers::Memory(layers),
-            false => Layers::Mapped(lazy_layers(&eg, db_dir)?),
-        };
-        stats.region_positions = start_region.len() as u64;
-        stats.seconds = start.elapsed().as_secs_f64();
-        Ok((
-            Solution {
-                eg,
-                layers,
-                start_region,
-            },
-            stats,
-        ))
-    }
-
-    /// Builds (or completes) only the endgame database of a variant under
-    /// `db`: every layer, not the locked region (`sow solve
-    /// --endgame-only`), for a variant whose region does not fit. The
-    /// estimate is the layers' alone.
-    pub fn build_endgame(
-        variant: KpeVariant,
-        db_dir: &Path,
-        progress: Progress,
-    ) -> Result<SolveStats, SolveError> {
-        let (mut stats, _writer) =
-            Self::prepare(variant, db_dir, Scope::Endgame, OutOfCore::Never)?;
-        let start = Instant::now();
-        let eg = Endgame::new(variant);
-        Self::build_layers(&eg, db_dir, progress, Encoding::Zstd, &mut stats)?;
-        stats.layers_seconds = start.elapsed().as_secs_f64();
-        stats.seconds = stats.layers_seconds;
-        Ok(stats)
-    }
-
-    /// What every build does first: refuses a variant this tool cannot
-    /// represent, or (when files are missing) one that its estimate says
-    /// cannot fit, in memory or out of core as `out_of_core` allows, before
-    /// anything is written; then takes the directory's writer lock.
-    fn prepare(
-        variant: KpeVariant,
-        db_dir: &Path,
-        scope: Scope,
-        out_of_core: OutOfCore,
-    ) -> Result<(SolveStats, super::lock::DbLock), SolveError> {
-        if let Err(e) = check_solvable(variant) {
-            // What it would take all the same, for whoever plans a bigger
-            // machine or a wider layer rank (docs/scaling.md).
-            let estimate = Estimate::of(variant, db_dir, scope);
-            return Err(e
-                .with_note(format!("estimate: {}", estimate.summary()))
-                .into());
-        }
-        crate::infra::malloc::return_large_blocks_when_freed();
-        let eg = Endgame::new(variant);
-        let mut stats = SolveStats::default();
-        let mut wanted: Vec<PathBuf> = eg
-            .layers()
-            .map(|n| paths::layer_path(db_dir, variant, n))
-            .collect();
-        if scope == Scope::Whole {
-            wanted.push(paths::region_path(db_dir, variant));
-            wanted.push(paths::region_keys_path(db_dir, variant));
-        }
-        if !wanted.iter().all(|p| p.exists()) {
-            // A directory that cannot be made (`--db /proc/x`) is an I/O
-            // error naming it; left to the estimate, it read as a disk
-            // shortage ("0.0 GiB available", the free space of `/proc`).
-            let dir = paths::variant_dir(db_dir, variant);
-            crate::infra::files::check_writable_dir(&dir).map_err(|e| DbError::Io {
-                source: std::io::Error::other(format!(
-                    "cannot create the database directory {}: {}",
-                    dir.display(),
-                    e.source
-                )),
-                path: e.path,
-            })?;
-            let estimate = Estimate::of(variant, db_dir, scope);
-            stats.out_of_core = estimate.out_of_core(out_of_core).map_err(|why| {
-                crate::InputError::unsupported("variant", format!("{} {why}", variant.tag()))
-            })?;
-            stats.estimate = Some(estimate);
-        } else {
-            stats.out_of_core = out_of_core == OutOfCore::Always;
-        }
-        // One writer per directory (`lock.rs`); a second one waits here.
-        // After the estimate, so that a refused variant writes nothing (the
-        // check above does not create the directory: taking the lock does).
-        let dir = paths::variant_dir(db_dir, variant);
-        let writer = super::lock::DbLock::acquire(&dir, |h| {
-            eprintln!("{}: waiting for {h}, which is building it", dir.display())
-        })?;
-        Ok((stats, writer))
-    }
-
-    /// Every endgame layer, smallest first: read from its file if it is
-    /// there and checks out, taken from another K of the same W if one has
-    /// it, else solved and written. All are returned decoded.
-    fn build_layers(
-        eg: &Endgame,
-        db_dir: &Path,
-        progress: Progress,
-        encoding: Encoding,
-        stats: &mut SolveStats,
-    ) -> Result<Vec<Vec<u8>>, SolveError> {
-        let variant = eg.variant;
-        let mut layers: Vec<Vec<u8>> = vec![Vec::new(); variant.total() as usize + 1];
-        // The retrograde's words, kept from one layer to the next.
-        let mut words = eg.words_buffer();
-        // Each solved layer's file is written by a thread of its own while
-        // the next layer is solved: written in line, the writes and their
-        // `fsync` held the solve up 0.4 s of the standard game's 2.65 s of
-        // files. The last writer is waited for on every way out.
-        let mut writing = None;
-        let built = (|| -> Result<(), SolveError> {
-            for n in eg.layers() {
-                let (path, id) = (paths::layer_path(db_dir, variant, n), layer_id(variant, n));
-                let size = eg.index.layer_size(n);
-                if let Some(file) = reuse(&path, id, Some(size))? {
-                    layers[n] = file.all_entries()?.into_owned();
-                    stats.layers_reused.push(n);
-                    continue;
-                }
-                if let Some((entries, from)) = shared_layer(db_dir, variant, n, size) {
-                    file::write_values(&path, id, &entries, encoding)?;
-                    layers[n] = entries;
-                    stats.layers_reused.push(n);
-                    stats.layers_shared.push((n, from));
-                    continue;
-                }
-                let (entries, steps) = eg.solve_layer_timed(n, &layers, progress, &mut words);
-                stats.layer_steps.add(steps);
-                let file = file::ValueFile::encode(&entries, encoding).into_owned();
-                finish_writing(writing.take())?;
-                writing = Some(std::thread::spawn(move || file.write(&path, id)));
-                layers[n] = entries;
-                stats.layers_computed.push(n);
-            }
-            Ok(())
-        })();
-        let written = finish_writing(writing);
-        built?;
-        written?;
-        stats.unlocked_positions = eg.layers().map(|n| eg.index.layer_size(n)).sum();
-        Ok(layers)
     }
 
     /// Opens a database for queries. Blocks are checked as they are read.
@@ -558,8 +135,8 @@ impl Solution {
         // page cache each read waits for the disk.
         let open_region = || -> Result<StartRegion, SolveError> {
             let (keys, values) = rayon::join(
-                || open_checked(&keys_path, region_keys_id(variant), None),
-                || open_checked(&path, region_id(variant), None),
+                || open_checked(&keys_path, FileId::region_keys(variant), None),
+                || open_checked(&path, FileId::region(variant), None),
             );
             Ok(StartRegion::mapped(keys?, values?, variant)?)
         };
@@ -1045,7 +622,10 @@ fn files_missing(eg: &Endgame, db_dir: &Path) -> SolveError {
 
 /// Every layer file of a variant, its header checked, opened when first
 /// read.
-fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, SolveError> {
+pub(crate) fn lazy_layers(
+    eg: &Endgame,
+    db_dir: &Path,
+) -> Result<Vec<Option<LazyLayer>>, SolveError> {
     use rayon::prelude::*;
     let variant = eg.variant;
     let layers: Vec<usize> = eg.layers().collect();
@@ -1056,8 +636,8 @@ fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, So
                 return Err(files_missing(eg, db_dir));
             }
             let entries = eg.index.layer_size(n);
-            file::check_header(&path, layer_id(variant, n), Some(entries))?;
-            Ok((n, LazyLayer::new(path, layer_id(variant, n), entries)))
+            file::check_header(&path, FileId::layer(variant, n), Some(entries))?;
+            Ok((n, LazyLayer::new(path, FileId::layer(variant, n), entries)))
         })
         .collect::<Result<Vec<_>, SolveError>>()?;
     let mut files: Vec<Option<LazyLayer>> = (0..=variant.total()).map(|_| None).collect();
@@ -1065,55 +645,6 @@ fn lazy_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Option<LazyLayer>>, So
         files[n] = Some(layer);
     }
     Ok(files)
-}
-
-/// Every layer of a variant, decoded from its checked files.
-fn read_layers(eg: &Endgame, db_dir: &Path) -> Result<Vec<Vec<u8>>, DbError> {
-    let v = eg.variant;
-    let mut layers = vec![Vec::new(); v.total() as usize + 1];
-    for n in eg.layers() {
-        let path = paths::layer_path(db_dir, v, n);
-        let file = open_checked(&path, layer_id(v, n), Some(eg.index.layer_size(n)))?;
-        layers[n] = file.all_entries()?.into_owned();
-    }
-    Ok(layers)
-}
-
-/// A verified existing file, or None when it is absent.
-fn reuse(path: &Path, id: FileId, entries: Option<u64>) -> Result<Option<MappedFile>, DbError> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    let file = open_checked(path, id, entries)?;
-    file.verify_all()?;
-    Ok(Some(file))
-}
-
-/// Layer `n` of `variant` taken from a solved variant of the same W and
-/// another K, if the database holds one, with that variant. An unlocked
-/// position's value and whether perfect play can end depend on its board
-/// alone, never on the stones the game started with (RULES §1: sowing,
-/// captures and the end count the stones on the board), so layer `n` is
-/// the same for every K with `2WK ≥ n` (tested: `tests/kpe_solver.rs`,
-/// `layers_are_shared_by_every_k_of_a_w`). A file of the other variant
-/// that is absent or fails its checks is not used (its own readers
-/// report it); this layer is then solved.
-fn shared_layer(
-    db_dir: &Path,
-    variant: KpeVariant,
-    n: usize,
-    size: u64,
-) -> Option<(Vec<u8>, KpeVariant)> {
-    KpeVariant::K_RANGE
-        .rev()
-        .filter_map(|k| KpeVariant::new(variant.w() as u8, k).ok())
-        .filter(|&other| other != variant && other.total() as usize >= n)
-        .find_map(|other| {
-            let path = paths::layer_path(db_dir, other, n);
-            let file = reuse(&path, layer_id(other, n), Some(size)).ok()??;
-            let entries = file.all_entries().ok()?.into_owned();
-            Some((entries, other))
-        })
 }
 
 /// The locked region of the start: solved in memory, or its key and

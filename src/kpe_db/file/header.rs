@@ -48,6 +48,35 @@ pub struct FileId {
     pub stones: u32,
 }
 
+impl FileId {
+    /// The endgame layer of `stones` stones of `variant`.
+    pub fn layer(variant: KpeVariant, stones: usize) -> Self {
+        FileId {
+            kind: FileKind::Layer,
+            variant,
+            stones: stones as u32,
+        }
+    }
+
+    /// The values of `variant`'s locked region.
+    pub fn region(variant: KpeVariant) -> Self {
+        FileId {
+            kind: FileKind::Region,
+            variant,
+            stones: 0,
+        }
+    }
+
+    /// The key index of `variant`'s locked region.
+    pub fn region_keys(variant: KpeVariant) -> Self {
+        FileId {
+            kind: FileKind::RegionKeys,
+            variant,
+            stones: 0,
+        }
+    }
+}
+
 pub(super) fn read_u32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }

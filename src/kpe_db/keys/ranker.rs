@@ -209,3 +209,38 @@ impl KeyParts {
         )
     }
 }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_rank_and_unrank() {
+        let ranker = Ranker::new(KpeVariant::STANDARD);
+        let pos: KpePosition = "kpe 1,2,3,4,5,6,7,8 N x.x. xxxx 0 12".parse().unwrap();
+        let back = ranker.position(ranker.region_key(&pos));
+        assert_eq!(back, pos.relative().repetition_key());
+        assert_eq!(stones_of(ranker.region_key(&pos)), 36);
+    }
+
+    /// Boards whose pit-by-pit packing took more than 64 bits.
+    #[test]
+    fn keys_of_wide_boards_fit_in_64_bits() {
+        for (tag, text) in [
+            ("5x4", "kpe:5x4 40,0,0,0,0,0,0,0,0,0 S x.... ..... 0 0"),
+            (
+                "8x1",
+                "kpe:8x1 0,0,0,0,0,0,0,16,0,0,0,0,0,0,0,0 N x....... ........ 0 0",
+            ),
+        ] {
+            let pos: KpePosition = text.parse().unwrap_or_else(|e| panic!("{tag}: {e}"));
+            let ranker = Ranker::new(pos.variant());
+            let key = ranker.region_key(&pos);
+            assert_eq!(
+                ranker.position(key),
+                pos.relative().repetition_key(),
+                "{tag}"
+            );
+            assert_eq!(stones_of(key), pos.variant().total() as usize, "{tag}");
+        }
+    }
+}

@@ -13,8 +13,8 @@
 
 use std::sync::Mutex;
 
-use super::error::DbError;
-use super::scratch::{Scratch, ScratchVec};
+use crate::kpe_db::error::DbError;
+use crate::kpe_db::scratch::{Scratch, ScratchVec};
 
 /// Keys a stone count's buffer holds before it is stored as a run.
 const RUN_KEYS: usize = 1 << 20;

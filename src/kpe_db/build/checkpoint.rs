@@ -39,14 +39,14 @@
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use super::error::DbError;
-use super::file::{self, FileId, FileKind, MappedFile};
-use super::keys::compact::{fields_len, CompactKeys};
-use super::opening::{Explored, LockedRegion};
-use super::paths::variant_dir;
-use super::scratch::{Byte, Scratch, ScratchVec};
-use super::seeds::Seeds;
 use crate::games::kpe::KpeVariant;
+use crate::kpe_db::error::DbError;
+use crate::kpe_db::file::{self, FileId, FileKind, MappedFile};
+use crate::kpe_db::keys::compact::{fields_len, CompactKeys};
+use crate::kpe_db::paths::variant_dir;
+use crate::kpe_db::region::seeds::Seeds;
+use crate::kpe_db::region::{Explored, LockedRegion};
+use crate::kpe_db::scratch::{Byte, Scratch, ScratchVec};
 use crate::retrograde::bits::Bits;
 
 /// The checkpoints of one variant's region.
