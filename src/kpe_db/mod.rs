@@ -12,15 +12,14 @@ pub mod file;
 pub mod keys;
 pub mod lock;
 pub mod paths;
+pub mod probe;
 pub mod region;
-pub mod region_keys;
 pub mod scratch;
 pub mod size;
-pub mod solution;
 pub mod unmove;
 
 pub use build::{BuildOptions, RegionResumed, SolveStats};
 pub use error::{DbError, SolveError};
+pub use probe::{Solution, StartRegion, ENDING_LINE_NODES, ON_THE_FLY_POSITIONS};
 pub use region::LockedRegion;
 pub use size::{check_solvable, endgame_positions, largest_layer, MAX_LAYER_POSITIONS};
-pub use solution::{Solution, StartRegion, ENDING_LINE_NODES, ON_THE_FLY_POSITIONS};

@@ -23,9 +23,10 @@ use crate::kpe_db::estimate::{Estimate, OutOfCore, Scope};
 use crate::kpe_db::file::Encoding;
 use crate::kpe_db::lock::DbLock;
 use crate::kpe_db::paths;
+use crate::kpe_db::probe::layers::{lazy_layers, Layers};
+use crate::kpe_db::probe::Solution;
 use crate::kpe_db::scratch::Scratch;
 use crate::kpe_db::size::check_solvable;
-use crate::kpe_db::solution::{lazy_layers, Layers, Solution};
 
 /// What a `solve` run did, for reporting.
 #[derive(Clone, Debug, Default)]

@@ -17,9 +17,9 @@ use crate::kpe_db::error::{DbError, SolveError};
 use crate::kpe_db::file::{self, Encoding, FileId};
 use crate::kpe_db::keys::key_file::KeyFileParts;
 use crate::kpe_db::paths;
+use crate::kpe_db::probe::StartRegion;
 use crate::kpe_db::region::LockedRegion;
 use crate::kpe_db::scratch::{Scratch, ScratchVec};
-use crate::kpe_db::solution::StartRegion;
 
 /// The start's region of a build: its files, if they are there and check
 /// out (the layers are then kept, and returned); else explored, solved
