@@ -69,7 +69,7 @@ fn the_largest_variants_are_refused_without_overflow() {
     }
 }
 
-// Format-2 content checks (`src/kpe_db/db_check.rs`): files whose checksums
+// Format-2 content checks (`src/kpe_db/check/`): files whose checksums
 // are consistent (recomputed over forged content) but whose contents no
 // solve writes are refused, naming the file, never a panic or a wrong value.
 

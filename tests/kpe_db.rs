@@ -245,7 +245,7 @@ fn a_region_built_out_of_core_writes_the_files_of_one_built_in_memory() {
 
 /// Builds kpe:4x3's region out of core in a directory holding its
 /// layers, kills the build once `stop` says so of the checkpoint files
-/// it has written (`region_checkpoint.rs`), resumes it in process, and
+/// it has written (`kpe_db/build/checkpoint.rs`), resumes it in process, and
 /// returns how far it had come, after checking that the resumed files are
 /// those of an uninterrupted build, byte for byte, and no checkpoint is
 /// left. `damage` names a checkpoint to corrupt before resuming: the

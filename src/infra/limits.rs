@@ -5,7 +5,9 @@
 //! cores: beyond it threads only contend), and a table size (`--hash`, an
 //! agent's `tt=`) must fit in the memory the kernel reports available
 //! (`MemAvailable` in `/proc/meminfo`), so that a request that cannot fit
-//! is refused with the figures instead of aborting on allocation.
+//! is refused with the figures instead of aborting on allocation. The large
+//! builds (the Kpé database, the Kiothi tables, kept proofs) compare their
+//! estimates with [`memory_budget`] and [`disk_budget`].
 
 use std::path::Path;
 

@@ -54,10 +54,8 @@ pub struct LayerReport {
 impl KiothiEndgames {
     /// Peak memory of solving the boards of `n` warriors, in bytes: its
     /// move graph (4 bytes a non-capturing move, 7 a board) and the tables
-    /// below it. Non-capturing moves per board,
-    /// measured: 2.71 (10 warriors), 2.84 (11), 2.97 (12), 3.09 (13);
-    /// `0.2 n + 0.8` stays above them. Peak RSS of 13 warriors: 6.75 GiB
-    /// measured, 6.9 GiB estimated.
+    /// below it. A board has 2.7 to 3.1 non-capturing moves from 10 to 13
+    /// warriors, below `0.2 n + 0.8` (measured, `results/BENCHMARKS.md`).
     pub fn memory_estimate(n: usize) -> u64 {
         let boards = Self::layer_size(n);
         let moves = boards * (2 * n as u64 + 8) / 10;
@@ -91,8 +89,7 @@ impl KiothiEndgames {
     /// Every board of `n` stones with its moves: the best capture and the
     /// boards its other moves lead to, inverted. The moves are generated
     /// twice, once to count each board's parents and once to list them,
-    /// rather than kept between the two: 4 bytes a move instead of 8
-    /// (measured on 13 warriors: 12.4 GiB kept, see results/BENCHMARKS.md).
+    /// rather than kept between the two: 4 bytes a move instead of 8.
     fn move_graph(&self, n: usize, bar: &ProgressBar) -> MoveGraph {
         let size = self.index.layer_size(n) as usize;
         bar.set_length(2 * size as u64);

@@ -14,19 +14,18 @@
 //! position's best exit, its best move known to reach a position that can
 //! end (its "ending exit"): the captures, with the exits, and the internal
 //! moves as it tells each predecessor a child's value, if the child is
-//! known to be able to end by then (`retrograde.rs`). A position can end
+//! known to be able to end by then (`retrograde/thresholds.rs`). A position can end
 //! when that move equals its value (every move is worth at most the
 //! value). What is left is spread here by un-moves: from the positions
 //! worth 0, which the retrograde never passes on, and from the few found
 //! able to end after their predecessors were told. The solver runs it
 //! right after each layer's (and each locked group's) values, and the
-//! database stores the bit in the low bit of every entry (`db.rs`), so
+//! database stores the bit in the low bit of every entry (`entry.rs`), so
 //! queries and statistics read it instead of recomputing it.
 //!
-//! Learnt during the retrograde, "can end" costs the standard solve about
-//! 6 s less than spread afterwards from every position (the un-moves of
-//! every position that can end, generated a second time;
-//! `results/BENCHMARKS.md`).
+//! Learnt during the retrograde, "can end" saves the un-moves of every
+//! position that can end, which a spread from all of them would generate
+//! a second time (about 6 s of the standard solve, `results/BENCHMARKS.md`).
 
 use crate::infra::prefetch::prefetch;
 use crate::retrograde::bits::Bits;
@@ -109,7 +108,7 @@ mod tests {
         }
 
         /// Values by every threshold's attractors to a fixpoint, one
-        /// position at a time (`retrograde.rs`'s definition).
+        /// position at a time (`retrograde/thresholds.rs`'s definition).
         fn naive_values(&self, max: i8) -> Vec<i8> {
             let mut value: Vec<Option<i8>> = vec![None; self.exit.len()];
             for t in (1..=max).rev().filter(|t| t % 2 == 0) {

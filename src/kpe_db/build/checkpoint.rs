@@ -6,17 +6,17 @@
 //! In the variant's directory, `region-partial/`:
 //! - `explored-NNN.sowdb` (NNN stones), written as the exploration closes
 //!   each stone count's groups: their classes and compact keys
-//!   (`compact_keys.rs`);
+//!   (`keys/compact.rs`);
 //! - `seeds.sowdb`, rewritten after a stone count when the keys found for
 //!   fewer stones take no more bytes than the keys explored since it was
 //!   last written (so that it never costs more writing than the
 //!   exploration's own keys), and after the last: how far the
-//!   exploration got, and those keys (`seeds.rs`);
+//!   exploration got, and those keys (`region/seeds.rs`);
 //! - `run-NNNNN.sowdb`, written as each run of groups that no move joins
 //!   is solved (`LockedRegion::independent_runs`): their values and "can
 //!   end" bits.
 //!
-//! All are database files (`db.rs`: written to a temporary name then
+//! All are database files (`file/`: written to a temporary name then
 //! renamed, so only whole ones exist; every block checked against its
 //! checksum as it is read), of kinds 4, 6 and 5, plain, little-endian.
 //! Once written, the keys and values they hold are mapped from them

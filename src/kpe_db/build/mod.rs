@@ -55,7 +55,7 @@ pub struct SolveStats {
     /// from their files after it.
     pub layers_kept_exploring: bool,
     /// What the region took from an interrupted solve's checkpoints
-    /// (`region_checkpoint.rs`), if it resumed one.
+    /// (`checkpoint.rs`), if it resumed one.
     pub region_resumed: Option<RegionResumed>,
 }
 

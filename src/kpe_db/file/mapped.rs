@@ -84,9 +84,9 @@ impl MappedFile {
         let map = unsafe { Mmap::map(&file) }.map_err(DbError::io(path))?;
         // Probes read a few scattered blocks. Without this hint every page
         // fault reads around the page as much as the device's readahead
-        // (8 MiB here: `/sys/block/vda/queue/read_ahead_kb`), so one cold
-        // `eval` read 334 MB. Whole-file readers ask for the sequential
-        // pattern themselves (`all_entries`). Only a hint: errors ignored.
+        // (megabytes: a cold `eval` read hundreds of them). Whole-file
+        // readers ask for the sequential pattern themselves
+        // (`all_entries`). Only a hint: errors ignored.
         let _ = map.advise(Advice::Random);
         Self::from_bytes(path, FileBytes::Mapped(map), id, expected_entries)
     }
@@ -236,10 +236,9 @@ impl MappedFile {
     /// probe reads them. Blocks do not start on page boundaries (the
     /// payload follows the header and block table), so most span two
     /// pages; under [`MappedFile::open`]'s random-access hint each page
-    /// would otherwise be its own read, waited for in turn: a cold locked
-    /// probe waited for 4 to 6 reads one after the other instead of 3.
-    /// Only a hint. Whole-file reads do without it (a call a block, and
-    /// readahead serves them: `stats kpe` took 5.0 s instead of 2.3 s).
+    /// would otherwise be its own read, waited for in turn. Only a hint.
+    /// Whole-file reads do without it: readahead serves them better than a
+    /// call a block (`results/BENCHMARKS.md`).
     fn read_ahead(&self, b: usize) {
         if let FileBytes::Mapped(map) = &self.map {
             let stored = self.stored_block(b);

@@ -14,8 +14,8 @@ use crate::Side;
 /// byte, its ranked key `u` (module documentation) in the bits below.
 /// Ranked rather than packed pit by pit, so that it fits in 64 bits on
 /// every board: `u` is below `2^32 · 4^W ≤ 2^48` (a layer is ranked in 32
-/// bits, `check_solvable`), where 6 bits a pit and the marks took 70 bits
-/// on kpe:5x4 and 96 on kpe:8x1.
+/// bits, `check_solvable`), where 6 bits a pit and the marks take 96 bits
+/// on kpe:8x1.
 pub type RegionKey = u64;
 
 /// Where a [`RegionKey`]'s stone count starts.
@@ -97,8 +97,7 @@ impl Ranker {
     /// [`Self::region_key`] of a position of `stones` stones on the board,
     /// which the caller knows (a move's child: its parent's count less the
     /// capture). Always inlined, the sum not taken: the region's
-    /// exploration and exits rank every child they find, and the call and
-    /// the sum were a quarter of the ranking's samples.
+    /// exploration and exits rank every child they find.
     #[inline(always)]
     pub fn region_key_of(&self, pos: &KpePosition, stones: usize) -> RegionKey {
         let rel = pos.relative();
@@ -177,9 +176,8 @@ impl KeyCursor<'_> {
         let (stones, u) = (stones_of(key), rank(key));
         let board_rank = u >> r.marks_bits;
         let from = self.at.filter(|&(n, _)| n == stones).map(|(_, at)| at);
-        // Stepped a byte at a time: as one word, each step shifted it by a
-        // pit's variable offset, and the seek was a call of its own (the
-        // un-moves' seek, `Endgame::unmove_edges`, measured the same).
+        // Stepped a byte at a time: as one word, each step would shift it
+        // by a pit's variable offset.
         let pits = r.variant.pits();
         r.index
             .seek(stones, from, board_rank, &mut self.board[..pits]);

@@ -59,7 +59,7 @@ impl Solution {
         let done = AtomicBool::new(false);
         std::thread::scope(|scope| {
             // Without a thread (the system refused one), each layer is
-            // opened when the line first enters it, as before.
+            // opened when the line first enters it.
             let _ = std::thread::Builder::new()
                 .name("open-layers".into())
                 .spawn_scoped(scope, || {
@@ -171,8 +171,8 @@ impl Solution {
     /// are probed one at a time, in the order of `moves`, only until one
     /// qualifies: the position's own value says which moves keep it
     /// without the others' values. From a cold page cache a line then
-    /// waits for about half the reads it waited for when every child of
-    /// each position was probed (results/BENCHMARKS.md).
+    /// waits for about half the reads of probing every child
+    /// (`results/BENCHMARKS.md`).
     fn next_keeping(
         &self,
         moves: &mut Candidates,

@@ -18,8 +18,8 @@ use crate::retrograde::paged_bits::PagedBits;
 use crate::Game;
 
 /// A key found by a move inside its group, with its board: expanding it
-/// then needs no unranking (kpe:4x4's exploration took 5.6 s with every
-/// key of the frontier unranked, 4.2-4.9 s with the boards carried).
+/// then needs no unranking (a quarter of kpe:4x4's exploration:
+/// `results/BENCHMARKS.md`).
 #[derive(Clone, Copy)]
 struct Found {
     key: RegionKey,
@@ -55,9 +55,8 @@ fn close_group(
             }
         })
         .collect();
-    // A level is kept as the lists its tasks found, not copied into one:
-    // gathered, the copies and the vector's growth were 9% of the
-    // exploration's samples.
+    // A level is kept as the lists its tasks found, not copied into one
+    // (the copies and the vector's growth cost time).
     let mut frontier: Vec<Vec<Found>> = vec![seeded];
     loop {
         let tasks: Vec<&[Found]> = frontier
@@ -120,8 +119,7 @@ fn expand_slice(
             let mut elsewhere: Vec<(usize, u32, u64)> = Vec::new();
             // The keys found in the group by a batch of keys, their words
             // of the set asked for before any is inserted: the inserts'
-            // cache misses overlap (they were a fifth of the exploration's
-            // samples, one after the other).
+            // cache misses overlap instead of following one another.
             let mut inside: Vec<(u64, Found)> = Vec::new();
             for batch in chunk.chunks(INSERT_BATCH) {
                 for &Found { key, board } in batch {
@@ -143,8 +141,7 @@ fn expand_slice(
                             set.prefetch(local);
                             // Copied whole: a copy of the pits' bytes
                             // into a zeroed array, read back as one
-                            // word, waited for its stores (a fifth of
-                            // the expansion's samples).
+                            // word, waits for its stores.
                             let board = rel.pits_word().to_le_bytes();
                             inside.push((local, Found { key, board }));
                         } else {
@@ -197,7 +194,7 @@ impl LockedRegion {
     }
 
     /// [`Self::explore`], from `start` (stone counts already closed, from
-    /// a checkpoint, `region_checkpoint.rs`) if given, calling
+    /// a checkpoint, `build/checkpoint.rs`) if given, calling
     /// `after_count` with each stone count, its groups (class and keys)
     /// and the keys waiting for fewer stones, once its groups are closed.
     pub(crate) fn explore_from(

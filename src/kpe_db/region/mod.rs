@@ -130,7 +130,7 @@ impl LockedRegion {
     }
 
     /// Puts the same values of group `g` in other storage (a checkpoint's
-    /// file, `region_checkpoint.rs`).
+    /// file, `build/checkpoint.rs`).
     pub(crate) fn replace_values(&mut self, g: usize, values: ScratchVec<i8>) {
         assert_eq!(values.len(), self.groups[g].len, "one value a position");
         self.values[g] = values;

@@ -44,8 +44,7 @@ fn merge_in_key_order(
     // How many keys of each part were visited.
     let mut visited = vec![0; parts.len()];
     // The smallest head is replaced by its part's next key in place, one
-    // sift down, rather than popped and the next pushed: two sifts. The
-    // standard solve's merges spent 2.1 s of CPU in `pop` alone.
+    // sift down, rather than popped and the next pushed: two sifts.
     while let Some(mut head) = heads.peek_mut() {
         let Reverse((u, p)) = *head;
         visit(u, p, visited[p]);
@@ -61,11 +60,10 @@ impl LockedRegion {
     /// Consumes the solved region, stone count by stone count (ascending):
     /// calls `f` with each count's keys in the key file's layout (the
     /// ranked keys `u` of the whole count, `keys/key_file.rs`, in the
-    /// region's scratch) and writes the entry bytes of all positions, in the same order, to
-    /// `entries` (as long as the region). Both threads take stone counts,
-    /// each count its own slice of `entries`, and a count's groups are
-    /// freed once merged: done one count after the other, the merge was
-    /// five seconds of one thread at the end of the standard solve.
+    /// region's scratch) and writes the entry bytes of all positions, in
+    /// the same order, to `entries` (as long as the region). Both threads
+    /// take stone counts, each count its own slice of `entries`, and a
+    /// count's groups are freed once merged.
     pub(crate) fn for_each_stone_count(
         self,
         entries: &mut [u8],
@@ -90,9 +88,8 @@ impl LockedRegion {
             rest = after;
         }
         // The largest counts are taken first, so that the last one taken
-        // is small: the standard game's largest count holds 42% of its
-        // keys, and in count order it was merged alone, by one thread, at
-        // the very end of the solve.
+        // is small (the standard game's largest count holds 42% of its
+        // keys: last, it would be merged by one thread alone).
         let mut work: Vec<_> = counts.into_iter().zip(slices).enumerate().collect();
         work.sort_by_key(|(_, (_, out))| std::cmp::Reverse(out.len()));
         let mut merged: Vec<(usize, CompactKeys)> = work
