@@ -23,7 +23,6 @@ use crate::kpe_db::estimate::{Estimate, OutOfCore, Scope};
 use crate::kpe_db::file::Encoding;
 use crate::kpe_db::lock::DbLock;
 use crate::kpe_db::paths;
-use crate::kpe_db::probe::layers::{lazy_layers, Layers};
 use crate::kpe_db::probe::Solution;
 use crate::kpe_db::scratch::Scratch;
 use crate::kpe_db::size::check_solvable;
@@ -108,13 +107,8 @@ impl Solution {
         let eg = Endgame::new(variant);
         let layers = build_layers(&eg, db_dir, progress, encoding, &mut stats)?;
         stats.layers_seconds = start.elapsed().as_secs_f64();
-        let (start_region, kept) =
+        let (start_region, layers) =
             start_region(&eg, db_dir, scratch, progress, encoding, &mut stats, layers)?;
-        // A region solved here let the layers go: queries read their files.
-        let layers = match kept {
-            Some(layers) => Layers::Memory(layers),
-            None => Layers::Mapped(lazy_layers(&eg, db_dir)?),
-        };
         stats.region_positions = start_region.len() as u64;
         stats.seconds = start.elapsed().as_secs_f64();
         Ok((Solution::from_parts(eg, layers, start_region), stats))

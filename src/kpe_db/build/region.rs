@@ -17,13 +17,15 @@ use crate::kpe_db::error::{DbError, SolveError};
 use crate::kpe_db::file::{self, Encoding, FileId};
 use crate::kpe_db::keys::key_file::KeyFileParts;
 use crate::kpe_db::paths;
+use crate::kpe_db::probe::layers::{lazy_layers, Layers};
 use crate::kpe_db::probe::StartRegion;
 use crate::kpe_db::region::LockedRegion;
 use crate::kpe_db::scratch::{Scratch, ScratchVec};
 
-/// The start's region of a build: its files, if they are there and check
-/// out (the layers are then kept, and returned); else explored, solved
-/// and written, the layers let go (their files serve the queries).
+/// The start's region of a build, and the layers as its queries will read
+/// them: the region's files, if they are there and check out (the layers
+/// then stay in memory); else the region explored, solved and written, the
+/// layers let go (their files serve the queries).
 pub(super) fn start_region(
     eg: &Endgame,
     db_dir: &Path,
@@ -32,7 +34,7 @@ pub(super) fn start_region(
     encoding: Encoding,
     stats: &mut SolveStats,
     mut layers: Vec<Vec<u8>>,
-) -> Result<(StartRegion, Option<Vec<Vec<u8>>>), SolveError> {
+) -> Result<(StartRegion, Layers), SolveError> {
     let variant = eg.variant;
     let keys_path = paths::region_keys_path(db_dir, variant);
     let path = paths::region_path(db_dir, variant);
@@ -45,7 +47,7 @@ pub(super) fn start_region(
     if let Some(region) = reused {
         // Nothing is built out of core when the region's files are reused.
         stats.out_of_core = false;
-        return Ok((region, Some(layers)));
+        return Ok((region, Layers::Memory(layers)));
     }
     // The exploration reads no layer: unless the budget holds them beside
     // it (`Estimate::keeps_layers`), they leave memory while it runs and
@@ -61,7 +63,8 @@ pub(super) fn start_region(
     stats.region_seconds = t.elapsed().as_secs_f64() - stats.explore_seconds;
     let keys = open_checked(&keys_path, FileId::region_keys(variant), None)?;
     let values = open_checked(&path, FileId::region(variant), None)?;
-    Ok((StartRegion::mapped(keys, values, variant)?, None))
+    let region = StartRegion::mapped(keys, values, variant)?;
+    Ok((region, Layers::Mapped(lazy_layers(eg, db_dir)?)))
 }
 
 /// Explores and solves the locked region of `eg`'s variant from its
