@@ -7,7 +7,7 @@ use divan::{black_box, Bencher};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::infra::progress::Progress;
 use sow::kpe_db::endgame::Endgame;
-use sow::kpe_db::solution::{endgame_positions, Solution};
+use sow::kpe_db::{endgame_positions, Solution};
 use sow::Game;
 
 fn main() {

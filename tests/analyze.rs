@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 use sow::games::kpe::{parse_position, KpeMove, KpePosition};
 use sow::infra::progress::Progress;
-use sow::kpe_db::solution::Solution;
+use sow::kpe_db::Solution;
 use sow::record::GameRecord;
 use sow::{Game, Side};
 

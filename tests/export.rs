@@ -372,7 +372,7 @@ fn out_file_is_written_whole_or_not_at_all() {
 
     // The last layer is corrupt: the export fails after writing the
     // smaller layers, and neither the file nor its temporary is left.
-    let layer = sow::kpe_db::db::layer_path(&db, v, 8);
+    let layer = sow::kpe_db::paths::layer_path(&db, v, 8);
     let mut bytes = fs::read(&layer).unwrap();
     *bytes.last_mut().unwrap() ^= 0x55;
     fs::write(&layer, bytes).unwrap();

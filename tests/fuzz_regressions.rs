@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::parse_any;
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::{self, entry, DbError, Encoding, FileId, FileKind, MappedFile};
-use sow::kpe_db::solution::{check_solvable, Solution, SolveError};
+use sow::kpe_db::entry::entry;
+use sow::kpe_db::file::{self, Encoding, FileId, FileKind, MappedFile};
+use sow::kpe_db::{check_solvable, Solution, SolveError};
+use sow::kpe_db::{paths, DbError};
 use sow::Game;
 
 fn refused_field(text: &str) -> String {
@@ -63,13 +65,11 @@ fn the_largest_variants_are_refused_without_overflow() {
         let v = KpeVariant::new(w, k).unwrap();
         let e = check_solvable(v).expect_err("too large");
         assert_eq!(e.field(), Some("variant"));
-        assert!(
-            sow::kpe_db::solution::largest_layer(v) > sow::kpe_db::solution::MAX_LAYER_POSITIONS
-        );
+        assert!(sow::kpe_db::largest_layer(v) > sow::kpe_db::MAX_LAYER_POSITIONS);
     }
 }
 
-// Format-2 content checks (`src/kpe_db/db_check.rs`): files whose checksums
+// Format-2 content checks (`src/kpe_db/check/`): files whose checksums
 // are consistent (recomputed over forged content) but whose contents no
 // solve writes are refused, naming the file, never a panic or a wrong value.
 
@@ -133,19 +133,19 @@ fn set_field(p: &mut [u8], bits_at: usize, shift: usize, j: usize, x: u64) {
 
 fn write_keys(path: &Path, v: KpeVariant, payload: &[u8]) {
     let kid = id(FileKind::RegionKeys, v, 0);
-    db::write_file(path, kid, payload.len() as u64, payload).unwrap();
+    file::write_file(path, kid, payload.len() as u64, payload).unwrap();
 }
 
 #[test]
 fn a_layer_value_beyond_its_stones_is_refused_when_read() {
     let (db, v) = built("layer-value");
     let n = 4;
-    let path = db::layer_path(&db, v, n);
+    let path = paths::layer_path(&db, v, n);
     let lid = id(FileKind::Layer, v, n);
     let mut values = entries_of(&path, lid);
     // Within the game's 12 stones (and the i8 range), beyond the layer's 4.
     values[0] = entry(-10, false);
-    db::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(s.layer_entries(n).expect_err("refused"));
     assert!(
@@ -156,7 +156,7 @@ fn a_layer_value_beyond_its_stones_is_refused_when_read() {
     let pos = KpePosition::from_parts(v, &[0, 0, 0, 0, 0, 4], sow::Side::South, [7, 7], [4, 4]);
     assert!(corrupt(s.value(&pos, None).expect_err("refused")).contains("layer-004.sowdb"));
     // The same in a plain file.
-    db::write_values(&path, lid, &values, Encoding::Plain).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Plain).unwrap();
     let s = Solution::open(v, &db).unwrap();
     assert!(corrupt(s.value(&pos, None).expect_err("refused")).contains("beyond"));
     assert!(corrupt(s.layer_entries(n).expect_err("refused")).contains("beyond"));
@@ -168,12 +168,12 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
     // 4 stones: an ending game's margin is 4, 0 or -4 (mod 4); 2 cannot end.
     let (db, v) = built("can-end");
     let n = 4;
-    let path = db::layer_path(&db, v, n);
+    let path = paths::layer_path(&db, v, n);
     let lid = id(FileKind::Layer, v, n);
     let mut values = entries_of(&path, lid);
     let last = values.len() - 1;
     values[last] = entry(2, true);
-    db::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(s.layer_entries(n).expect_err("refused"));
     assert!(
@@ -182,7 +182,7 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
     );
     // Value 2 without the flag (endless play) is a possible entry.
     values[last] = entry(2, false);
-    db::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, lid, &values, Encoding::Zstd).unwrap();
     Solution::open(v, &db).unwrap().layer_entries(n).unwrap();
     fs::remove_dir_all(&db).unwrap();
 }
@@ -190,7 +190,7 @@ fn an_ending_flag_on_a_value_that_cannot_end_is_refused() {
 #[test]
 fn a_region_value_beyond_its_groups_stones_is_refused() {
     let (db, v) = built("region-value");
-    let path = db::region_path(&db, v);
+    let path = paths::region_path(&db, v);
     let rid = id(FileKind::Region, v, 0);
     let mut values = entries_of(&path, rid);
     // The first group has the fewest stones (fewer than the game's 12).
@@ -199,7 +199,7 @@ fn a_region_value_beyond_its_groups_stones_is_refused() {
     let fewest = groups[0].stones;
     assert!(fewest < 12);
     values[0] = entry(12, false);
-    db::write_values(&path, rid, &values, Encoding::Zstd).unwrap();
+    file::write_values(&path, rid, &values, Encoding::Zstd).unwrap();
     let s = Solution::open(v, &db).unwrap();
     let e = corrupt(s.start_region().groups().map(|_| ()).expect_err("refused"));
     assert!(
@@ -212,7 +212,7 @@ fn a_region_value_beyond_its_groups_stones_is_refused() {
 #[test]
 fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
     let (db, v) = built("keys");
-    let path = db::region_keys_path(&db, v);
+    let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let groups = word(&good, 0) as usize;
     // The largest group: its first two keys share a bucket or not; swap
@@ -272,7 +272,7 @@ fn a_key_index_with_unsorted_or_unlocked_keys_is_refused() {
 #[test]
 fn a_key_index_without_the_start_or_with_a_bad_group_table_is_refused() {
     let (db, v) = built("keys-start");
-    let path = db::region_keys_path(&db, v);
+    let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let groups = word(&good, 0) as usize;
     let start_stones = v.total() as u64;
@@ -319,10 +319,10 @@ fn a_key_index_compressed_or_with_too_many_groups_is_refused() {
     // was read as plain (a debug assertion; garbage keys in release), and
     // a group count near 2^64 overflowed the size check.
     let (db, v) = built("keys-table");
-    let path = db::region_keys_path(&db, v);
+    let path = paths::region_keys_path(&db, v);
     let good = key_payload(&path);
     let kid = id(FileKind::RegionKeys, v, 0);
-    db::write_values(&path, kid, &good, Encoding::Zstd).unwrap();
+    file::write_values(&path, kid, &good, Encoding::Zstd).unwrap();
     let e = corrupt(Solution::open(v, &db).map(|_| ()).expect_err("refused"));
     assert!(
         e.contains("opening-keys.sowdb") && e.contains("encoding 1"),

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::{layer_path, region_path, DbError, Encoding};
 use sow::kpe_db::estimate::OutOfCore;
-use sow::kpe_db::solution::{BuildOptions, Solution, SolveError};
+use sow::kpe_db::file::Encoding;
+use sow::kpe_db::paths::{layer_path, region_path};
+use sow::kpe_db::DbError;
+use sow::kpe_db::{BuildOptions, Solution, SolveError};
 use sow::Game;
 
 fn temp_db(name: &str) -> PathBuf {
@@ -243,7 +245,7 @@ fn a_region_built_out_of_core_writes_the_files_of_one_built_in_memory() {
 
 /// Builds kpe:4x3's region out of core in a directory holding its
 /// layers, kills the build once `stop` says so of the checkpoint files
-/// it has written (`region_checkpoint.rs`), resumes it in process, and
+/// it has written (`kpe_db/build/checkpoint.rs`), resumes it in process, and
 /// returns how far it had come, after checking that the resumed files are
 /// those of an uninterrupted build, byte for byte, and no checkpoint is
 /// left. `damage` names a checkpoint to corrupt before resuming: the
@@ -252,7 +254,7 @@ fn interrupt_region(
     name: &str,
     stop: impl Fn(&[String]) -> bool,
     damage: &str,
-) -> sow::kpe_db::solution::RegionResumed {
+) -> sow::kpe_db::RegionResumed {
     let variant = KpeVariant::new(4, 3).unwrap();
     let tag = format!("kpe-{variant}");
     let reference = temp_db(&format!("{name}-reference"));

@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 
 use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::infra::progress::Progress;
-use sow::kpe_db::solution::Solution;
+use sow::kpe_db::Solution;
 use sow::Game;
 
 struct Node {
@@ -362,7 +362,7 @@ fn principal_variations_keep_the_value_and_end_where_play_can_end() {
 #[test]
 fn ending_lines_equal_the_search_that_probes_every_child() {
     use sow::games::kpe::KpeMove;
-    use sow::kpe_db::solution::ENDING_LINE_NODES;
+    use sow::kpe_db::ENDING_LINE_NODES;
     use std::collections::HashSet;
     let eager = |solution: &Solution, pos: &KpePosition, max_len: usize| -> Option<Vec<KpeMove>> {
         if !solution.can_end(pos, None).unwrap() {

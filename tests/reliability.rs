@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sow::games::kpe::KpeVariant;
 use sow::infra::progress::Progress;
-use sow::kpe_db::db::{self, DbError};
 use sow::kpe_db::lock::DbLock;
-use sow::kpe_db::solution::{Solution, SolveError};
+use sow::kpe_db::{paths, DbError};
+use sow::kpe_db::{Solution, SolveError};
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sow-rel-{}-{name}", std::process::id()));
@@ -50,7 +50,7 @@ fn small() -> KpeVariant {
 #[test]
 fn a_second_writer_waits_for_the_first_and_names_its_process() {
     let db = temp("two-writers");
-    let dir = db::variant_dir(&db, small());
+    let dir = paths::variant_dir(&db, small());
     // This test process is the first writer.
     let first = DbLock::acquire(&dir, |_| panic!("free")).unwrap();
     let mut second = Command::new(env!("CARGO_BIN_EXE_sow"))
@@ -83,7 +83,7 @@ fn a_second_writer_waits_for_the_first_and_names_its_process() {
         "the second writer waits"
     );
     assert!(
-        !db::region_path(&db, small()).exists(),
+        !paths::region_path(&db, small()).exists(),
         "nothing written while it waits"
     );
     drop(first);
@@ -120,11 +120,11 @@ fn assert_same_database_as_a_fresh_solve(v: KpeVariant, db: &Path, name: &str) {
     let reference = temp(name);
     Solution::build(v, &reference, Progress::Hidden).unwrap();
     let mut compared = 0;
-    for entry in fs::read_dir(db::variant_dir(&reference, v)).unwrap() {
+    for entry in fs::read_dir(paths::variant_dir(&reference, v)).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap();
         if path.extension().is_some_and(|e| e == "sowdb") {
-            let other = db::variant_dir(db, v).join(name);
+            let other = paths::variant_dir(db, v).join(name);
             assert!(
                 fs::read(&path).unwrap() == fs::read(&other).unwrap(),
                 "{name:?} differs"
@@ -153,7 +153,7 @@ fn a_killed_solve_resumes_to_a_byte_identical_database() {
         .unwrap();
     // Killed as soon as the layer of 16 stones (of 0 to 24) is written.
     let started = Instant::now();
-    while !db::layer_path(&db, v, 16).exists() {
+    while !paths::layer_path(&db, v, 16).exists() {
         assert!(child.try_wait().unwrap().is_none(), "ended before the kill");
         assert!(started.elapsed() < Duration::from_secs(900), "no layer 16");
         std::thread::sleep(Duration::from_millis(2));
@@ -161,7 +161,7 @@ fn a_killed_solve_resumes_to_a_byte_identical_database() {
     child.kill().unwrap();
     assert!(!child.wait().unwrap().success());
     assert!(
-        !db::region_path(&db, v).exists(),
+        !paths::region_path(&db, v).exists(),
         "killed before the opening region"
     );
     let out = sow(&["--json", "solve", "kpe:4x3", "--db", db.to_str().unwrap()]);
@@ -191,8 +191,8 @@ fn a_reader_says_the_database_is_incomplete_and_who_builds_it() {
     let db = temp("incomplete");
     let v = small();
     Solution::build(v, &db, Progress::Hidden).unwrap();
-    fs::remove_file(db::layer_path(&db, v, 12)).unwrap();
-    fs::remove_file(db::region_path(&db, v)).unwrap();
+    fs::remove_file(paths::layer_path(&db, v, 12)).unwrap();
+    fs::remove_file(paths::region_path(&db, v)).unwrap();
     let message = |e: SolveError| match e {
         SolveError::Db(e @ DbError::Incomplete { .. }) => e.to_string(),
         other => panic!("{other}"),
@@ -206,7 +206,7 @@ fn a_reader_says_the_database_is_incomplete_and_who_builds_it() {
         interrupted.contains("run `sow solve kpe:3x2"),
         "{interrupted}"
     );
-    let writer = DbLock::acquire(&db::variant_dir(&db, v), |_| {}).unwrap();
+    let writer = DbLock::acquire(&paths::variant_dir(&db, v), |_| {}).unwrap();
     let building = message(Solution::open(v, &db).err().unwrap());
     assert!(
         building.contains(&format!("being built by process {}", std::process::id())),
@@ -311,7 +311,7 @@ fn a_full_disk_while_solving_names_the_file_and_leaves_no_partial_file() {
     );
     assert!(stderr.contains("File too large"), "{stderr}");
     assert_eq!(v["error"]["kind"], "database");
-    let dir = db::variant_dir(&db, KpeVariant::new(3, 3).unwrap());
+    let dir = paths::variant_dir(&db, KpeVariant::new(3, 3).unwrap());
     assert_eq!(leftovers(&dir), Vec::<String>::new());
     // Whatever was written is whole: the solve resumes and completes.
     let out = sow(&["--quiet", "solve", "kpe:3x3", "--db", db_arg]);

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::game_text::GameText;
 use super::oracle::{Judgement, Oracle};
 use crate::game::{Game, Side};
-use crate::kpe_db::solution::SolveError;
+use crate::kpe_db::SolveError;
 use crate::record::{final_totals, winner_of, GameRecord};
 use crate::search::Searchable;
 

@@ -8,8 +8,8 @@
 
 use crate::error::CliError;
 use crate::kiothi_tables::EndgameError;
-use crate::kpe_db::db::DbError;
-use crate::kpe_db::solution::SolveError;
+use crate::kpe_db::DbError;
+use crate::kpe_db::SolveError;
 
 impl From<SolveError> for CliError {
     fn from(e: SolveError) -> Self {

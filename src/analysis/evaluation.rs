@@ -13,8 +13,8 @@ use super::move_values::{MoveValue, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
-use crate::kpe_db::opening::LockedRegion;
-use crate::kpe_db::solution::{Solution, SolveError};
+use crate::kpe_db::LockedRegion;
+use crate::kpe_db::{Solution, SolveError};
 use crate::search::SearchResult;
 
 /// A move with its value; with `--multipv`, its line (`pv`) and, by

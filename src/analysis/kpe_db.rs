@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::CliError;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
-use crate::kpe_db::solution::{default_db_dir, Solution};
+use crate::kpe_db::{paths::default_db_dir, Solution};
 
 /// The database directory: `--db`, else `$SOW_DB`, else the user's data directory.
 pub fn db_dir(db: Option<&Path>) -> PathBuf {
@@ -103,7 +103,7 @@ pub fn start_json(solution: &Solution, variant: KpeVariant) -> Result<StartSumma
     let value = solution.value(&start, None)?;
     let moves = solution.move_values(&start, None)?;
     let line = played_line(solution, &start, None)?;
-    let unlocked = crate::kpe_db::solution::endgame_positions(variant);
+    let unlocked = crate::kpe_db::endgame_positions(variant);
     let opening = solution.start_region().len() as u64;
     Ok(StartSummary {
         game: "kpe".into(),

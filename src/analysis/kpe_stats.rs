@@ -20,7 +20,7 @@ use super::kpe_db;
 use crate::error::CliError;
 use crate::games::kpe::KpeVariant;
 use crate::infra::progress::Progress;
-use crate::kpe_db::db::{entry_can_end, entry_value};
+use crate::kpe_db::entry::{entry_can_end, entry_value};
 
 /// Positions of one phase and stone count, by value.
 #[derive(Clone, Debug, PartialEq, Eq)]

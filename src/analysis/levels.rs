@@ -10,7 +10,7 @@ use super::move_values::MoveValues;
 use super::oracle::Oracle;
 use crate::error::InputError;
 use crate::infra::rng::Rng;
-use crate::kpe_db::solution::SolveError;
+use crate::kpe_db::SolveError;
 
 /// A playing strength, strongest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, clap::ValueEnum)]

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
-use crate::kpe_db::opening::LockedRegion;
-use crate::kpe_db::solution::{Solution, SolveError};
+use crate::kpe_db::LockedRegion;
+use crate::kpe_db::{Solution, SolveError};
 use crate::search::exact_values::exact_line;
 use crate::search::negamax::MAX_PLY;
 use crate::search::{search_with, ExactValues, Limits, Searchable, TranspositionTable};

@@ -11,8 +11,8 @@ use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
 use crate::infra::progress::Progress;
-use crate::kpe_db::opening::LockedRegion;
-use crate::kpe_db::solution::{Solution, SolveError};
+use crate::kpe_db::LockedRegion;
+use crate::kpe_db::{Solution, SolveError};
 use crate::search::{
     search_with, ExactValues, Limits, NoTables, SearchResult, Searchable, TranspositionTable,
 };

@@ -11,7 +11,7 @@ use super::kpe_db::result_word;
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
-use crate::kpe_db::solution::{endgame_positions, Solution};
+use crate::kpe_db::{endgame_positions, Solution};
 
 /// The variants of the table, smallest first, up to `max_positions`
 /// unlocked positions each.

@@ -27,7 +27,7 @@ fn at_least_one(flag: &str, text: &str, unit: &str) -> Result<u64, CliError> {
 }
 
 /// `--stones N` of the Kiothi endgame tables: at most
-/// `kiothi_endgame::MAX_STONES`.
+/// `kiothi_tables::MAX_STONES`.
 pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
     let n: usize = whole("stones", text)?;
     let max = crate::kiothi_tables::MAX_STONES;

@@ -1,5 +1,5 @@
 //! `sow solve kiothi [--stones N]`: builds the Kiothi endgame tables
-//! (`kiothi_tables`) into the database directory, reusing the stone
+//! (`kiothi_tables::build`) into the database directory, reusing the stone
 //! counts already there; `sow solve '<kiothi position>'` then takes exact
 //! values from them.
 
@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::{CliError, Out};
 use crate::infra::progress::Progress;
-use crate::kiothi_tables::{table_path, KiothiEndgames, LayerReport};
-use crate::kpe_db::estimate;
+use crate::kiothi_tables::build::TablesBuild;
+use crate::kiothi_tables::LayerReport;
 
 /// Stone counts built when `--stones` is not given.
 pub const DEFAULT_STONES: usize = 10;
@@ -33,33 +33,23 @@ struct TablesReport {
 
 pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
     let t0 = Instant::now();
-    let mut tables = KiothiEndgames::load(db, stones).map_err(CliError::from)?;
-    let reused: Vec<usize> = (0..tables.stone_counts()).collect();
-    check_fits(tables.stone_counts(), stones, db)?;
+    let build = TablesBuild::open(db, stones).map_err(CliError::from)?;
+    build
+        .check_fits()
+        .map_err(|e| CliError::new("unsupported", Some("stones"), e.to_string()))?;
     let progress = Progress::auto(out.quiet || out.json);
-    let mut solved = Vec::new();
-    while tables.stone_counts() <= stones {
-        let n = tables.stone_counts();
-        let bar = progress.bar(KiothiEndgames::layer_size(n), format!("{n} stones"));
-        let report = tables.solve_next(&bar);
-        bar.finish_and_clear();
-        tables.save_layer(db, n).map_err(CliError::from)?;
-        if !out.json {
-            out.line(layer_line(&report))?;
-        }
-        solved.push(report);
-    }
-    let bytes_on_disk = (0..=stones)
-        .filter_map(|n| std::fs::metadata(table_path(db, n)).ok())
-        .map(|m| m.len())
-        .sum();
+    let json = out.json;
+    let built = build.run(progress, |report| match json {
+        true => Ok(()),
+        false => out.line(layer_line(report)),
+    })?;
     let report = TablesReport {
         db: db.display().to_string(),
         stones,
-        boards: (0..=stones).map(KiothiEndgames::layer_size).sum(),
-        reused,
-        solved,
-        bytes_on_disk,
+        boards: built.boards,
+        reused: built.reused,
+        solved: built.solved,
+        bytes_on_disk: built.bytes_on_disk,
         peak_rss_mib: crate::analysis::kpe_db::peak_rss_mib(),
         seconds: t0.elapsed().as_secs_f64(),
     };
@@ -68,43 +58,13 @@ pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
     }
     out.line(format!(
         "Kiothi endgame tables of 0-{stones} warriors in {}: {} boards, {} bytes ({} stone counts reused, {} solved), {:.1} s",
-        table_path(db, 0).parent().unwrap_or(db).display(),
+        built.dir.display(),
         report.boards,
         report.bytes_on_disk,
         report.reused.len(),
         report.solved.len(),
         report.seconds
     ))
-}
-
-/// Refuses, before any work, tables of `first..=last` warriors that would
-/// not fit the memory or the disk (`$SOW_MEMORY_MIB` and `$SOW_DISK_MIB`
-/// set the budgets, as for a Kpé solve).
-fn check_fits(first: usize, last: usize, db: &Path) -> Result<(), CliError> {
-    if first > last {
-        return Ok(());
-    }
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-    let memory = KiothiEndgames::memory_estimate(last);
-    let disk: u64 = (first..=last).map(KiothiEndgames::layer_size).sum();
-    let short = [
-        (memory, estimate::memory_budget(), "memory"),
-        (disk, estimate::disk_budget(db), "disk"),
-    ]
-    .into_iter()
-    .find_map(|(need, have, what)| Some((need, have.filter(|&h| need > h)?, what)));
-    match short {
-        None => Ok(()),
-        Some((need, have, what)) => Err(CliError::new(
-            "unsupported",
-            Some("stones"),
-            format!(
-                "the Kiothi endgame tables of {last} warriors need about {:.1} GiB of {what} (an estimate), {:.1} GiB available",
-                gib(need),
-                gib(have)
-            ),
-        )),
-    }
 }
 
 fn layer_line(r: &LayerReport) -> String {

@@ -19,7 +19,7 @@ use crate::analysis::{kpe_db, kpe_openings, kpe_stats};
 use crate::games::kpe::KpeVariant;
 use crate::infra::files::{pretty_json, write_atomic, write_in};
 use crate::infra::progress::Progress;
-use crate::kpe_db::solution::Solution;
+use crate::kpe_db::Solution;
 use crate::report::index::index;
 use crate::report::kiothi as kiothi_pictures;
 use crate::report::kpe as pictures;

@@ -11,7 +11,7 @@ use crate::games::kpe::KpeVariant;
 use crate::infra::progress::Progress;
 use crate::kpe_db::endgame::LayerSteps;
 use crate::kpe_db::estimate::{Estimate, OutOfCore};
-use crate::kpe_db::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
+use crate::kpe_db::{BuildOptions, RegionResumed, Solution, SolveStats};
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]

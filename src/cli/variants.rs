@@ -8,7 +8,7 @@ use crate::analysis::kpe_db;
 use crate::analysis::variants::{solve_row, variants, VariantsTable};
 use crate::infra::files::{pretty_json, write_atomic};
 use crate::infra::progress::Progress;
-use crate::kpe_db::solution::endgame_positions;
+use crate::kpe_db::endgame_positions;
 use crate::report::variants::markdown;
 
 /// Solves the variants, writes `variants.md` and `.json` into `dir`, and

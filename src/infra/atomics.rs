@@ -3,10 +3,9 @@
 //!
 //! - Vectors of zero atomics allocated zeroed (`calloc`): a large one
 //!   comes as fresh pages the kernel clears when a thread first touches
-//!   them, so the threads that fill it share the clearing. Collected from
-//!   an iterator, every page was cleared, then zeroed again, by the one
-//!   thread that allocates (on kpe:4x4 the largest serial part of the
-//!   solve on two threads, results/BENCHMARKS.md).
+//!   them, so the threads that fill it share the clearing (collected from
+//!   an iterator, every page would be cleared, then zeroed again, by the
+//!   one thread that allocates: `results/BENCHMARKS.md`).
 //! - Plain slices seen as atomics while the threads update them.
 
 use std::mem::ManuallyDrop;

@@ -1,10 +1,15 @@
-//! Resource limits checked before work starts: worker threads and memory.
+//! Resource limits checked before work starts: worker threads, memory and
+//! disk.
 //!
 //! `--threads` is bounded by [`max_threads`] (a multiple of the machine's
 //! cores: beyond it threads only contend), and a table size (`--hash`, an
 //! agent's `tt=`) must fit in the memory the kernel reports available
 //! (`MemAvailable` in `/proc/meminfo`), so that a request that cannot fit
-//! is refused with the figures instead of aborting on allocation.
+//! is refused with the figures instead of aborting on allocation. The large
+//! builds (the Kpé database, the Kiothi tables, kept proofs) compare their
+//! estimates with [`memory_budget`] and [`disk_budget`].
+
+use std::path::Path;
 
 /// Makes writing past a file size limit (`ulimit -f`, RLIMIT_FSIZE) an
 /// error of the write (EFBIG), which names the file and removes the
@@ -64,6 +69,51 @@ fn parse_mem_available(meminfo: &str) -> Option<u64> {
     Some(kib / 1024)
 }
 
+/// The memory a large build (a Kpé solve, the Kiothi tables) may use, in
+/// bytes: `$SOW_MEMORY_MIB`, else what the system has available.
+pub fn memory_budget() -> Option<u64> {
+    env_mib("SOW_MEMORY_MIB").or_else(|| mem_available_mib().map(|mib| mib << 20))
+}
+
+/// The disk space a large build may write into `dir`, in bytes:
+/// `$SOW_DISK_MIB`, else what its file system has free.
+pub fn disk_budget(dir: &Path) -> Option<u64> {
+    env_mib("SOW_DISK_MIB").or_else(|| disk_available(dir))
+}
+
+fn env_mib(name: &str) -> Option<u64> {
+    let mib: u64 = std::env::var(name).ok()?.trim().parse().ok()?;
+    Some(mib << 20)
+}
+
+/// Free space for an unprivileged writer on the file system that holds
+/// `dir` (or its nearest existing ancestor).
+fn disk_available(dir: &Path) -> Option<u64> {
+    // A relative path's last ancestor is "", which names the current
+    // directory but does not `exist`.
+    let dir = dir
+        .ancestors()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+        .find(|p| p.exists())?;
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path; statvfs fills `stat` on success.
+    if unsafe { libc::statvfs(c.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so `stat` is initialized.
+    let stat = unsafe { stat.assume_init() };
+    // The field types differ between platforms (u64 on 64-bit Linux).
+    #[allow(clippy::unnecessary_cast)]
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
 /// Checks that `mb` MiB can be allocated now: at least 1 and at most the
 /// available memory. `what` names the request in the message (`--hash`).
 pub fn check_memory(what: &str, mb: usize) -> Result<(), String> {
@@ -102,5 +152,11 @@ mod tests {
             let e = check_memory("--hash", avail as usize + 1).unwrap_err();
             assert!(e.contains("MiB of memory available"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_relative_directory_has_the_free_space_of_its_file_system() {
+        assert!(disk_available(Path::new("not-made-yet/db")).is_some());
+        assert!(disk_available(Path::new("/")).is_some());
     }
 }

@@ -4,10 +4,9 @@
 //! group's size over and over (retrograde words, frontiers, decoded keys).
 //! glibc serves a freed block of up to 32 MiB from its heaps afterwards
 //! (its mmap threshold rises with every large block freed), and the
-//! threads' heaps keep such memory: kpe:4x5 peaked at 796 MiB. With blocks
-//! of 1 MiB and more always mapped, and unmapped when freed, it peaked at
-//! 633 MiB, in the same time (`/usr/bin/time -v sow solve kpe:4x5`, both
-//! runs side by side, `MALLOC_MMAP_THRESHOLD_=1048576` for the second).
+//! threads' heaps keep such memory. With blocks of 1 MiB and more always
+//! mapped, and unmapped when freed, kpe:4x5's peak is a fifth lower in
+//! the same time (`results/BENCHMARKS.md`).
 
 /// Blocks of this size and more are mapped on their own, and returned to
 /// the system when freed.

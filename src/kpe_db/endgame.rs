@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::db::{entry, entry_can_end, entry_value};
 use super::endless;
+use super::entry::{entry, entry_can_end, entry_value};
 use crate::infra::progress::Progress;
 use crate::retrograde::index::BoardIndex;
 
@@ -78,7 +78,7 @@ pub struct LayerSteps {
     /// Every position's moves generated, the captures probed in the
     /// smaller layers (the exits of the retrograde).
     pub exits: f64,
-    /// The threshold retrograde inside the layer (`retrograde.rs`).
+    /// The threshold retrograde inside the layer (`retrograde/thresholds.rs`).
     pub thresholds: f64,
     /// The "can end" spread (`endless.rs`) and the entry bytes.
     pub endings: f64,
@@ -141,7 +141,7 @@ impl Endgame {
     /// Where [`Self::probe_entry`] reads a position's entry: its layer and
     /// the index of its board there.
     #[inline]
-    pub(super) fn probe_at(&self, pos: &KpePosition) -> (usize, u64) {
+    pub(crate) fn probe_at(&self, pos: &KpePosition) -> (usize, u64) {
         let n = pos.board_total() as usize;
         (n, self.board_index(pos, n))
     }
@@ -149,8 +149,7 @@ impl Endgame {
     /// The index of a position's board of `n` stones (which the caller
     /// knows: a capture's child has its parent's count less the capture),
     /// relative to its mover, in its layer. Always inlined, the stones not
-    /// summed again: a call of its own, it was 2.6% of the standard solve's
-    /// samples.
+    /// summed again: it is on the exits' hot path.
     #[inline(always)]
     fn board_index(&self, pos: &KpePosition, n: usize) -> u64 {
         self.index.rank_in_layer(pos.relative().pits(), n)
@@ -291,7 +290,9 @@ impl Endgame {
         let (values, endings) = self.layer_values(n, layers, &bar, &mut steps, words);
         let start = Instant::now();
         bar.set_message("endings");
-        let ends = endless::unlocked_layer(self, n, &values, endings);
+        let ends = endless::spread(&values, endings, |chunk, out| {
+            self.unmove_edges(n, chunk, out)
+        });
         bar.finish_and_clear();
         // The entries take the values' place (a second vector of a layer's
         // size would count at the peak).
@@ -344,7 +345,7 @@ impl Endgame {
 
     /// Appends `(parent, child)` for every internal (non-capturing) move
     /// into each board `child` of `chunk` of layer `n`.
-    pub(super) fn unmove_edges(&self, n: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
+    fn unmove_edges(&self, n: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
         let pits = self.variant.pits();
         let mut board = [0u8; 16];
         let mut at = None;
@@ -360,12 +361,57 @@ impl Endgame {
 
     /// Solves every layer in memory (small variants, tests).
     pub fn solve_all(&self, progress: Progress) -> Vec<Vec<u8>> {
+        let solved = self.solve_layers(progress, &mut InMemory);
+        solved.unwrap_or_else(|never| match never {})
+    }
+
+    /// The per-layer loop: every layer, smallest first, each taken from
+    /// `store` if it has it, else solved from the smaller ones and given to
+    /// `store` to keep. Returns every layer, decoded.
+    pub fn solve_layers<S: LayerStore>(
+        &self,
+        progress: Progress,
+        store: &mut S,
+    ) -> Result<Vec<Vec<u8>>, S::Error> {
         let mut layers: Vec<Vec<u8>> = vec![Vec::new(); self.variant.total() as usize + 1];
+        // The retrograde's words, kept from one layer to the next.
         let mut words = self.words_buffer();
         for n in self.layers() {
-            layers[n] = self.solve_layer_timed(n, &layers, progress, &mut words).0;
+            if let Some(entries) = store.take(n)? {
+                layers[n] = entries;
+                continue;
+            }
+            let (entries, steps) = self.solve_layer_timed(n, &layers, progress, &mut words);
+            store.keep(n, &entries, steps)?;
+            layers[n] = entries;
         }
-        layers
+        Ok(layers)
+    }
+}
+
+/// Where [`Endgame::solve_layers`] takes the layers it need not solve and
+/// keeps those it solves (a database's files, `build/layers.rs`).
+pub trait LayerStore {
+    type Error;
+    /// Layer `n`'s entries, if they need not be solved.
+    fn take(&mut self, n: usize) -> Result<Option<Vec<u8>>, Self::Error>;
+    /// Keeps layer `n`, just solved (its entries, and the seconds its
+    /// steps took).
+    fn keep(&mut self, n: usize, entries: &[u8], steps: LayerSteps) -> Result<(), Self::Error>;
+}
+
+/// Layers solved in memory and kept nowhere else.
+struct InMemory;
+
+impl LayerStore for InMemory {
+    type Error = std::convert::Infallible;
+
+    fn take(&mut self, _: usize) -> Result<Option<Vec<u8>>, Self::Error> {
+        Ok(None)
+    }
+
+    fn keep(&mut self, _: usize, _: &[u8], _: LayerSteps) -> Result<(), Self::Error> {
+        Ok(())
     }
 }
 

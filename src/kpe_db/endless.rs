@@ -14,47 +14,22 @@
 //! position's best exit, its best move known to reach a position that can
 //! end (its "ending exit"): the captures, with the exits, and the internal
 //! moves as it tells each predecessor a child's value, if the child is
-//! known to be able to end by then (`retrograde.rs`). A position can end
+//! known to be able to end by then (`retrograde/thresholds.rs`). A position can end
 //! when that move equals its value (every move is worth at most the
 //! value). What is left is spread here by un-moves: from the positions
 //! worth 0, which the retrograde never passes on, and from the few found
 //! able to end after their predecessors were told. The solver runs it
 //! right after each layer's (and each locked group's) values, and the
-//! database stores the bit in the low bit of every entry (`db.rs`), so
+//! database stores the bit in the low bit of every entry (`entry.rs`), so
 //! queries and statistics read it instead of recomputing it.
 //!
-//! Learnt during the retrograde, "can end" costs the standard solve about
-//! 6 s less than spread afterwards from every position (the un-moves of
-//! every position that can end, generated a second time;
-//! `results/BENCHMARKS.md`).
+//! Learnt during the retrograde, "can end" saves the un-moves of every
+//! position that can end, which a spread from all of them would generate
+//! a second time (about 6 s of the standard solve, `results/BENCHMARKS.md`).
 
-use super::endgame::Endgame;
-use super::opening::{LockedRegion, RegionKey};
 use crate::infra::prefetch::prefetch;
 use crate::retrograde::bits::Bits;
-use crate::retrograde::rank_bitmap::RankBitmap;
 use crate::retrograde::thresholds::{for_each_move_into, Endings};
-
-/// "Can end" for every position of a group (keys `keys`, members found by
-/// `index`, values `values`) of a locked region, from what its
-/// retrograde learnt.
-pub(super) fn locked_group(
-    region: &LockedRegion,
-    index: &RankBitmap,
-    keys: &[RegionKey],
-    values: &[i8],
-    endings: Endings,
-) -> Bits {
-    spread(values, endings, |chunk, out| {
-        region.predecessors_of(index, keys, chunk, out)
-    })
-}
-
-/// "Can end" for every unlocked board of layer `n` of values `values`,
-/// from what its retrograde learnt.
-pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], endings: Endings) -> Bits {
-    spread(values, endings, |chunk, out| eg.unmove_edges(n, chunk, out))
-}
 
 /// Completes "can end" from what the retrograde learnt (`endings`),
 /// spreading it backwards from the positions whose predecessors have not
@@ -63,7 +38,7 @@ pub(super) fn unlocked_layer(eg: &Endgame, n: usize, values: &[i8], endings: End
 /// every internal move into `chunk`. The positions still to spread from
 /// are kept as bits too ([`Bits::drain`]): as lists, the seeds alone took
 /// 4 bytes each (half a layer can be seeds).
-fn spread(
+pub(crate) fn spread(
     values: &[i8],
     endings: Endings,
     edges: impl Fn(&[u32], &mut Vec<(u32, u32)>) + Sync,
@@ -133,7 +108,7 @@ mod tests {
         }
 
         /// Values by every threshold's attractors to a fixpoint, one
-        /// position at a time (`retrograde.rs`'s definition).
+        /// position at a time (`retrograde/thresholds.rs`'s definition).
         fn naive_values(&self, max: i8) -> Vec<i8> {
             let mut value: Vec<Option<i8>> = vec![None; self.exit.len()];
             for t in (1..=max).rev().filter(|t| t % 2 == 0) {

@@ -3,56 +3,31 @@
 //! (or swapping) hours later.
 //!
 //! The unlocked layers are counted exactly. The locked region is not known
-//! before its forward exploration: for a variant already solved once its
-//! measured size is used (`sow variants`, `results/kpe/variants.json`, the
-//! standard solve and kpe:4x7's); otherwise the region / unlocked ratio measured at
-//! the largest K of the same W, lowered as it fell between those K one pit
-//! a row narrower, with a margin (the ratio falls as K grows; W = 4:
-//! 1.59, 1.02, 0.49, 0.34, 0.25, 0.19, 0.156 for K = 1..7). It grows with W, about doubling per pit a row: a
-//! wider board than any solved takes the widest one's ratio at its K,
-//! tripled per pit more. Bytes per position are calibrated on the peaks
-//! measured once the layers leave memory before the region is solved
-//! (`/usr/bin/time -v sow solve`, results/BENCHMARKS.md, 2026-12-01 late):
-//! the standard game 1,347 MiB (764 M unlocked positions, 145 M locked
-//! ones), kpe:4x5 487 MiB (206 M, 51 M), kpe:4x4 190 MiB (42.7 M, 14.6 M),
-//! kpe:4x3 52 MiB (6.0 M, 2.9 M). A solve has three candidate peaks
-//! (`scripts/rss_trace.sh` on the standard game):
-//! - the last layers: every smaller layer (1 byte a position) and the
-//!   4-byte retrograde word of each position being solved (layer 48:
-//!   1,346 MiB);
-//! - the one pass that values the region's moves into the layers: every
-//!   layer, the region's compact keys (about 2 bytes a locked position)
-//!   and a byte of exit value each (1,284 MiB);
-//! - the region's exploration and its solution, which hold no layer:
-//!   about 7 and 8.6 bytes a locked position (1,316 and 1,226 MiB; the
-//!   solution decodes the largest group's keys, 8 bytes each, beside its
-//!   words). Where the budget allows, the layers stay in memory through
-//!   the exploration (`Estimate::keeps_layers`), counted beside the
-//!   region's bound.
-//!
-//! kpe:4x7, solved with these changes (2026-12-02), peaked at 3,988 MiB
-//! against its estimate of 4,920 MiB (11,209 MiB before them, with 8-byte
-//! keys in memory and the layers beside the region). kpe:7x1 (2026-12-02,
-//! afternoon) peaked at 3,459 MiB for 206 M locked positions, 17.6 bytes
-//! each: most of its region has all 14 stones, and that count's set of
-//! keys was whole in memory. Since the region is explored and solved one
-//! class of marks at a time (`mark_classes.rs`, 2026-12-02, evening), it
-//! peaks at 1,689 MiB (8.6 bytes a locked position), kpe:6x1 at 99 MiB,
-//! kpe:4x4 at 123 MiB (was 190), the standard game's region at 1,166 MiB
-//! (8.4 bytes; its layers' 1,346 MiB are the solve's peak).
+//! before its exploration: a variant solved before takes its measured size
+//! ([`MEASURED`]), another the region / unlocked ratio of its nearest
+//! solved neighbours ([`region_positions`]). Memory is the largest of a
+//! solve's three peaks: the last layers (every smaller layer, a byte a
+//! position, beside the retrograde's 4-byte words of the layer being
+//! solved); the one pass that values the region's moves into the layers
+//! (every layer beside the region's compact keys); and the region's
+//! exploration and solution, which hold no layer. The bytes per position
+//! below are calibrated on measured peaks (`/usr/bin/time -v`, recorded in
+//! `results/BENCHMARKS.md`), and the tests check that the estimates cover
+//! them.
 
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::db::variant_dir;
 use super::endgame::Endgame;
+use super::paths::variant_dir;
+use super::size::positions_count;
 use crate::games::kpe::KpeVariant;
+use crate::infra::limits::{disk_budget, memory_budget};
 
 /// (W, K, locked positions reachable from the start, unlocked positions)
-/// of every variant solved so far (`results/kpe/variants.json`; 4x6 from
-/// the standard solve, 4x7, 6x1 and 7x1 from their solves in
-/// results/BENCHMARKS.md).
+/// of every variant solved so far (`results/kpe/variants.json`, and the
+/// solves of 4x6, 4x7, 6x1 and 7x1 in `results/BENCHMARKS.md`).
 const MEASURED: [(usize, usize, u64, u64); 24] = [
     (2, 1, 15, 46),
     (2, 2, 39, 295),
@@ -81,9 +56,8 @@ const MEASURED: [(usize, usize, u64, u64); 24] = [
 ];
 
 /// Bytes of memory per locked position while the region is explored or
-/// solved, no layer in memory: 8.4 measured on the standard game and 8.6
-/// on kpe:7x1, one class of marks at a time (17.6 on kpe:7x1 when its
-/// largest stone count was one group).
+/// solved, no layer in memory (8.4 measured on the standard game, 8.6 on
+/// kpe:7x1).
 const REGION_BYTES: u64 = 10;
 /// Bytes per locked position beside the layers while the region's moves
 /// into them are valued (3.8 measured).
@@ -101,12 +75,10 @@ const DISK_REGION_BYTES: f64 = 4.0;
 /// Out of core (`scratch.rs`): bytes of memory per locked position, the
 /// compact keys, exit values and values being in mapped scratch files, and
 /// the keys found ahead of their group's turn in sorted runs there
-/// (`seeds.rs`). What stays in memory is the visited sets of the groups
-/// being closed, then the group being solved (its decoded keys, words and
-/// rank bitmap) and each group's directory and bits. Measured on kpe:7x1
-/// (`--out-of-core always`, 2026-12-02, results/BENCHMARKS.md): anonymous
-/// memory peaked at 594 MiB while exploring (3.0 bytes a locked position)
-/// and at 295 MiB while solving; rounded up as `REGION_BYTES` was.
+/// (`region/seeds.rs`). What stays in memory is the visited sets of the
+/// groups being closed, then the group being solved (its decoded keys,
+/// words and rank bitmap) and each group's directory and bits (3.0
+/// measured on kpe:7x1 with `--out-of-core always`, rounded up).
 const OUT_OF_CORE_REGION_BYTES: u64 = 4;
 /// Out of core: bytes per locked position beside the layers while the
 /// region's moves into them are valued: each group's directory (about
@@ -118,8 +90,8 @@ const OUT_OF_CORE_EXIT_BYTES: u64 = 1;
 /// values then values (1 each, freed group by group as the other fills),
 /// then while a stone count is written its groups and the key file's
 /// layout of it (2.1) and its entries (1): at most 6.2. While exploring:
-/// the closed groups' keys and the runs of keys found ahead (`seeds.rs`,
-/// 2 to 3 bytes each, fewer than the locked positions).
+/// the closed groups' keys and the runs of keys found ahead
+/// (`region/seeds.rs`, 2 to 3 bytes each, fewer than the locked positions).
 const SCRATCH_DISK_BYTES: f64 = 7.0;
 
 /// The resources a solve needs and those this machine offers.
@@ -149,19 +121,15 @@ pub struct Estimate {
 }
 
 /// How much the region / unlocked ratio grows per pit a row beyond the
-/// widest board solved, at equal K. Measured from W = 2 to 5: ×2.1, ×2.3,
-/// ×1.9 at K = 1 (0.33, 0.68, 1.59, 3.02) and ×2.3, ×3.4, ×2.1 at K = 2;
-/// rounded up, since an estimate too low lets a solve start that cannot
-/// finish (kpe:8x1, estimated from 5x3's ratio, held 9.4 GiB after 20
-/// minutes of exploring against an estimate of 5.0 GiB). kpe:6x1 and
-/// 7x1, solved since, grew it ×1.67 and ×1.54.
+/// widest board solved, at equal K: from ×1.5 to ×3.4 between the solved
+/// widths ([`MEASURED`]), rounded up, since an estimate too low lets a
+/// solve start that cannot finish.
 const RATIO_GROWTH_PER_PIT: f64 = 3.0;
 
 /// How much the ratio's fall from one K to a larger one, measured one pit
-/// a row narrower, may overstate the fall at this W. Predicting each
-/// measured ratio of W ≥ 4 this way from the K just below it gave 0.90 to
-/// 1.28 of the measured ratio (5x3 from 5x2: 0.90; 4x4 from 4x3: 0.93;
-/// 4x6 from 4x5: 0.98); so the prediction is raised by 15%.
+/// a row narrower, may overstate the fall at this W: predicted this way
+/// from the K just below, each measured ratio of W ≥ 4 came out 0.90 to
+/// 1.28 of itself, so the prediction is raised by 15% (tested below).
 const DECLINE_MARGIN: f64 = 1.15;
 
 /// The ratio measured for (`w`, `k`), if that variant was solved.
@@ -391,33 +359,6 @@ fn gib(bytes: u64) -> String {
     }
 }
 
-/// A count of positions, which saturates at `u64::MAX` for variants far
-/// too large to solve: then only a floor is known.
-pub fn positions_count(n: u64) -> String {
-    match n {
-        u64::MAX => "1.8e19 or more".to_string(),
-        n => n.to_string(),
-    }
-}
-
-/// The memory a solve may use, in bytes: `$SOW_MEMORY_MIB`, else what the
-/// system has available.
-pub fn memory_budget() -> Option<u64> {
-    env_mib("SOW_MEMORY_MIB")
-        .or_else(|| crate::infra::limits::mem_available_mib().map(|mib| mib << 20))
-}
-
-/// The disk space a solve may write into `db`, in bytes: `$SOW_DISK_MIB`,
-/// else what its file system has free.
-pub fn disk_budget(db: &Path) -> Option<u64> {
-    env_mib("SOW_DISK_MIB").or_else(|| disk_available(db))
-}
-
-fn env_mib(name: &str) -> Option<u64> {
-    let mib: u64 = std::env::var(name).ok()?.trim().parse().ok()?;
-    Some(mib << 20)
-}
-
 /// Bytes of the files under `dir` (none if it is absent).
 fn bytes_in(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -432,38 +373,10 @@ fn bytes_in(dir: &Path) -> u64 {
         .sum()
 }
 
-/// Free space for an unprivileged writer on the file system that holds
-/// `db` (or its nearest existing ancestor).
-fn disk_available(db: &Path) -> Option<u64> {
-    // A relative path's last ancestor is "", which names the current
-    // directory but does not `exist`.
-    let dir = db
-        .ancestors()
-        .map(|p| {
-            if p.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                p
-            }
-        })
-        .find(|p| p.exists())?;
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
-    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `c` is a NUL-terminated path; statvfs fills `stat` on success.
-    if unsafe { libc::statvfs(c.as_ptr(), stat.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: statvfs returned 0, so `stat` is initialized.
-    let stat = unsafe { stat.assume_init() };
-    // The field types differ between platforms (u64 on 64-bit Linux).
-    #[allow(clippy::unnecessary_cast)]
-    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kpe_db::solution::endgame_positions;
+    use crate::kpe_db::size::endgame_positions;
 
     #[test]
     fn the_standard_estimate_covers_its_measured_solve() {
@@ -605,12 +518,6 @@ mod tests {
         std::fs::write(dir.join("region-partial/run-00000.sowdb"), [0u8; 234]).unwrap();
         assert_eq!(bytes_in(&dir), 1234);
         std::fs::remove_dir_all(&db).unwrap();
-    }
-
-    #[test]
-    fn a_relative_directory_has_the_free_space_of_its_file_system() {
-        assert!(disk_available(Path::new("not-made-yet/db")).is_some());
-        assert!(disk_available(Path::new("/")).is_some());
     }
 
     #[test]

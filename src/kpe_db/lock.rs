@@ -18,7 +18,8 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::db::{self, DbError};
+use super::error::DbError;
+use super::paths;
 use crate::games::kpe::KpeVariant;
 
 /// Name of the lock file inside a variant's directory.
@@ -48,13 +49,6 @@ impl std::fmt::Display for Holder {
     }
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DbError + '_ {
-    move |source| DbError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 fn read_pid(file: &mut File) -> Option<u32> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
@@ -64,7 +58,7 @@ fn read_pid(file: &mut File) -> Option<u32> {
 
 fn open_lock_file(path: &Path) -> Result<File, DbError> {
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(io_err(dir))?;
+        fs::create_dir_all(dir).map_err(DbError::io(dir))?;
     }
     OpenOptions::new()
         .read(true)
@@ -72,7 +66,7 @@ fn open_lock_file(path: &Path) -> Result<File, DbError> {
         .create(true)
         .truncate(false)
         .open(path)
-        .map_err(io_err(path))
+        .map_err(DbError::io(path))
 }
 
 impl DbLock {
@@ -89,9 +83,9 @@ impl DbLock {
                     pid: read_pid(&mut file),
                     path: path.clone(),
                 });
-                file.lock().map_err(io_err(&path))?;
+                file.lock().map_err(DbError::io(&path))?;
             }
-            Err(TryLockError::Error(e)) => return Err(io_err(&path)(e)),
+            Err(TryLockError::Error(e)) => return Err(DbError::io(&path)(e)),
         }
         // Ours now: record our process id for the next writer's message.
         let write = |file: &mut File| -> std::io::Result<()> {
@@ -100,7 +94,7 @@ impl DbLock {
             writeln!(file, "{}", std::process::id())?;
             file.flush()
         };
-        write(&mut file).map_err(io_err(&path))?;
+        write(&mut file).map_err(DbError::io(&path))?;
         Ok(DbLock { file, path })
     }
 
@@ -128,7 +122,7 @@ impl DbLock {
                 });
                 Ok(None)
             }
-            Err(TryLockError::Error(e)) => Err(io_err(&path)(e)),
+            Err(TryLockError::Error(e)) => Err(DbError::io(&path)(e)),
         }
     }
 
@@ -164,12 +158,12 @@ pub fn writer(dir: &Path) -> Option<Holder> {
 /// without all its files: nothing there, or an incomplete database (being
 /// built by a writer, or left by an interrupted one).
 pub fn absent(db: &Path, variant: KpeVariant, layers: &[usize]) -> DbError {
-    let hint = format!("sow solve {} --db {}", variant.tag(), db.display());
+    let hint = paths::solve_hint(db, variant);
     let present = layers
         .iter()
-        .filter(|&&n| db::layer_path(db, variant, n).exists())
+        .filter(|&&n| paths::layer_path(db, variant, n).exists())
         .count();
-    let region = db::region_path(db, variant).exists();
+    let region = paths::region_path(db, variant).exists();
     if present == 0 && !region {
         return DbError::Missing {
             variant: variant.tag(),
@@ -177,7 +171,7 @@ pub fn absent(db: &Path, variant: KpeVariant, layers: &[usize]) -> DbError {
             hint,
         };
     }
-    let state = match writer(&db::variant_dir(db, variant)) {
+    let state = match writer(&paths::variant_dir(db, variant)) {
         Some(h) => format!("being built by {h}: wait for it to finish"),
         None => format!("an interrupted build: run `{hint}` to complete it"),
     };

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::MmapMut;
 
-use super::db::DbError;
+use super::error::DbError;
 
 /// Where arrays made for the region live.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -92,7 +92,7 @@ impl Scratch {
     /// An array of the `len` bytes of `file` from `offset`: out of core,
     /// those bytes mapped (privately: a change, though none is made,
     /// would stay in memory), so that a file kept anyway (a checkpoint,
-    /// `region_checkpoint.rs`) serves as the array's scratch; in memory,
+    /// `build/checkpoint.rs`) serves as the array's scratch; in memory,
     /// or when small, a copy of them.
     pub fn view_of<T: Byte>(
         &self,

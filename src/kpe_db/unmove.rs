@@ -25,10 +25,9 @@ pub fn for_each_unmove(
 
 /// [`for_each_unmove`] of a board held as one word (pit `i` in byte `i`,
 /// nothing past its pits) of `total` stones, which callers know (a layer's
-/// or a key's count). The board relative to Y is turned in registers:
-/// copied into a second array by two `memcpy` calls and read back as a
-/// vector, it waited on those stores, and summing the stones again did
-/// too, together a fifth of the un-moves' samples (`results/BENCHMARKS.md`).
+/// or a key's count). The board relative to Y is turned in registers, not
+/// copied into a second array and read back (which waited on the stores:
+/// `results/BENCHMARKS.md`), and the stones are not summed again.
 #[inline]
 pub fn for_each_unmove_word(
     variant: KpeVariant,

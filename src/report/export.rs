@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
-use crate::kpe_db::db::entry_value;
-use crate::kpe_db::solution::Solution;
+use crate::kpe_db::entry::entry_value;
+use crate::kpe_db::Solution;
 use crate::{Game, Side};
 
 /// The CSV header line.

@@ -26,7 +26,7 @@ impl Bits {
     }
 
     /// The set's words, little-endian (not taken while other threads
-    /// insert): what a checkpoint stores (`region_checkpoint.rs`).
+    /// insert): what a checkpoint stores (`kpe_db/build/checkpoint.rs`).
     pub fn to_le_bytes(&self) -> Vec<u8> {
         self.0
             .iter()
@@ -73,15 +73,14 @@ impl Bits {
     /// left; `visit` may insert members again (anywhere: a slice not yet
     /// taken gets them in this sweep, one already taken in the next). A
     /// work list kept as bits costs one bit a position however many are
-    /// pending: as vectors of indices, a wave of a large layer held
-    /// hundreds of megabytes. Each task hands its own slice's members on
-    /// as it takes them: collected across the threads into one list a
-    /// sweep, they cost the layers' retrograde 4-5% of its samples in
-    /// `Vec` growth and copies (`results/BENCHMARKS.md`).
+    /// pending (as vectors of indices, a wave of a large layer held
+    /// hundreds of megabytes). Each task hands its own slice's members on
+    /// as it takes them, rather than into one list a sweep, which cost
+    /// growth and copies (`results/BENCHMARKS.md`).
     pub fn drain(&self, visit: impl Fn(&[u32]) + Sync) {
-        /// Words of one task: 65,536 positions. With 16,384, kpe:4x5's
-        /// thresholds took 9.7-10.3 s against 8.4-8.9 s (three runs each,
-        /// alternating); 262,144 gained nothing more.
+        /// Words of one task: 65,536 positions. Four times fewer were
+        /// slower on kpe:4x5's thresholds, four times more gained nothing
+        /// (`results/BENCHMARKS.md`).
         const TASK_WORDS: usize = 1024;
         loop {
             let any = AtomicBool::new(false);

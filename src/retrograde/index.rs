@@ -13,7 +13,7 @@
 //! retrograde's un-moves find for 64 consecutive boards of the standard
 //! game's 48-stone layer fall on 56 cache lines and 15 pages of its state
 //! instead of 194 and 192 (the test `parents_of_nearby_boards_are_near_\
-//! with_interleaved_rows` in `unmove.rs` prints them; `results/BENCHMARKS.md`).
+//! with_interleaved_rows` in `kpe_db/unmove.rs` prints them).
 
 use crate::games::kpe::KpeVariant;
 
@@ -51,7 +51,7 @@ impl BoardIndex {
 
     /// The index of every Kpé board of `variant` (the layers, the region's
     /// keys): its rows interleaved. The one place that chooses the order
-    /// the database is laid out in (`db.rs`, format version 3).
+    /// the database is laid out in (`kpe_db/file/`, format version 3).
     pub fn kpe(variant: KpeVariant) -> Self {
         Self::interleaved_rows(variant.pits(), variant.total() as usize)
     }
@@ -162,8 +162,7 @@ impl BoardIndex {
     /// each address known from the counts alone, instead of two reads a
     /// pit in a chain: the un-moves' ranking is the retrograde's hottest
     /// code (`results/BENCHMARKS.md`). Always inlined: called on its own
-    /// it reloaded the index's fields and pushed registers every call
-    /// (8.6% of the standard solve's samples).
+    /// it reloads the index's fields and pushes registers every call.
     #[inline(always)]
     pub fn rank_in_layer(&self, board: &[u8], n: usize) -> u64 {
         debug_assert_eq!(board.iter().map(|&c| c as usize).sum::<usize>(), n);
@@ -225,8 +224,8 @@ impl BoardIndex {
                 while steps > 0 {
                     // While the last pit holds stones, a step moves one of
                     // them to the pit before it: as many steps as it holds
-                    // are one move (stepping one at a time waited on each
-                    // step's stores, 17% of the un-moves' samples).
+                    // are one move (stepping one at a time waits on each
+                    // step's stores).
                     let k = steps.min(board[last] as u64);
                     if k > 0 {
                         board[before_last] += k as u8;

@@ -1,20 +1,14 @@
 //! A set of numbers below a large universe kept as a bitmap whose 4 KiB
 //! pages are allocated when first written: the locked region's
-//! exploration (`opening.rs`) keeps the positions of the group it is
-//! closing here, by local rank.
+//! exploration (`kpe_db/region/explore.rs`) keeps the positions of the
+//! group it is closing here, by local rank.
 //!
-//! Why a bitmap: the keys a group reaches are clustered. On the standard
-//! game the 145 M locked positions fall on 197,237 pages of 32,768 ranks
-//! (about 740 a page) out of a universe of 5.8·10¹⁰ ranks; the largest
-//! group's 14.2 M keys lie on 2,955 pages, 12 MB, where a hash set of
-//! 8-byte keys held over 150 MB, had to be sharded, batched and grown to
-//! be filled by both threads, and its keys sorted afterwards (kpe:4x4,
-//! 5x2 and 6x1 have 700, 1,000 and 380 keys a page: `cargo test
-//! --release --lib clustering_of_group_keys -- --ignored --nocapture`,
-//! `opening.rs`). Here an insert is one atomic `or` on a word (both
-//! threads insert at once), and the keys come out in ascending order by
-//! walking the pages. The standard game's exploration took 20.7 s instead
-//! of 30.6 s (results/BENCHMARKS.md).
+//! Why a bitmap: the keys a group reaches are clustered (hundreds a page
+//! of 32,768 ranks: the largest group of the standard game, 14.2 M keys,
+//! lies on 2,955 pages, 12 MB; the ignored test `clustering_of_group_keys`
+//! counts them). An insert is one atomic `or` on a word, both threads
+//! inserting at once, and the keys come out in ascending order by walking
+//! the pages: no hash set to shard, grow or sort (`results/BENCHMARKS.md`).
 
 use std::alloc::{alloc_zeroed, dealloc, handle_alloc_error, Layout};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};

@@ -7,12 +7,10 @@
 //! The locked region's solver builds one for the group it is solving: the
 //! un-moves of its retrograde and "can end" passes look up about four
 //! candidate parents a child, most of them members. The group's compact
-//! key set (`compact_keys.rs`) answers the same question with a directory
-//! read and a binary search over some 16 packed fields, whose branches
-//! `perf annotate` found mispredicted: 40% of the time spent finding
-//! parents on the standard game. Here a lookup reads one 16-byte entry,
-//! prefetched beforehand. The largest group of the standard game (14.2 M
-//! members on 2,955 pages) takes 24 MB.
+//! key set (`kpe_db/keys/compact.rs`) answers the same question with a
+//! binary search whose branches mispredict; here a lookup reads one
+//! 16-byte entry, prefetched beforehand (`results/BENCHMARKS.md`). The
+//! largest group of the standard game takes 24 MB.
 
 /// Numbers a page covers: 2^15, 512 words.
 const PAGE_BITS: u32 = 15;

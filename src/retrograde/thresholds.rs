@@ -144,10 +144,9 @@ const SEED_BLOCK: usize = 64;
 /// internal moves all lead into `W`; returns them as bits of the block.
 /// Every word is tested without a branch and the admitted ones written
 /// after, as plain words: during the seeds no other update runs, and the
-/// block is this task's alone. Tested one by one, with branches, a
-/// compare-and-swap and a bit inserted each, the seeds of the standard
-/// game's layers took 3.9 s; so, with each block's lines asked for eight
-/// blocks ahead ([`LayerState::seeds`]), 2.3 s.
+/// block is this task's alone (word by word with a compare-and-swap each,
+/// and without the read-ahead of [`LayerState::seeds`], they took 1.7
+/// times as long: `results/BENCHMARKS.md`).
 fn seed_block(block: &mut [AtomicU32], t: i8) -> u64 {
     let mut admitted = 0u64;
     for (k, word) in block.iter_mut().enumerate() {
@@ -195,8 +194,7 @@ pub struct LayerState {
 /// Writes the final value of every position of `words` (the first being
 /// position `first`, a multiple of 64) to `out`, and adds those whose
 /// value an ending exit keeps to `endings` ([`LayerState::into_values`]),
-/// a word of bits at a time: with a locked update a position, kpe:4x5's
-/// thresholds took 18.4 s against 17.5 s (paired runs,
+/// a word of bits at a time (a locked update a position was slower:
 /// `results/BENCHMARKS.md`).
 fn write_values(
     words: &[AtomicU32],
@@ -419,14 +417,12 @@ impl LayerState {
     /// (the child's value, `t`, is the least of its moves'); a predecessor
     /// already determined got a value that no move into `W_t` keeps.
     ///
-    /// The count is taken down by one locked subtraction, as before "can
-    /// end" was learnt here, and the ending exit raised by a second update,
-    /// once a threshold at most. One compare-and-swap for both, every move,
-    /// was no faster (paired kpe:4x5 thresholds 18.6 s against 18.4 s).
-    /// Its compare-and-swap loop is [`Self::inform_of_loss`]'s twin on
-    /// purpose: one shared update taking each case's admission as a
-    /// closure made the thresholds slower in three paired kpe:4x5 runs
-    /// (18.5, 19.8 and 19.1 s against 18.2, 19.0 and 17.8 s).
+    /// The count is taken down by one locked subtraction, and the ending
+    /// exit raised by a second update, once a threshold at most (one
+    /// compare-and-swap for both, every move, was no faster). Its
+    /// compare-and-swap loop is [`Self::inform_of_loss`]'s twin on purpose:
+    /// one shared update taking each case's admission as a closure made
+    /// the thresholds slower (`results/BENCHMARKS.md`).
     #[inline(always)]
     fn inform_of_win(&self, pred: usize, current: Word, t: i8, ends: bool) -> bool {
         if current.value() != UNKNOWN {

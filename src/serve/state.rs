@@ -63,7 +63,7 @@ impl Limits {
             max_body: 256 * 1024,
             max_moves: 2000,
             request_time: Duration::from_secs_f64(max_seconds + REQUEST_MARGIN_SECONDS),
-            solve_positions: crate::kpe_db::solution::ON_THE_FLY_POSITIONS,
+            solve_positions: crate::kpe_db::ON_THE_FLY_POSITIONS,
         }
     }
 }
@@ -123,13 +123,12 @@ impl AppState {
             return Ok(o.clone());
         }
         let quiet = Progress::auto(true);
-        let solution =
-            if crate::kpe_db::solution::endgame_positions(variant) > self.limits.solve_positions {
-                // Too large to solve here: its database or a named refusal.
-                crate::kpe_db::solution::Solution::open(variant, &self.db)?
-            } else {
-                kpe_db::open_solution(variant, &self.db, quiet)?
-            };
+        let solution = if crate::kpe_db::endgame_positions(variant) > self.limits.solve_positions {
+            // Too large to solve here: its database or a named refusal.
+            crate::kpe_db::Solution::open(variant, &self.db)?
+        } else {
+            kpe_db::open_solution(variant, &self.db, quiet)?
+        };
         let oracle = Arc::new(Mutex::new(KpeOracle::new(solution, quiet)));
         map.insert(variant, oracle.clone());
         Ok(oracle)

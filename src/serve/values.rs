@@ -22,7 +22,7 @@ use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::games::AnyPosition;
 use crate::infra::rng::Rng;
-use crate::kpe_db::solution::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
+use crate::kpe_db::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
 use crate::search::{search_with, ExactValues, NoTables, Searchable, TranspositionTable};
 
 /// Runs `f` with a Kpé variant's oracle (one request at a time per variant).
@@ -271,7 +271,7 @@ pub fn games(db: &Path) -> GamesModel {
             };
             // Sizes are counted only for boards up to 5 x 6 (the larger ones
             // are far above the on-the-fly limit, and their count is large).
-            let values = if crate::kpe_db::db::variant_dir(db, variant).is_dir() {
+            let values = if crate::kpe_db::paths::variant_dir(db, variant).is_dir() {
                 "database"
             } else if w <= 5
                 && k <= 6

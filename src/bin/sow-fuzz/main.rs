@@ -91,7 +91,7 @@ struct Current {
 
 fn save(findings: &Path, target: &str, kind: &str, input: &[u8]) -> PathBuf {
     let _ = std::fs::create_dir_all(findings);
-    let hash = sow::kpe_db::db::checksum(input);
+    let hash = sow::infra::checksum::checksum(input);
     let path = findings.join(format!("{target}-{kind}-{hash:016x}.bin"));
     let _ = std::fs::write(&path, input);
     path

@@ -309,7 +309,7 @@ fn reseal_bound_file(b: &mut [u8]) {
 }
 
 /// Recomputes a database image's block checksums and the checksum of its
-/// block table from its own header (layout in `src/kpe_db/db.rs`: plain
+/// block table from its own header (layout in `src/kpe_db/file/mod.rs`: plain
 /// blocks of `block` bytes, or zstd blocks at the offsets that follow the
 /// checksums), so that a mutant passes the checksum checks and reaches
 /// the code behind them.
@@ -350,8 +350,8 @@ pub fn reseal(b: &mut [u8]) {
             &payload[from..(from + block).min(payload.len())]
         };
         let at = HEADER + 8 * i;
-        head[at..at + 8].copy_from_slice(&sow::kpe_db::db::checksum(chunk).to_le_bytes());
+        head[at..at + 8].copy_from_slice(&sow::infra::checksum::checksum(chunk).to_le_bytes());
     }
-    let table = sow::kpe_db::db::checksum(&head[HEADER..]);
+    let table = sow::infra::checksum::checksum(&head[HEADER..]);
     head[40..48].copy_from_slice(&table.to_le_bytes());
 }

@@ -17,8 +17,10 @@ use sow::games::kpe::{KpePosition, KpeVariant};
 use sow::games::{parse_any, AnyPosition};
 use sow::infra::progress::Progress;
 use sow::infra::rng::Rng;
-use sow::kpe_db::db::{self, DbError, FileBytes, FileId, FileKind, MappedFile};
-use sow::kpe_db::solution::Solution;
+use sow::kpe_db::check::Content;
+use sow::kpe_db::file::{self, Encoding, FileBytes, FileId, FileKind, MappedFile};
+use sow::kpe_db::Solution;
+use sow::kpe_db::{paths, DbError};
 use sow::search::agents::AgentSpec;
 use sow::Game;
 
@@ -56,7 +58,7 @@ pub struct Target {
 }
 
 /// The header fields of a database file (offset, width), from the layout
-/// documented in `src/kpe_db/db.rs`.
+/// documented in `src/kpe_db/file/mod.rs`.
 const DB_FIELDS: &[(usize, usize)] = &[
     (0, 8),
     (8, 4),
@@ -253,7 +255,7 @@ fn db_layer_target(work: &Path) -> Result<Target, String> {
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     // The file as written (zstd blocks) and re-encoded plain, whose
     // payload bytes are the entries themselves: mutated and
-    // resealed, they reach the content checks (`db_check.rs`).
+    // resealed, they reach the content checks (`kpe_db/check/`).
     let plain = plain_copy(&path, id, work)?;
     Ok(Target {
         name: "db-layer",
@@ -296,10 +298,10 @@ fn db_dir_target(work: &Path) -> Result<Target, String> {
     let db = seed_database(work, v)?;
     let copy = work.join("db-dir");
     let _ = std::fs::remove_dir_all(&copy);
-    let dir = db::variant_dir(&copy, v);
+    let dir = paths::variant_dir(&copy, v);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(db::variant_dir(&db, v)).map_err(|e| e.to_string())? {
+    for entry in std::fs::read_dir(paths::variant_dir(&db, v)).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.extension().is_some_and(|e| e == "sowdb") {
             let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
@@ -374,13 +376,13 @@ fn game_file(b: &[u8]) -> Outcome {
                 Err(e) => return cli_refusal(&e),
             };
             let v = p.variant();
-            if sow::kpe_db::solution::endgame_positions(v) <= ANALYZED_POSITIONS {
+            if sow::kpe_db::endgame_positions(v) <= ANALYZED_POSITIONS {
                 let solution = Solution::in_memory(v, Progress::Hidden);
                 let mut oracle = KpeOracle::new(solution, Progress::Hidden);
                 let info = sow::analysis::annotate::GameInfo::new(&game, "");
                 if let Err(e) = analyze_game(&record, &mut oracle, info, &mut |_, _| {}) {
                     return match e {
-                        sow::kpe_db::solution::SolveError::Input(e) => refusal(&e),
+                        sow::kpe_db::SolveError::Input(e) => refusal(&e),
                         e => Err(format!("analysis of a replayed game failed: {e}")),
                     };
                 }
@@ -524,7 +526,7 @@ fn variant_tag(b: &[u8]) -> Outcome {
         Err(e) => return Err(format!("refusal without a field: {e:?}")),
     };
     // The size checks `solve` makes before any work, and the start.
-    if let Err(e) = sow::kpe_db::solution::check_solvable(v) {
+    if let Err(e) = sow::kpe_db::check_solvable(v) {
         refusal(&e)?;
     }
     round_trip(&AnyPosition::Kpe(KpePosition::start(v)))?;
@@ -585,7 +587,11 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
                 variant: v,
                 stones: n as u32,
             };
-            (db::layer_path(db, v, n), id, Some(eg.index.layer_size(n)))
+            (
+                paths::layer_path(db, v, n),
+                id,
+                Some(eg.index.layer_size(n)),
+            )
         }
         FileKind::Region => {
             let id = FileId {
@@ -593,7 +599,7 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
                 variant: v,
                 stones: 0,
             };
-            (db::region_path(db, v), id, None)
+            (paths::region_path(db, v), id, None)
         }
         FileKind::RegionKeys => {
             let id = FileId {
@@ -601,7 +607,7 @@ fn seed_file(db: &Path, kind: FileKind) -> (PathBuf, FileId, Option<u64>) {
                 variant: v,
                 stones: 0,
             };
-            (db::region_keys_path(db, v), id, None)
+            (paths::region_keys_path(db, v), id, None)
         }
         FileKind::RegionExplored | FileKind::RegionSolvedRun | FileKind::RegionSeeds => {
             unreachable!("a finished build keeps no checkpoint")
@@ -642,14 +648,14 @@ fn db_refusal(e: &DbError, path: &Path) -> Outcome {
 /// (in range and past the end), and for a region its lookups and load.
 fn db_file(path: &Path, id: FileId, entries: Option<u64>, b: &[u8]) -> Outcome {
     let file = match MappedFile::from_bytes(path, FileBytes::Owned(b.to_vec()), id, entries) {
-        Ok(f) => f,
+        Ok(f) => f.with_check(Content::of(id)),
         Err(e) => return db_refusal(&e, path),
     };
     if let Err(e) = file.verify_all() {
         return db_refusal(&e, path);
     }
     let n = file.entries();
-    if file.encoding() == db::Encoding::Plain {
+    if file.encoding() == Encoding::Plain {
         for (start, len) in [(0, 1), (n.saturating_sub(1), 1), (n, 1), (u64::MAX, 2)] {
             let _ = file.bytes(start as usize, len);
             let _ = file.byte(start as usize);
@@ -674,7 +680,7 @@ fn plain_copy(path: &Path, id: FileId, work: &Path) -> Result<Vec<u8>, String> {
     let file = MappedFile::open(path, id, None).map_err(|e| e.to_string())?;
     let entries = file.all_entries().map_err(|e| e.to_string())?;
     let to = work.join("plain-copy.sowdb");
-    db::write_values(&to, id, &entries, db::Encoding::Plain).map_err(|e| e.to_string())?;
+    file::write_values(&to, id, &entries, Encoding::Plain).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&to).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_file(&to);
     Ok(bytes)
@@ -689,7 +695,7 @@ fn db_region(
     files: &[Vec<u8>; 3],
     b: &[u8],
 ) -> Outcome {
-    use sow::kpe_db::solution::StartRegion;
+    use sow::kpe_db::StartRegion;
     let Some((&which, bytes)) = b.split_first() else {
         return Ok(Verdict::Refused("empty".into()));
     };
@@ -703,7 +709,8 @@ fn db_region(
     let answer = (|| -> Result<(), DbError> {
         let keys = MappedFile::from_bytes(keys_path, FileBytes::Owned(keys), *keys_id, None)?;
         let values =
-            MappedFile::from_bytes(values_path, FileBytes::Owned(values), *values_id, None)?;
+            MappedFile::from_bytes(values_path, FileBytes::Owned(values), *values_id, None)?
+                .with_check(Content::of(*values_id));
         let region = StartRegion::mapped(keys, values, v)?;
         let mut pos = KpePosition::start(v);
         for _ in 0..6 {
@@ -743,7 +750,7 @@ fn db_dir(db: &Path, files: &[(PathBuf, Vec<u8>)], b: &[u8]) -> Outcome {
 }
 
 fn query_dir(db: &Path, path: &Path) -> Outcome {
-    use sow::kpe_db::solution::SolveError;
+    use sow::kpe_db::SolveError;
     let v = dir_variant();
     let solution = match Solution::open(v, db) {
         Ok(s) => s,
@@ -751,7 +758,7 @@ fn query_dir(db: &Path, path: &Path) -> Outcome {
         Err(e) => return Err(format!("open: {e}")),
     };
     let start = KpePosition::start(v);
-    let answer = (|| -> Result<(), sow::kpe_db::solution::SolveError> {
+    let answer = (|| -> Result<(), sow::kpe_db::SolveError> {
         solution.value(&start, None)?;
         solution.move_values(&start, None)?;
         solution.principal_variation(&start, None, 100)?;

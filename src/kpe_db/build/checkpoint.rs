@@ -6,17 +6,17 @@
 //! In the variant's directory, `region-partial/`:
 //! - `explored-NNN.sowdb` (NNN stones), written as the exploration closes
 //!   each stone count's groups: their classes and compact keys
-//!   (`compact_keys.rs`);
+//!   (`keys/compact.rs`);
 //! - `seeds.sowdb`, rewritten after a stone count when the keys found for
 //!   fewer stones take no more bytes than the keys explored since it was
 //!   last written (so that it never costs more writing than the
 //!   exploration's own keys), and after the last: how far the
-//!   exploration got, and those keys (`seeds.rs`);
+//!   exploration got, and those keys (`region/seeds.rs`);
 //! - `run-NNNNN.sowdb`, written as each run of groups that no move joins
 //!   is solved (`LockedRegion::independent_runs`): their values and "can
 //!   end" bits.
 //!
-//! All are database files (`db.rs`: written to a temporary name then
+//! All are database files (`file/`: written to a temporary name then
 //! renamed, so only whole ones exist; every block checked against its
 //! checksum as it is read), of kinds 4, 6 and 5, plain, little-endian.
 //! Once written, the keys and values they hold are mapped from them
@@ -39,12 +39,14 @@
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-use super::compact_keys::{fields_len, CompactKeys};
-use super::db::{self, DbError, FileId, FileKind, MappedFile};
-use super::opening::{Explored, LockedRegion};
-use super::scratch::{Byte, Scratch, ScratchVec};
-use super::seeds::Seeds;
 use crate::games::kpe::KpeVariant;
+use crate::kpe_db::error::DbError;
+use crate::kpe_db::file::{self, FileId, FileKind, MappedFile};
+use crate::kpe_db::keys::compact::{fields_len, CompactKeys};
+use crate::kpe_db::paths::variant_dir;
+use crate::kpe_db::region::seeds::Seeds;
+use crate::kpe_db::region::{Explored, LockedRegion};
+use crate::kpe_db::scratch::{Byte, Scratch, ScratchVec};
 use crate::retrograde::bits::Bits;
 
 /// The checkpoints of one variant's region.
@@ -67,7 +69,7 @@ impl RegionCheckpoint {
     /// The checkpoints of `variant`'s region in database `db`.
     pub fn new(db: &Path, variant: KpeVariant) -> Self {
         RegionCheckpoint {
-            dir: db::variant_dir(db, variant).join("region-partial"),
+            dir: variant_dir(db, variant).join("region-partial"),
             variant,
             explored_since_seeds: Cell::new(0),
         }
@@ -118,7 +120,7 @@ impl RegionCheckpoint {
         parts.extend(groups.iter().map(|(_, keys)| keys.fields.as_bytes()));
         let written: usize = parts.iter().map(|p| p.len()).sum();
         let id = self.id(FileKind::RegionExplored, n);
-        db::write_file_parts(&self.explored_path(n), id, positions, &parts)?;
+        file::write_file_parts(&self.explored_path(n), id, positions, &parts)?;
         for (g, (_, keys)) in self.read_count(n, scratch)?.into_iter().enumerate() {
             groups[g].1.fields = keys.fields;
         }
@@ -140,7 +142,7 @@ impl RegionCheckpoint {
             let mut parts: Vec<&[u8]> = vec![&explored, table];
             parts.extend_from_slice(runs);
             let id = self.id(FileKind::RegionSeeds, 0);
-            db::write_file_parts(&self.seeds_path(), id, 0, &parts)
+            file::write_file_parts(&self.seeds_path(), id, 0, &parts)
         })?
     }
 
@@ -288,7 +290,7 @@ impl RegionCheckpoint {
             .flat_map(|(values, ends)| [*values, ends.as_slice()])
             .collect();
         let id = self.id(FileKind::RegionSolvedRun, run);
-        db::write_file_parts(&self.run_path(run), id, positions, &parts)
+        file::write_file_parts(&self.run_path(run), id, positions, &parts)
     }
 
     /// Restores into `region` (explored, none solved) the runs kept by

@@ -2,19 +2,18 @@
 //! turn has not come, kept compact until it does.
 //!
 //! A move that captures or sets a mark leads out of its group (one stone
-//! count, one class of marks) to a group closed later (`opening.rs`). Those
-//! keys used to wait in the hash sets of their groups, about 16 bytes each,
-//! and made most of the exploration's memory (kpe:7x1). They now wait as
-//! sorted runs: per stone count, a buffer of (class, local rank) pairs is
-//! sorted and deduplicated every [`RUN_KEYS`] keys, then stored by class,
-//! each class's local ranks as LEB128 gaps (2 to 3 bytes a key), in the
-//! region's scratch (`scratch.rs`: mapped from disk out of core). A group
-//! reads its keys back, from every run, only when it is opened.
+//! count, one class of marks) to a group closed later (`explore.rs`). Those
+//! keys wait as sorted runs: per stone count, a buffer of (class, local
+//! rank) pairs is sorted and deduplicated every [`RUN_KEYS`] keys, then
+//! stored by class, each class's local ranks as LEB128 gaps (2 to 3 bytes a
+//! key, against some 16 in a hash set), in the region's scratch
+//! (`kpe_db/scratch.rs`: mapped from disk out of core). A group reads its
+//! keys back, from every run, only when it is opened.
 
 use std::sync::Mutex;
 
-use super::db::DbError;
-use super::scratch::{Scratch, ScratchVec};
+use crate::kpe_db::error::DbError;
+use crate::kpe_db::scratch::{Scratch, ScratchVec};
 
 /// Keys a stone count's buffer holds before it is stored as a run.
 const RUN_KEYS: usize = 1 << 20;
@@ -176,7 +175,7 @@ impl Seeds {
 
     /// The keys waiting for stone counts below `below` (each count's
     /// pending ones stored first), for a checkpoint
-    /// (`region_checkpoint.rs`): `f` gets a table (the number of runs;
+    /// (`build/checkpoint.rs`): `f` gets a table (the number of runs;
     /// per run its stone count, number of classes and bytes; then per run
     /// its classes, a u32 class and the u64 end of its bytes each) and
     /// every run's bytes, in the table's order.

@@ -16,7 +16,7 @@
 //! Within a class a position has a *local rank*: its board's rank times the
 //! number of ordered mark pairs of the class (one or two), plus the index of
 //! its pair among them (in increasing order of their bits in the ranked key
-//! `u`, `compact_keys.rs`). Local ranks keep the order of `u`, and number
+//! `u`, `ranker.rs`). Local ranks keep the order of `u`, and number
 //! only the pairs a class can hold, so a class's compact key set costs
 //! about as many bits a key as its whole stone count's.
 
