@@ -9,12 +9,12 @@
 
 use serde::Serialize;
 
+use super::kpe_db::result_word;
 use super::move_values::{MoveValue, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
 use crate::game::Game;
-use crate::games::kpe::{KpeMove, KpePosition};
-use crate::kpe_db::opening::LockedRegion;
-use crate::kpe_db::solution::{Solution, SolveError};
+use crate::games::kpe::KpePosition;
+use crate::kpe_db::solution::SolveError;
 use crate::search::SearchResult;
 
 /// A move with its value; with `--multipv`, its line (`pv`) and, by
@@ -98,15 +98,6 @@ pub enum Evaluation {
     Search(SearchEvaluation),
 }
 
-/// "win", "draw" or "loss" for the mover.
-pub fn result_word(value: i32) -> &'static str {
-    match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    }
-}
-
 /// Moves as notation strings.
 pub fn notation<M: std::fmt::Display>(line: &[M]) -> Vec<String> {
     line.iter().map(|m| m.to_string()).collect()
@@ -117,33 +108,6 @@ pub fn final_margin<G: Game>(pos: &G, value: i32) -> i32 {
     let c = pos.captured();
     let me = pos.side_to_move().index();
     c[me] as i32 - c[1 - me] as i32 + value
-}
-
-/// The perfect-play line with the position it ends in and how it ends.
-pub struct PlayedLine {
-    pub moves: Vec<KpeMove>,
-    pub end: KpePosition,
-    pub ended_by: &'static str,
-}
-
-/// Plays the principal variation out from `pos` (at most 1,000 moves).
-pub fn played_line(
-    solution: &Solution,
-    pos: &KpePosition,
-    extra: Option<&LockedRegion>,
-) -> Result<PlayedLine, SolveError> {
-    let moves = solution.principal_variation(pos, extra, super::oracle::LINE_LIMIT)?;
-    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
-    let ended_by = if end.is_over() {
-        "end of game"
-    } else {
-        "repetition (endless play)"
-    };
-    Ok(PlayedLine {
-        moves,
-        end,
-        ended_by,
-    })
 }
 
 fn entry<M: std::fmt::Display>(m: &MoveValue<M>, with_line: bool, with_exact: bool) -> MoveEntry {

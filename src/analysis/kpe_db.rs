@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CliError;
+use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
-use crate::kpe_db::solution::{default_db_dir, Solution};
+use crate::kpe_db::opening::LockedRegion;
+use crate::kpe_db::solution::{default_db_dir, Solution, SolveError};
 
 /// The database directory: `--db`, else `$SOW_DB`, else the user's data directory.
 pub fn db_dir(db: Option<&Path>) -> PathBuf {
@@ -32,7 +34,14 @@ pub fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-pub use crate::analysis::evaluation::result_word;
+/// "win", "draw" or "loss" for the mover.
+pub fn result_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
 
 /// A move and its exact value for the mover.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -93,8 +102,35 @@ pub fn line_text(line: &[KpeMove]) -> String {
         .join(" ")
 }
 
-/// The perfect-play line (the analysis layer computes it).
-pub use crate::analysis::evaluation::{played_line, PlayedLine};
+/// Longest perfect-play line given with a move (`eval` and hints).
+pub const LINE_LIMIT: usize = 1000;
+
+/// The perfect-play line with the position it ends in and how it ends.
+pub struct PlayedLine {
+    pub moves: Vec<KpeMove>,
+    pub end: KpePosition,
+    pub ended_by: &'static str,
+}
+
+/// Plays the principal variation out from `pos` (at most 1,000 moves).
+pub fn played_line(
+    solution: &Solution,
+    pos: &KpePosition,
+    extra: Option<&LockedRegion>,
+) -> Result<PlayedLine, SolveError> {
+    let moves = solution.principal_variation(pos, extra, LINE_LIMIT)?;
+    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
+    let ended_by = if end.is_over() {
+        "end of game"
+    } else {
+        "repetition (endless play)"
+    };
+    Ok(PlayedLine {
+        moves,
+        end,
+        ended_by,
+    })
+}
 
 /// What `solve` and `openings` say of the start: value, first moves, the
 /// perfect-play line and the position counts (the stable output keys).

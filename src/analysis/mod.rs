@@ -19,6 +19,7 @@ pub mod kpe_openings;
 pub mod kpe_report;
 pub mod kpe_stats;
 pub mod levels;
+pub mod marks;
 pub mod matches;
 pub mod move_values;
 pub mod oracle;

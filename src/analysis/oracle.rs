@@ -5,8 +5,8 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::annotate::Thresholds;
-use super::evaluation::{played_line, PlayedLine};
+use super::kpe_db::{played_line, PlayedLine, LINE_LIMIT};
+use super::marks::Thresholds;
 use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
@@ -165,9 +165,6 @@ impl KpeOracle {
         played_line(&self.solution, pos, extra)
     }
 }
-
-/// Longest perfect-play line given with a move (`eval` and hints).
-pub const LINE_LIMIT: usize = 1000;
 
 impl Oracle<KpePosition> for KpeOracle {
     fn move_values(&mut self, pos: &KpePosition) -> Result<MoveValues<KpeMove>, SolveError> {

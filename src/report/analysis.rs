@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use super::svg::{escape, LineChart, Point};
-use crate::analysis::annotate::{GameAnalysis, PlayerSummary, Thresholds};
+use crate::analysis::annotate::{GameAnalysis, PlayerSummary};
+use crate::analysis::marks::Thresholds;
 
 /// The value graph: South's expected final margin (captures so far plus
 /// the position's value) before every ply and at the end; proven values
