@@ -7,6 +7,7 @@
 //! [`InputError`]: crate::InputError
 
 use crate::error::CliError;
+use crate::error::ErrorKind;
 use crate::kiothi_tables::EndgameError;
 use crate::kpe_db::db::DbError;
 use crate::kpe_db::solution::SolveError;
@@ -15,7 +16,7 @@ impl From<SolveError> for CliError {
     fn from(e: SolveError) -> Self {
         match e {
             SolveError::Input(e) => e.into(),
-            SolveError::Db(e) => CliError::new("database", Some("db"), e.to_string()),
+            SolveError::Db(e) => CliError::new(ErrorKind::Database, Some("db"), e.to_string()),
         }
     }
 }
@@ -28,6 +29,6 @@ impl From<DbError> for CliError {
 
 impl From<EndgameError> for CliError {
     fn from(e: EndgameError) -> Self {
-        CliError::new("database", Some("db"), e.to_string())
+        CliError::new(ErrorKind::Database, Some("db"), e.to_string())
     }
 }

@@ -9,6 +9,7 @@ use crate::record::GameRecord;
 
 use super::game_text::GameText;
 use super::position_models::RefusedMove;
+use crate::error::ErrorKind;
 
 /// Replays the moves from `start` by RULES and §0's repetition rule (the
 /// one game loop of `record.rs`); a game that ends (by the third
@@ -34,7 +35,7 @@ pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usi
             let listed = parse_any(after).map(|p| p.to_string());
             if listed.as_deref() != Ok(now.as_str()) {
                 return Err(CliError::new(
-                    "malformed",
+                    ErrorKind::Malformed,
                     Some("file"),
                     format!(
                         "the position after move {} is `{now}`, the record says `{after}`",
@@ -115,7 +116,7 @@ pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, C
         return Err(refusals.remove(0));
     }
     Err(CliError::new(
-        "malformed",
+        ErrorKind::Malformed,
         Some("start"),
         format!(
             "the record does not give its start position and none of {} replays its moves: pass --start POSITION",

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::kpe_stats::{outcomes, Outcomes};
 use super::matches::{run_match_with_progress, MatchConfig};
 use crate::error::CliError;
+use crate::error::ErrorKind;
 use crate::games::kiothi::{KiothiPosition, Phase};
 use crate::infra::progress::Progress;
 use crate::search::{search, AgentSpec, Limits, SearchResult, TranspositionTable};
@@ -129,7 +130,7 @@ pub fn reached_positions(
         for mv in record.opening.iter().chain(&record.moves) {
             pos = pos.play(mv).map_err(|e| {
                 CliError::new(
-                    "internal",
+                    ErrorKind::Internal,
                     None,
                     format!("replaying game {}: {e}", record.game),
                 )

@@ -11,6 +11,7 @@ use crate::analysis::game_replay::{find_start, replay};
 use crate::analysis::game_text::parse_game_text;
 use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::oracle::{Oracle, SearchOracle};
+use crate::error::ErrorKind;
 use crate::infra::files;
 use crate::infra::progress::Progress;
 use crate::record::GameRecord;
@@ -124,7 +125,7 @@ fn analyze_and_print<G: Searchable, O: Oracle<G>>(
     // analysis is wrong, so nothing is printed or written.
     if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
         return Err(CliError::new(
-            "interrupted",
+            ErrorKind::Interrupted,
             None,
             "analysis interrupted (Ctrl-C): nothing printed or written",
         ));

@@ -5,6 +5,8 @@
 
 use super::CliError;
 use crate::analysis::search_budget::check_seconds;
+#[cfg(test)]
+use crate::error::ErrorKind;
 
 fn whole<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError> {
     text.trim().parse().map_err(|_| {
@@ -162,7 +164,7 @@ mod tests {
             hash_mb("0").unwrap_err().message,
             "--hash must be at least 1 MiB"
         );
-        assert_eq!(depth("0").unwrap_err().kind, "usage");
+        assert_eq!(depth("0").unwrap_err().kind, ErrorKind::Usage);
         for bad in ["0", "-1", "inf", "NaN", "x", "1e-300", "0.0009"] {
             assert_eq!(
                 seconds(bad).unwrap_err().field.as_deref(),

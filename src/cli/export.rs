@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
+use crate::error::ErrorKind;
 use crate::games::kpe::KpeVariant;
 use crate::infra::progress::Progress;
 use crate::report::export::{export, Selection};
@@ -129,9 +130,9 @@ fn write_file_atomically<T>(
     write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     crate::infra::files::write_atomic_with(path, |file| {
-        write(file).map_err(|e| match e.kind.as_str() {
-            "io" => CliError::new(
-                "io",
+        write(file).map_err(|e| match e.kind {
+            ErrorKind::Io => CliError::new(
+                ErrorKind::Io,
                 Some("out"),
                 format!("--out {}: {}", path.display(), e.message),
             ),

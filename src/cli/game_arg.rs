@@ -3,6 +3,7 @@
 //! the argument's value parser.
 
 use super::CliError;
+use crate::error::ErrorKind;
 use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::KpeVariant;
 
@@ -43,7 +44,7 @@ impl std::fmt::Display for GameArg {
 
 fn kpe_expected(text: &str) -> CliError {
     CliError::new(
-        "malformed",
+        ErrorKind::Malformed,
         Some("game"),
         format!("expected `kpe` or `kpe:WxK` (W 2-8, K 1-8), found `{text}`"),
     )
@@ -77,7 +78,7 @@ enum Refused {
 
 fn any_expected(text: &str) -> CliError {
     CliError::new(
-        "malformed",
+        ErrorKind::Malformed,
         Some("game"),
         format!(
             "expected `kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`, found `{text}`"
@@ -123,7 +124,10 @@ mod tests {
                 "{bad}"
             );
         }
-        assert_eq!(parse_kpe_game("kiothi").unwrap_err().kind, "malformed");
+        assert_eq!(
+            parse_kpe_game("kiothi").unwrap_err().kind,
+            ErrorKind::Malformed
+        );
         // Each parser lists the games its commands take.
         let any = parse_game("nope").unwrap_err().message;
         assert!(

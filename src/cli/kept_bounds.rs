@@ -8,6 +8,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::CliError;
+use crate::error::ErrorKind;
 use crate::infra::files;
 use crate::kpe_db::estimate::disk_budget;
 use crate::prove::bounds::BoundTable;
@@ -31,12 +32,12 @@ impl KeptBounds {
     /// `table` can hold: `$SOW_DISK_MIB` sets the budget, as for a solve),
     /// then reads what FILE holds into `table`.
     pub fn open(path: &Path, table: &BoundTable) -> Result<Self, CliError> {
-        files::check_writable_parent(path).map_err(|e| refusal("io", e.to_string()))?;
+        files::check_writable_parent(path).map_err(|e| refusal(ErrorKind::Io, e.to_string()))?;
         let most = largest_file(table);
         // The budget of the file system FILE is on (or its directory's).
         if let Some(free) = disk_budget(path).filter(|&free| free < most) {
             return Err(refusal(
-                "unsupported",
+                ErrorKind::Unsupported,
                 format!(
                     "{} can take up to {} MiB (every entry of the --hash table), {} MiB free there",
                     path.display(),
@@ -71,7 +72,7 @@ impl KeptBounds {
             out.flush().map_err(fail)?;
             Ok(n)
         })
-        .map_err(|e: files::WriteError| refusal("io", e.to_string()))
+        .map_err(|e: files::WriteError| refusal(ErrorKind::Io, e.to_string()))
     }
 
     pub fn path(&self) -> &Path {
@@ -87,19 +88,19 @@ fn largest_file(table: &BoundTable) -> u64 {
 
 fn read_into(path: &Path, fingerprint: u64, table: &BoundTable) -> Result<u64, CliError> {
     let file = fs::File::open(path)
-        .map_err(|e| refusal("io", format!("reading {}: {e}", path.display())))?;
+        .map_err(|e| refusal(ErrorKind::Io, format!("reading {}: {e}", path.display())))?;
     // SAFETY: the file is only read, and only while this function runs;
     // sow replaces it by a rename, never writes into it.
     let map = unsafe { memmap2::Mmap::map(&file) }
-        .map_err(|e| refusal("io", format!("reading {}: {e}", path.display())))?;
+        .map_err(|e| refusal(ErrorKind::Io, format!("reading {}: {e}", path.display())))?;
     bounds_file::read(&map, fingerprint, table).map_err(|e| {
         refusal(
-            "malformed",
+            ErrorKind::Malformed,
             format!("{}: {e} (remove it to start afresh)", path.display()),
         )
     })
 }
 
-fn refusal(kind: &str, message: String) -> CliError {
+fn refusal(kind: ErrorKind, message: String) -> CliError {
     CliError::new(kind, Some(FIELD), message)
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{CliError, Out};
+use crate::error::ErrorKind;
 use crate::infra::progress::Progress;
 use crate::kiothi_tables::{table_path, KiothiEndgames, LayerReport};
 use crate::kpe_db::estimate;
@@ -96,7 +97,7 @@ fn check_fits(first: usize, last: usize, db: &Path) -> Result<(), CliError> {
     match short {
         None => Ok(()),
         Some((need, have, what)) => Err(CliError::new(
-            "unsupported",
+            ErrorKind::Unsupported,
             Some("stones"),
             format!(
                 "the Kiothi endgame tables of {last} warriors need about {:.1} GiB of {what} (an estimate), {:.1} GiB available",

@@ -9,6 +9,7 @@ use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::matches::{
     make_openings_until, play_match_until, Balance, MatchConfig, MatchReport, MatchSummary,
 };
+use crate::error::ErrorKind;
 use crate::infra::files::write_atomic;
 use crate::infra::progress::Progress;
 use crate::search::{AgentSpec, Searchable};
@@ -143,7 +144,7 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     let stop = crate::infra::interrupt::ctrl_c_flag();
     let none_finished = || {
         CliError::new(
-            "interrupted",
+            ErrorKind::Interrupted,
             None,
             "interrupted before the first game finished",
         )

@@ -176,7 +176,7 @@ mod tests {
         let wide = Wide(DIVIDE_LIMIT as u32 + 1);
         let (mut o, _) = out(true);
         let err = perft::perft(&wide, &perft_args(1, true), &mut o).unwrap_err();
-        assert_eq!(err.kind, "usage");
+        assert_eq!(err.kind, crate::error::ErrorKind::Usage);
         assert_eq!(err.field.as_deref(), Some("divide"));
         let (mut o, buf) = out(true);
         perft::perft(&wide, &perft_args(2, false), &mut o).unwrap();

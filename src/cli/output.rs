@@ -5,6 +5,7 @@
 use std::fmt;
 use std::io::{self, Write};
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 pub use crate::error::CliError;
@@ -58,8 +59,13 @@ impl Out {
     /// A typed model as the command's JSON object (ignored in human mode).
     pub fn model<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
         if self.json {
-            let text = serde_json::to_string(model)
-                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?;
+            let text = serde_json::to_string(model).map_err(|e| {
+                CliError::new(
+                    ErrorKind::Internal,
+                    None,
+                    format!("serializing output: {e}"),
+                )
+            })?;
             writeln!(self.w, "{text}")?;
         }
         Ok(())

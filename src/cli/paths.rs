@@ -5,6 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::CliError;
+use crate::error::ErrorKind;
 use crate::infra::files::{check_writable_dir, check_writable_parent, WriteError};
 
 /// `--db DIR`, defined once and flattened into every command that reads
@@ -38,7 +39,11 @@ pub fn check_out_file(flag: &str, file: &Path) -> Result<(), CliError> {
 
 /// A file of `--FLAG` that could not be written: kind `io`, field `FLAG`.
 pub fn cannot_write(flag: &str, e: WriteError) -> CliError {
-    CliError::new("io", Some(flag), format!("--{flag}: cannot write in {e}"))
+    CliError::new(
+        ErrorKind::Io,
+        Some(flag),
+        format!("--{flag}: cannot write in {e}"),
+    )
 }
 
 /// The largest input file read, in bytes: a game is a few kilobytes, a
@@ -74,8 +79,13 @@ fn read_at_most(
     } else {
         name
     };
-    let refuse =
-        |why: String| CliError::new("io", Some(field), format!("cannot read {name}: {why}"));
+    let refuse = |why: String| {
+        CliError::new(
+            ErrorKind::Io,
+            Some(field),
+            format!("cannot read {name}: {why}"),
+        )
+    };
     result.map_err(|e| refuse(e.to_string()))?;
     if text.len() as u64 > max {
         return Err(refuse(format!(

@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{CliError, Out, DIVIDE_LIMIT};
+use crate::error::ErrorKind;
 use crate::game::Game;
 use crate::infra::progress::Progress;
 use crate::perft::{estimate, perft_count, Count};
@@ -112,7 +113,7 @@ pub fn perft<G: Game>(p: &G, args: &PerftArgs, out: &mut Out) -> Result<(), CliE
         counted,
     } = counted.map_err(|_| {
         CliError::new(
-            "interrupted",
+            ErrorKind::Interrupted,
             None,
             format!(
                 "perft interrupted (Ctrl-C) after {:.1} s",
@@ -152,7 +153,7 @@ pub fn perft<G: Game>(p: &G, args: &PerftArgs, out: &mut Out) -> Result<(), CliE
 }
 
 fn internal(e: serde_json::Error) -> CliError {
-    CliError::new("internal", None, e.to_string())
+    CliError::new(ErrorKind::Internal, None, e.to_string())
 }
 
 fn print_text(r: &PerftReport, out: &mut Out) -> Result<(), CliError> {

@@ -14,6 +14,7 @@ use super::board::side_name;
 use super::{parse_any, AnyPosition, Board, CliError, Out};
 use crate::analysis::levels::{level_move, Level};
 use crate::analysis::oracle::{Oracle, SearchOracle};
+use crate::error::ErrorKind;
 use crate::game::Side;
 use crate::infra::files;
 use crate::infra::rng::Rng;
@@ -133,7 +134,7 @@ impl PlayArgs {
 /// `play`, so this is not expected, but it is an error, not a panic.
 fn no_engine_move() -> CliError {
     CliError::new(
-        "internal",
+        ErrorKind::Internal,
         None,
         "the engine found no move (its search was stopped before the first iteration)",
     )
@@ -243,9 +244,9 @@ impl<G: Board + Searchable> Session<G> {
         // Read as bytes: a line that is not UTF-8 is refused like any bad
         // input, it does not end the session (`read_line` failed on it).
         let mut bytes = Vec::new();
-        let read = input
-            .read_until(b'\n', &mut bytes)
-            .map_err(|e| CliError::new("io", Some("input"), format!("reading input: {e}")))?;
+        let read = input.read_until(b'\n', &mut bytes).map_err(|e| {
+            CliError::new(ErrorKind::Io, Some("input"), format!("reading input: {e}"))
+        })?;
         if read == 0 {
             out.line("end of input: goodbye")?;
             return Ok(false);
@@ -427,7 +428,7 @@ mod tests {
         let err = Session::new(start, Side::North, &args)
             .play(&mut oracle, &mut input, &mut out)
             .unwrap_err();
-        assert_eq!(err.kind, "internal");
+        assert_eq!(err.kind, ErrorKind::Internal);
         assert!(err.message.contains("no move"), "{}", err.message);
     }
 

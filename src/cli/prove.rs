@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::kept_bounds::KeptBounds;
 use super::{CliError, Out};
 use crate::analysis::search_budget::check_seconds;
+use crate::error::ErrorKind;
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::{Progress, ProgressBar};
 use crate::kiothi_tables::{KiothiEndgames, MAX_STONES};
@@ -98,7 +99,7 @@ pub fn run(
     super::search_eval::check_hash(args.hash_mb)?;
     if pos.is_opening() {
         return Err(CliError::new(
-            "unsupported",
+            ErrorKind::Unsupported,
             Some("position"),
             format!(
                 "the prover solves play-phase positions (turn 3 on); this opening turn alone has {} moves, \
@@ -195,7 +196,7 @@ pub fn run(
     };
     if out.json {
         let value = serde_json::to_value(&report)
-            .map_err(|e| CliError::new("io", None, format!("encoding JSON: {e}")))?;
+            .map_err(|e| CliError::new(ErrorKind::Io, None, format!("encoding JSON: {e}")))?;
         return out.json(&value);
     }
     print_human(pos, &report, out)
@@ -228,7 +229,7 @@ fn verify(
     let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         check_bounds(pos, bounds, table, tables, &limits, stop, &progress)
     }))
-    .map_err(|_| CliError::new("internal", Some("verify"), "the check panicked"))?;
+    .map_err(|_| CliError::new(ErrorKind::Internal, Some("verify"), "the check panicked"))?;
     match checked {
         Ok(report) => Ok(Some(report)),
         Err(CertificateError::Stopped) => Ok(None),
@@ -242,7 +243,11 @@ fn verify(
                 bounds.1
             ),
         )),
-        Err(e) => Err(CliError::new("internal", Some("verify"), e.to_string())),
+        Err(e) => Err(CliError::new(
+            ErrorKind::Internal,
+            Some("verify"),
+            e.to_string(),
+        )),
     }
 }
 

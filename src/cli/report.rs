@@ -16,6 +16,7 @@ use crate::analysis::kpe_report::{self, KpeSummary};
 use crate::analysis::provenance::{machine, today};
 use crate::analysis::variants::VariantsTable;
 use crate::analysis::{kpe_db, kpe_openings, kpe_stats};
+use crate::error::ErrorKind;
 use crate::games::kpe::KpeVariant;
 use crate::infra::files::{pretty_json, write_atomic, write_in};
 use crate::infra::progress::Progress;
@@ -141,9 +142,13 @@ fn previous<T: serde::de::DeserializeOwned>(
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| CliError::new("io", Some("out"), format!("{}: {e}", path.display())))
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            Some("out"),
+            format!("{}: {e}", path.display()),
+        )
+    })
 }
 
 /// The Kpé reports; returns the summary written to `kpe/report.json`.
@@ -172,7 +177,7 @@ fn kpe_part(
     let table: VariantsTable = match (quick, std::fs::read_to_string(&variants_path)) {
         (false, Ok(text)) => serde_json::from_str(&text).map_err(|e| {
             CliError::new(
-                "io",
+                ErrorKind::Io,
                 Some("out"),
                 format!("{}: {e}", variants_path.display()),
             )

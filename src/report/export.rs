@@ -27,6 +27,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::CliError;
+use crate::error::ErrorKind;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
 use crate::kpe_db::db::entry_value;
@@ -231,7 +232,11 @@ impl<'a> RowWriter<'a> {
 
     fn flush(&mut self) -> Result<(), CliError> {
         if self.stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
-            return Err(CliError::new("interrupted", None, "interrupted (Ctrl-C)"));
+            return Err(CliError::new(
+                ErrorKind::Interrupted,
+                None,
+                "interrupted (Ctrl-C)",
+            ));
         }
         self.w.write_all(&self.buf)?;
         self.buf.clear();

@@ -20,6 +20,7 @@ use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
 use crate::analysis::search_budget::Budget;
 use crate::error::CliError;
+use crate::error::ErrorKind;
 use crate::games::{parse_any, AnyPosition};
 use crate::infra::files::Sorted;
 
@@ -32,10 +33,10 @@ pub struct ApiError {
 
 impl From<CliError> for ApiError {
     fn from(error: CliError) -> Self {
-        let status = match error.kind.as_str() {
-            "internal" | "io" => StatusCode::INTERNAL_SERVER_ERROR,
-            "busy" => StatusCode::SERVICE_UNAVAILABLE,
-            "cancelled" => StatusCode::CONFLICT,
+        let status = match error.kind {
+            ErrorKind::Internal | ErrorKind::Io => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorKind::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Cancelled => StatusCode::CONFLICT,
             _ => StatusCode::BAD_REQUEST,
         };
         ApiError { status, error }
@@ -186,7 +187,7 @@ fn json_text(text: String) -> Response {
 
 fn json_model<T: Serialize>(model: &T) -> ApiResult {
     let text = serde_json::to_string(model)
-        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?;
+        .map_err(|e| CliError::new(ErrorKind::Internal, None, format!("serializing: {e}")))?;
     Ok(json_text(text))
 }
 
@@ -238,11 +239,17 @@ pub async fn searching<T: Send + 'static>(
     let ticket = state.claim(client);
     let permit = tokio::time::timeout(state.limits.queue_wait, state.slots().acquire_owned())
         .await
-        .map_err(|_| CliError::new("busy", None, "every search slot stayed busy; try again"))?
-        .map_err(|_| CliError::new("busy", None, "the server is shutting down"))?;
+        .map_err(|_| {
+            CliError::new(
+                ErrorKind::Busy,
+                None,
+                "every search slot stayed busy; try again",
+            )
+        })?
+        .map_err(|_| CliError::new(ErrorKind::Busy, None, "the server is shutting down"))?;
     if ticket.flag.load(Ordering::SeqCst) {
         return Err(CliError::new(
-            "cancelled",
+            ErrorKind::Cancelled,
             Some("client"),
             "cancelled by a newer search of the same client before it started",
         )
@@ -254,7 +261,7 @@ pub async fn searching<T: Send + 'static>(
         work(flag)
     })
     .await
-    .map_err(|e| CliError::new("internal", None, format!("search failed: {e}")))?;
+    .map_err(|e| CliError::new(ErrorKind::Internal, None, format!("search failed: {e}")))?;
     drop(ticket);
     Ok(result?)
 }
@@ -404,7 +411,7 @@ pub async fn time_limit(
         Err(_) => ApiError {
             status: StatusCode::SERVICE_UNAVAILABLE,
             error: CliError::new(
-                "timeout",
+                ErrorKind::Timeout,
                 None,
                 format!(
                     "the request took longer than the server's limit of {:.1} s (--max-time plus {:.0} s, \
