@@ -6,10 +6,19 @@
 
 use serde::Serialize;
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::game_replay::replay;
 use super::game_text::GameText;
+use super::kiothi_tables::search_method;
 use super::marks::{Mark, Thresholds};
 use super::oracle::{Judgement, Oracle};
+use super::search_budget::Budget;
+use super::value_sources::ValueSources;
+use crate::error::CliError;
 use crate::game::{Game, Side};
+use crate::games::AnyPosition;
 use crate::kpe_db::solution::SolveError;
 use crate::record::{final_totals, winner_of, GameRecord};
 use crate::search::Searchable;
@@ -234,10 +243,42 @@ impl GameInfo {
     }
 }
 
+/// Analyses a played game (`sow analyze`, the web oracle's
+/// `/api/analyze`): its moves replayed from `start`, then every ply valued,
+/// Kpé exactly from its database, Kiothi by a search of each position
+/// within `budget` (its time is per position) through the endgame tables.
+/// `on_ply(done, total)` follows the work.
+pub fn analyze_played(
+    sources: &ValueSources,
+    game: &GameText,
+    start: &AnyPosition,
+    budget: &Budget,
+    stop: Arc<AtomicBool>,
+    on_ply: &mut dyn FnMut(usize, usize),
+) -> Result<GameAnalysis, CliError> {
+    match start {
+        AnyPosition::Kpe(p) => {
+            let (record, ignored) = replay(p, game)?;
+            let oracle = sources.kpe(p.variant())?;
+            let mut oracle = oracle.lock().unwrap_or_else(|e| e.into_inner());
+            let info = GameInfo::new(game, FROM_DATABASE).ignoring(ignored);
+            Ok(analyze_game(&record, &mut *oracle, info, on_ply)?)
+        }
+        AnyPosition::Kiothi(p) => {
+            let (record, ignored) = replay(p, game)?;
+            let seconds = budget.seconds.unwrap_or_default();
+            let method = search_method(seconds, budget.threads, &*sources.kiothi_tables()?);
+            let mut oracle = sources.search_oracle(budget, stop)?;
+            let info = GameInfo::new(game, method).ignoring(ignored);
+            Ok(analyze_game(&record, &mut oracle, info, on_ply)?)
+        }
+    }
+}
+
 /// Annotates every ply of `record` with values from `oracle`;
 /// `on_ply(done, total)` follows the work (one call per ply, then one for
 /// the last position).
-pub fn analyze_game<G: Searchable, O: Oracle<G>>(
+pub fn analyze_game<G: Searchable, O: Oracle<G> + ?Sized>(
     record: &GameRecord<G>,
     oracle: &mut O,
     info: GameInfo,
@@ -298,7 +339,7 @@ struct JudgedGame<G: Searchable> {
 
 /// The oracle's judgement of every move played and its value of the last
 /// position.
-fn judge_game<G: Searchable, O: Oracle<G>>(
+fn judge_game<G: Searchable, O: Oracle<G> + ?Sized>(
     record: &GameRecord<G>,
     oracle: &mut O,
     on_ply: &mut dyn FnMut(usize, usize),

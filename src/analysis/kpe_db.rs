@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::move_values::{notation, MoveEntry};
+
 use crate::error::CliError;
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
@@ -43,28 +45,9 @@ pub fn result_word(value: i32) -> &'static str {
     }
 }
 
-/// A move and its exact value for the mover.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MoveValue {
-    #[serde(rename = "move")]
-    pub mv: String,
-    pub value: i32,
-}
-
 /// Move values as `[{"move","value"}]`.
-pub fn moves_json(moves: &[(KpeMove, i32)]) -> Vec<MoveValue> {
-    moves
-        .iter()
-        .map(|(m, v)| MoveValue {
-            mv: m.to_string(),
-            value: *v,
-        })
-        .collect()
-}
-
-/// A line of moves as notation strings.
-pub fn line_json(line: &[KpeMove]) -> Vec<String> {
-    line.iter().map(|m| m.to_string()).collect()
+pub fn moves_json(moves: &[(KpeMove, i32)]) -> Vec<MoveEntry> {
+    moves.iter().map(|(m, v)| MoveEntry::new(m, *v)).collect()
 }
 
 /// Positions of a variant's database.
@@ -82,7 +65,7 @@ pub struct PositionCounts {
 pub struct StartSummary {
     pub game: String,
     /// First moves and their values for South.
-    pub moves: Vec<MoveValue>,
+    pub moves: Vec<MoveEntry>,
     pub position: String,
     pub positions: PositionCounts,
     /// The perfect-play line.
@@ -93,13 +76,6 @@ pub struct StartSummary {
     pub result: String,
     pub value: i32,
     pub variant: String,
-}
-
-pub fn line_text(line: &[KpeMove]) -> String {
-    line.iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Longest perfect-play line given with a move (`eval` and hints).
@@ -148,7 +124,7 @@ pub fn start_json(solution: &Solution, variant: KpeVariant) -> Result<StartSumma
         value,
         result: result_word(value).into(),
         moves: moves_json(&moves),
-        pv: line_json(&line.moves),
+        pv: notation(&line.moves),
         pv_ends_by: line.ended_by.into(),
         pv_final_position: line.end.to_string(),
         positions: PositionCounts {

@@ -204,11 +204,17 @@ pub struct SearchOracle<G> {
 }
 
 impl<G: Searchable> SearchOracle<G> {
-    pub fn new(limits: Limits, threads: usize, hash_mb: usize, stop: Arc<AtomicBool>) -> Self {
+    /// A search within `limits` on `threads` threads through `tt`.
+    pub fn new(
+        limits: Limits,
+        threads: usize,
+        tt: TranspositionTable,
+        stop: Arc<AtomicBool>,
+    ) -> Self {
         SearchOracle {
             limits,
             threads: threads.max(1),
-            tt: TranspositionTable::new(hash_mb),
+            tt,
             exact: Arc::new(NoTables),
             stop,
         }

@@ -1,12 +1,14 @@
-//! Value parsers for the numbers of the command line, and the number flags
-//! that several commands share ([`SearchHash`]). Each parser returns a
-//! [`CliError`] naming its field, which `main.rs` prints as it is (kind
-//! `usage`), so a refused number reads the same whichever command took it.
+//! The flags of the command line that take numbers: each value parser
+//! defined once (a refusal is a [`CliError`] naming its field, which
+//! `main.rs` prints as it is, kind `usage`, so a refused number reads the
+//! same whichever command took it), and the flags several commands share
+//! with one meaning ([`SearchHash`], [`OpeningPlies`]). The directories
+//! and files are in `paths.rs`.
 
 use super::CliError;
-use crate::analysis::search_budget::check_seconds;
 #[cfg(test)]
 use crate::error::ErrorKind;
+use crate::search::Limits;
 
 fn whole<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError> {
     text.trim().parse().map_err(|_| {
@@ -66,6 +68,15 @@ pub fn games(text: &str) -> Result<usize, CliError> {
 /// scored random play, `tune` found no position to sample).
 pub const MAX_OPENING_PLIES: u32 = 100;
 
+/// `--opening-plies N` of `match` and `tune`, defined once.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct OpeningPlies {
+    /// Random plies played before the engines take over, 0 to 100 (Kiothi:
+    /// the two redistributions count as plies).
+    #[arg(long = "opening-plies", value_name = "OPENING_PLIES", default_value_t = 4, value_parser = opening_plies)]
+    pub plies: u32,
+}
+
 /// `--opening-plies N`: 0 to [`MAX_OPENING_PLIES`].
 pub fn opening_plies(text: &str) -> Result<u32, CliError> {
     let n: u64 = whole("opening-plies", text)?;
@@ -86,6 +97,12 @@ pub fn threads(text: &str) -> Result<usize, CliError> {
 /// `--hash MB`: at least 1 MiB.
 pub fn hash_mb(text: &str) -> Result<usize, CliError> {
     at_least_one("hash", text, " MiB").map(|n| n as usize)
+}
+
+/// Refuses a `--hash` above the memory available (checked before the
+/// table is allocated, when the command comes to search).
+pub fn check_hash(mb: usize) -> Result<(), CliError> {
+    crate::infra::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))
 }
 
 /// `--hash MB` of a search (`eval`, `analyze`, `play`), defined once and
@@ -128,7 +145,7 @@ pub fn nodes(text: &str) -> Result<u64, CliError> {
 }
 
 /// The shortest `--time` taken (`Limits::takes_seconds`).
-pub const MIN_SECONDS: f64 = crate::search::Limits::MIN_SECONDS;
+pub const MIN_SECONDS: f64 = Limits::MIN_SECONDS;
 
 /// `--time S`: a finite number of seconds, at least [`MIN_SECONDS`].
 pub fn seconds(text: &str) -> Result<f64, CliError> {
@@ -139,6 +156,17 @@ pub fn seconds(text: &str) -> Result<f64, CliError> {
         )
     })?;
     check_seconds(s)
+}
+
+/// Refuses a `--time` that is not finite or under [`MIN_SECONDS`].
+pub fn check_seconds(s: f64) -> Result<f64, CliError> {
+    match Limits::takes_seconds(s) {
+        true => Ok(s),
+        false => Err(CliError::usage(
+            "time",
+            format!("--time must be a number of seconds, at least {MIN_SECONDS}, found {s}"),
+        )),
+    }
 }
 
 /// `--format` of `sow stats`.

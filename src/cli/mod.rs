@@ -1,20 +1,18 @@
 //! The `sow` command line, as library functions the thin binary calls.
 //!
 //! Every command is written generically over [`Game`](crate::game::Game) plus
-//! the small [`Board`] trait for drawing, and dispatched on [`AnyPosition`].
+//! the small [`Board`](crate::report::board::Board) trait for drawing, and dispatched on [`AnyPosition`].
 //! Output goes through [`Out`], which writes either human text or exactly one
 //! JSON object; errors are [`CliError`]s, printed by [`Out::fail`].
 
 pub mod analyze;
 pub mod apply;
 pub mod args;
-pub mod board;
 pub mod completions;
 pub mod eval;
 pub mod export;
 pub mod game_arg;
 pub mod kept_bounds;
-mod kiothi_board;
 pub mod kiothi_tables;
 pub mod man;
 pub mod matches;
@@ -26,7 +24,6 @@ pub mod perft;
 pub mod play;
 pub mod prove;
 pub mod report;
-pub mod search_eval;
 pub mod serve;
 pub mod show;
 pub mod solve;
@@ -35,7 +32,6 @@ pub mod tune;
 pub mod variants;
 
 pub use crate::games::{parse_any, AnyPosition};
-pub use board::Board;
 pub use output::{CliError, Out};
 
 /// A position argument, its refusal by the error contract.

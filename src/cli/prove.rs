@@ -11,7 +11,6 @@ use serde::Serialize;
 
 use super::kept_bounds::KeptBounds;
 use super::{CliError, Out};
-use crate::analysis::search_budget::check_seconds;
 use crate::error::ErrorKind;
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::{Progress, ProgressBar};
@@ -90,13 +89,13 @@ pub fn run(
     db: &Path,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    args.seconds.map(check_seconds).transpose()?;
+    args.seconds.map(super::args::check_seconds).transpose()?;
     if args.nodes == Some(0) {
         return Err(CliError::usage("nodes", "--nodes must be at least 1"));
     }
     // At most the memory available, as `eval --hash` (`--hash` near
     // `usize::MAX` overflowed the table's size, a panic).
-    super::search_eval::check_hash(args.hash_mb)?;
+    super::args::check_hash(args.hash_mb)?;
     if pos.is_opening() {
         return Err(CliError::new(
             ErrorKind::Unsupported,

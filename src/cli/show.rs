@@ -1,8 +1,8 @@
 //! `sow show <POSITION>`: the board, whose turn it is, and the legal moves.
 
-use super::board::{side_name, Board};
 use super::{AnyPosition, CliError, Out};
 use crate::analysis::position_models::{final_totals, listed_moves, ShowModel};
+use crate::report::board::{side_name, Board};
 
 /// `sow show`: its command line.
 #[derive(clap::Args, Debug)]

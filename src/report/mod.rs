@@ -2,6 +2,8 @@
 //! drawn by the program (SVG, no system libraries) and tables (CSV).
 
 pub mod analysis;
+pub mod board;
+pub mod evaluation;
 pub mod export;
 pub mod index;
 pub mod kiothi;

@@ -15,10 +15,10 @@ use serde::Serialize;
 
 use super::state::{AppState, MAX_CLIENT_ID};
 use super::values;
-use crate::analysis::game_text::parse_game_text;
+use crate::analysis::game_text::{parse_game_text, GameTextError};
 use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
-use crate::analysis::search_budget::Budget;
+use crate::analysis::search_budget::{Budget, SERVE_ANALYZE_SECONDS};
 use crate::error::CliError;
 use crate::error::ErrorKind;
 use crate::games::{parse_any, AnyPosition};
@@ -286,7 +286,7 @@ pub async fn move_values(State(state): State<Arc<AppState>>, q: Params) -> ApiRe
 async fn position_search<T: Send + 'static>(
     state: Arc<AppState>,
     q: Params,
-    work: fn(&AppState, &AnyPosition, bool, Budget, &AtomicBool) -> Result<T, CliError>,
+    work: fn(&AppState, &AnyPosition, bool, Budget, Arc<AtomicBool>) -> Result<T, CliError>,
 ) -> Result<T, ApiError> {
     q.only(&["position", "time", "depth", "client"])?;
     let pos = q.position()?;
@@ -294,7 +294,7 @@ async fn position_search<T: Send + 'static>(
     let searched = q.searched();
     let st = state.clone();
     searching(&state, q.client()?, move |stop| {
-        work(&st, &pos, searched, budget, &stop)
+        work(&st, &pos, searched, budget, stop)
     })
     .await
 }
@@ -333,7 +333,14 @@ pub async fn analyze(
         ),
     })?;
     let record: Option<usize> = q.number("record", "a whole number")?;
-    let game = parse_game_text(&body, record)?;
+    let game = parse_game_text(&body, record).map_err(|e| match e {
+        GameTextError::NotRecords => ApiError::from(CliError::new(
+            ErrorKind::Malformed,
+            Some("record"),
+            "`record` picks a game of a JSON-lines file; this input holds one game",
+        )),
+        e => ApiError::from(CliError::from(e)),
+    })?;
     if game.moves.len() > state.limits.max_moves {
         return Err(usage(
             "moves",
@@ -343,8 +350,8 @@ pub async fn analyze(
     let start = crate::analysis::game_replay::find_start(&game, q.get("start"))?;
     let budget = q.budget(&state)?;
     let asked = match q.get("time") {
-        Some(_) => budget.seconds.unwrap_or(DEFAULT_ANALYSIS_SECONDS),
-        None => DEFAULT_ANALYSIS_SECONDS,
+        Some(_) => budget.seconds.unwrap_or(SERVE_ANALYZE_SECONDS),
+        None => SERVE_ANALYZE_SECONDS,
     };
     let seconds = asked.min(state.limits.max_seconds / (game.moves.len() + 1) as f64);
     let st = state.clone();
@@ -354,9 +361,6 @@ pub async fn analyze(
     .await?;
     json_model(&Sorted(&model))
 }
-
-/// Search time per position of `/api/analyze` (Kiothi) when not given.
-pub const DEFAULT_ANALYSIS_SECONDS: f64 = 0.2;
 
 /// `POST /api/stop?client=ID`: stops the client's running search (it answers
 /// with its best completed iteration).
@@ -373,7 +377,7 @@ pub async fn stop(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
 /// on the fly).
 pub async fn games(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
     q.only(&[])?;
-    json_model(&values::games(&state.db))
+    json_model(&values::games(state.sources.db()))
 }
 
 /// Anything else under `/api/`.

@@ -365,7 +365,7 @@ fn game_file(b: &[u8]) -> Outcome {
     };
     let game = match parse_game_text(t, None) {
         Ok(g) => g,
-        Err(e) => return refusal(&e),
+        Err(e) => return cli_refusal(&e.into()),
     };
     let start = match find_start(&game, None) {
         Ok(p) => p,
