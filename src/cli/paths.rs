@@ -25,6 +25,19 @@ impl DbDir {
     }
 }
 
+/// `--out DIR`, the directory of the reports (`report`, `variants`), defined once.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReportsDir {
+    /// Directory of the reports.
+    #[arg(
+        long = "out",
+        id = "out",
+        value_name = "DIR",
+        default_value = "results"
+    )]
+    pub dir: PathBuf,
+}
+
 /// `--FLAG DIR` of a command that writes there after long work: checked
 /// writable first (without creating it: the command creates it when it
 /// writes), refused (kind `io`, exit 2) if not.
