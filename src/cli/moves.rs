@@ -76,3 +76,54 @@ pub fn moves<G: Game>(p: &G, all: bool, out: &mut Out) -> Result<(), CliError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::io::Write;
+    use std::rc::Rc;
+
+    use serde_json::Value;
+
+    use super::*;
+    use crate::analysis::position_models::listed_moves;
+    use crate::analysis::test_games::Wide;
+
+    #[derive(Clone, Default)]
+    struct Buf(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What `moves` prints of `wide`, in JSON or as text.
+    fn printed(wide: &Wide, all: bool, json: bool) -> String {
+        let buf = Buf::default();
+        let mut out = Out::new(json, false, Box::new(buf.clone()));
+        moves(wide, all, &mut out).unwrap();
+        let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
+        text
+    }
+
+    #[test]
+    fn many_moves_are_counted_not_listed() {
+        let wide = Wide(MOVE_LIST_LIMIT as u32 + 1);
+        let text = printed(&wide, false, false);
+        assert!(text.contains("10001 legal moves"), "{text}");
+        let v: Value = serde_json::from_str(&printed(&wide, false, true)).unwrap();
+        assert_eq!(v["count"], 10001);
+        assert!(v["moves"].is_null());
+        let v: Value = serde_json::from_str(&printed(&wide, true, true)).unwrap();
+        assert_eq!(v["count"], 10001);
+        assert_eq!(v["moves"].as_array().unwrap().len(), 10001);
+        assert_eq!(v["moves"][10000], "10000");
+        assert_eq!(printed(&wide, true, false).lines().count(), 10001);
+        assert_eq!(listed_moves(&wide), (10001, None));
+    }
+}
