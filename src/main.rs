@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn man_page_has_a_section_for_every_subcommand() {
-        let page = String::from_utf8(cli::man::page(&Cli::command()).unwrap()).unwrap();
+        let page = String::from_utf8(sow::report::man::page(&Cli::command()).unwrap()).unwrap();
         assert!(
             page.starts_with(".ie") || page.contains(".TH sow 1"),
             "{}",

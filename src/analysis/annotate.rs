@@ -19,6 +19,7 @@ use super::value_sources::ValueSources;
 use crate::error::CliError;
 use crate::game::{Game, Side};
 use crate::games::AnyPosition;
+use crate::infra::progress::Progress;
 use crate::kpe_db::solution::SolveError;
 use crate::record::{final_totals, winner_of, GameRecord};
 use crate::search::Searchable;
@@ -246,23 +247,28 @@ impl GameInfo {
 /// Analyses a played game (`sow analyze`, the web oracle's
 /// `/api/analyze`): its moves replayed from `start`, then every ply valued,
 /// Kpé exactly from its database, Kiothi by a search of each position
-/// within `budget` (its time is per position) through the endgame tables.
-/// `on_ply(done, total)` follows the work.
+/// within `budget` (its time is per position) through the endgame tables;
+/// `progress` shows a bar of the plies.
 pub fn analyze_played(
     sources: &ValueSources,
     game: &GameText,
     start: &AnyPosition,
     budget: &Budget,
     stop: Arc<AtomicBool>,
-    on_ply: &mut dyn FnMut(usize, usize),
+    progress: Progress,
 ) -> Result<GameAnalysis, CliError> {
-    match start {
+    let bar = progress.bar(game.moves.len() as u64 + 1, "analyze");
+    let on_ply = &mut |done: usize, all: usize| {
+        bar.set_length(all as u64);
+        bar.set_position(done as u64)
+    };
+    let analysis = match start {
         AnyPosition::Kpe(p) => {
             let (record, ignored) = replay(p, game)?;
             let oracle = sources.kpe(p.variant())?;
             let mut oracle = oracle.lock().unwrap_or_else(|e| e.into_inner());
             let info = GameInfo::new(game, FROM_DATABASE).ignoring(ignored);
-            Ok(analyze_game(&record, &mut *oracle, info, on_ply)?)
+            analyze_game(&record, &mut *oracle, info, on_ply)?
         }
         AnyPosition::Kiothi(p) => {
             let (record, ignored) = replay(p, game)?;
@@ -270,9 +276,11 @@ pub fn analyze_played(
             let method = search_method(seconds, budget.threads, &*sources.kiothi_tables()?);
             let mut oracle = sources.search_oracle(budget, stop)?;
             let info = GameInfo::new(game, method).ignoring(ignored);
-            Ok(analyze_game(&record, &mut oracle, info, on_ply)?)
+            analyze_game(&record, &mut oracle, info, on_ply)?
         }
-    }
+    };
+    bar.finish_and_clear();
+    Ok(analysis)
 }
 
 /// Annotates every ply of `record` with values from `oracle`;

@@ -77,19 +77,8 @@ impl AnalyzeArgs {
             true => crate::infra::interrupt::ctrl_c_flag(),
             false => Arc::default(),
         };
-        let bar = Progress::auto(quiet).bar(game.moves.len() as u64 + 1, "analyze");
-        let analysis = analyze_played(
-            &sources,
-            &game,
-            &start,
-            &budget,
-            stop.clone(),
-            &mut |done, all| {
-                bar.set_length(all as u64);
-                bar.set_position(done as u64)
-            },
-        )?;
-        bar.finish_and_clear();
+        let progress = Progress::auto(quiet);
+        let analysis = analyze_played(&sources, &game, &start, &budget, stop.clone(), progress)?;
         // After Ctrl-C the remaining plies were searched to depth 1 only: the
         // analysis is wrong, so nothing is printed or written.
         if stop.load(Ordering::SeqCst) {
@@ -105,7 +94,7 @@ impl AnalyzeArgs {
         if out.json {
             return out.model_sorted(&analysis);
         }
-        text(&analysis).into_iter().try_for_each(|l| out.line(l))?;
+        out.lines(text(&analysis))?;
         if let Some(dir) = &self.out {
             out.info(format!(
                 "wrote {0}/analysis.md, {0}/analysis.json and {0}/values.svg",

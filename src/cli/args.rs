@@ -6,6 +6,7 @@
 //! and files are in `paths.rs`.
 
 use super::CliError;
+use crate::analysis::matches::{MAX_GAMES, MAX_OPENING_PLIES};
 #[cfg(test)]
 use crate::error::ErrorKind;
 use crate::search::Limits;
@@ -44,11 +45,6 @@ pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
     Ok(n)
 }
 
-/// The most `--games` a command plays: every game's record is kept in
-/// memory (`--games 18446744073709551615` overflowed a count, and four
-/// billion ate the memory).
-pub const MAX_GAMES: u64 = 1_000_000;
-
 /// `--games N`: 1 to [`MAX_GAMES`].
 pub fn games(text: &str) -> Result<usize, CliError> {
     let n = at_least_one("games", text, "")?;
@@ -61,17 +57,10 @@ pub fn games(text: &str) -> Result<usize, CliError> {
     Ok(n as usize)
 }
 
-/// The most `--opening-plies` of `match` and `tune`: a tenth of their games'
-/// ply cap (`tune::PLY_CAP`, the match's `ply_cap`, 1000 plies). An opening
-/// is a short random start for the agents to take over from; 4294967295
-/// random plies played every game to its end at random (`match` then
-/// scored random play, `tune` found no position to sample).
-pub const MAX_OPENING_PLIES: u32 = 100;
-
 /// `--opening-plies N` of `match` and `tune`, defined once.
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct OpeningPlies {
-    /// Random plies played before the engines take over, 0 to 100 (Kiothi:
+    /// Random plies played before the agents take over, 0 to 100 (Kiothi:
     /// the two redistributions count as plies).
     #[arg(long = "opening-plies", value_name = "OPENING_PLIES", default_value_t = 4, value_parser = opening_plies)]
     pub plies: u32,

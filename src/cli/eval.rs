@@ -80,12 +80,8 @@ impl EvalArgs {
             },
         )?;
         printed?;
-        if out.json {
-            return out.model_sorted(&e);
-        }
         let side = crate::with_position!(&pos, p => crate::game::Game::side_to_move(p));
-        text(&e, side, out.quiet)
-            .into_iter()
-            .try_for_each(|l| out.line(l))
+        let quiet = out.quiet;
+        out.result(&e, |e| text(e, side, quiet))
     }
 }

@@ -1,10 +1,9 @@
 //! `sow moves <POSITION> [--all]`: the legal moves in notation, one a line.
 
-use std::ops::ControlFlow;
-
 use super::{AnyPosition, CliError, Out, MOVE_LIST_LIMIT};
 use crate::analysis::position_models::MovesModel;
 use crate::game::Game;
+use crate::report::position::stream_moves;
 
 /// `sow moves`: its command line.
 #[derive(clap::Args, Debug)]
@@ -39,39 +38,8 @@ pub fn moves<G: Game>(p: &G, all: bool, out: &mut Out) -> Result<(), CliError> {
         return Ok(());
     }
     let json = out.json;
-    let w = out.writer();
-    if json {
-        write!(
-            w,
-            "{{\"position\":{},\"moves\":[",
-            serde_json::Value::from(p.to_string())
-        )?;
-    }
-    let mut written = 0u64;
-    let mut failure = None;
-    let _ = p.for_each_move(|mv| {
-        let text = mv.to_string();
-        let r = if json {
-            let sep = if written == 0 { "" } else { "," };
-            write!(w, "{sep}{}", serde_json::Value::from(text))
-        } else {
-            writeln!(w, "{text}")
-        };
-        written += 1;
-        match r {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => {
-                failure = Some(e);
-                ControlFlow::Break(())
-            }
-        }
-    });
-    if let Some(e) = failure {
-        return Err(e.into());
-    }
-    if json {
-        writeln!(w, "],\"count\":{written}}}")?;
-    } else if written == 0 && !out.quiet {
+    let written = stream_moves(p, json, out.writer())?;
+    if !json && written == 0 && !out.quiet {
         eprintln!("no legal moves: the game is over");
     }
     Ok(())
@@ -79,36 +47,18 @@ pub fn moves<G: Game>(p: &G, all: bool, out: &mut Out) -> Result<(), CliError> {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
-    use std::io::Write;
-    use std::rc::Rc;
-
     use serde_json::Value;
 
     use super::*;
     use crate::analysis::position_models::listed_moves;
     use crate::analysis::test_games::Wide;
-
-    #[derive(Clone, Default)]
-    struct Buf(Rc<RefCell<Vec<u8>>>);
-
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::cli::output::Captured;
 
     /// What `moves` prints of `wide`, in JSON or as text.
     fn printed(wide: &Wide, all: bool, json: bool) -> String {
-        let buf = Buf::default();
-        let mut out = Out::new(json, false, Box::new(buf.clone()));
-        moves(wide, all, &mut out).unwrap();
-        let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
-        text
+        let captured = Captured::default();
+        moves(wide, all, &mut captured.out(json, false)).unwrap();
+        captured.text()
     }
 
     #[test]

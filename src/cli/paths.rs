@@ -29,12 +29,7 @@ impl DbDir {
 #[derive(clap::Args, Clone, Debug)]
 pub struct ReportsDir {
     /// Directory of the reports.
-    #[arg(
-        long = "out",
-        id = "out",
-        value_name = "DIR",
-        default_value = "results"
-    )]
+    #[arg(long = "out", value_name = "DIR", default_value = "results")]
     pub dir: PathBuf,
 }
 

@@ -36,12 +36,8 @@ impl PerftArgs {
             crate::with_position!(&pos, p => perft_report(p, depth, divide, max, &bar, &stop));
         bar.finish_and_clear();
         let report = report.map_err(refusal)?;
-        if out.json {
-            return out.model_sorted(&report);
-        }
-        text(&report, out.quiet)
-            .into_iter()
-            .try_for_each(|l| out.line(l))
+        let quiet = out.quiet;
+        out.result(&report, |r| text(r, quiet))
     }
 }
 

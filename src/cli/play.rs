@@ -18,15 +18,8 @@ use crate::error::ErrorKind;
 use crate::game::Side;
 use crate::infra::files;
 use crate::infra::progress::Progress;
-use crate::record::Termination;
 use crate::report::board::{side_name, Board};
-
-/// Legal moves listed at each turn up to this many (a Kiothi opening has
-/// hundreds of millions: only their count is given).
-const LIST_LIMIT: u64 = 200;
-
-/// Moves shown by `hint` in a Kiothi opening (the best candidates).
-const OPENING_HINTS: usize = 10;
+use crate::report::play as text;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SideArg {
@@ -109,24 +102,18 @@ fn play<G: Board + Valued>(
     input: &mut dyn BufRead,
     out: &mut Out,
 ) -> Result<(), CliError> {
-    out.line(format!(
-        "sow play: you are {}, sow plays {} at level {}. Commands: a move, hint, undo, flip, save FILE, quit",
-        side_name(s.human),
-        side_name(s.human.other()),
-        s.level
-    ))?;
+    out.line(text::greeting(s))?;
     board(s, out)?;
     let mut announced = false;
     loop {
-        let pos = s.record().current().clone();
-        if s.record().is_finished() {
+        if let Some(result) = text::result(s) {
             if !announced {
-                out.line(result_line(s))?;
+                out.line(result)?;
                 announced = true;
             }
         } else if s.oracle_to_move() {
+            let side = side_name(s.record().current().side_to_move());
             let mv = s.oracle_move(oracle)?;
-            let side = side_name(pos.side_to_move());
             out.line(format!(
                 "{}. {side} (sow) plays {mv}",
                 s.record().moves().len()
@@ -134,22 +121,7 @@ fn play<G: Board + Valued>(
             board(s, out)?;
             continue;
         } else {
-            let count = pos.move_count();
-            let legal = match count <= LIST_LIMIT {
-                true => pos
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                false => {
-                    format!("{count} moves (notation a+b>targets; `hint` lists the best found)")
-                }
-            };
-            out.line(format!(
-                "your move ({}), legal: {legal}",
-                side_name(pos.side_to_move())
-            ))?;
+            out.line(text::prompt(s))?;
         }
         out.flush()?;
         match command(s, oracle, input, out)? {
@@ -245,23 +217,7 @@ fn hint<G: Board + Valued>(
         return out.line("the game is over: no hint");
     }
     let values = s.hint(oracle)?;
-    let shown = match values.complete {
-        true => values.moves.len(),
-        false => {
-            out.line(format!(
-                "the opening explorer's best redistributions (the search's {} candidates of {} legal moves, depth {}):",
-                values.moves.len(),
-                s.record().current().move_count(),
-                values.depth
-            ))?;
-            OPENING_HINTS
-        }
-    };
-    for m in values.moves.iter().take(shown) {
-        let how = if m.exact { "exact" } else { "estimate" };
-        out.line(format!("  {:<24} {:+4} {how}", m.mv.to_string(), m.value))?;
-    }
-    Ok(())
+    out.lines(text::hint(s, &values))
 }
 
 fn save<G: Board + Valued>(s: &Session<G>, file: &str, out: &mut Out) -> Result<(), CliError> {
@@ -275,74 +231,29 @@ fn save<G: Board + Valued>(s: &Session<G>, file: &str, out: &mut Out) -> Result<
     }
 }
 
-/// How the finished game ended, and who won.
-fn result_line<G: Board + Valued>(s: &Session<G>) -> String {
-    let r = s.record().result().expect("a finished game");
-    let last = s.record().current();
-    let how = match r.termination {
-        Termination::NoMove => format!(
-            "{} to move has no legal move",
-            side_name(last.side_to_move())
-        ),
-        Termination::Repetition => {
-            "a position occurred for the third time (the board is shared)".to_string()
-        }
-    };
-    let verdict = match r.winner() {
-        Some(side) if side == s.human => "you win",
-        Some(_) => "sow wins",
-        None => "draw",
-    };
-    // RULES §2.10: "reported as such".
-    let one_warrior = match last.ended_in_one_warrior_victory(r.totals) {
-        true => ", a one-warrior victory",
-        false => "",
-    };
-    format!(
-        "game over: {how}; South {} North {}: {verdict}{one_warrior} (commands: save FILE, undo, quit)",
-        r.totals[0], r.totals[1]
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::oracle::SearchOracle;
+    use crate::cli::output::Captured;
     use crate::search::{Limits, TranspositionTable};
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    /// Collects what the session prints.
-    #[derive(Clone, Default)]
-    struct Printed(Rc<RefCell<Vec<u8>>>);
-
-    impl std::io::Write for Printed {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     /// A line that is not UTF-8 is refused and the session goes on (it
     /// ended with an `io` error).
     #[test]
     fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
-        let start = match parse_any("kpe:3x3").unwrap() {
-            AnyPosition::Kpe(p) => p,
-            AnyPosition::Kiothi(_) => unreachable!("kpe:3x3 is Kpé"),
+        let AnyPosition::Kpe(start) = parse_any("kpe:3x3").unwrap() else {
+            unreachable!("kpe:3x3 is Kpé")
         };
         let tt = TranspositionTable::new(1);
         let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, tt, Arc::default());
-        let printed = Printed::default();
-        let mut out = Out::new(false, true, Box::new(printed.clone()));
+        let printed = Captured::default();
+        let mut out = printed.out(false, true);
         let mut input: &[u8] = b"\xff\xfe\nboard\nquit\n";
         let mut session = Session::new(start, Side::South, Level::Perfect, 1);
         play(&mut session, &mut oracle, &mut input, &mut out).unwrap();
         out.flush().unwrap();
-        let text = String::from_utf8(printed.0.borrow().clone()).unwrap();
+        let text = printed.text();
         assert!(text.contains("refused: the line is not UTF-8"), "{text}");
         assert!(text.ends_with("goodbye\n"), "{text}");
     }

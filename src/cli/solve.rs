@@ -114,18 +114,10 @@ impl SolveArgs {
         let progress = Progress::auto(out.quiet || out.json);
         if self.endgame_only {
             let built = solve_endgame(variant, &db, progress)?;
-            return match out.json {
-                true => out.model_sorted(&built),
-                false => endgame_text(&built)
-                    .into_iter()
-                    .try_for_each(|l| out.line(l)),
-            };
+            return out.result(&built, endgame_text);
         }
         let solved = solve(variant, &db, self.out_of_core.unwrap_or_default(), progress)?;
-        match out.json {
-            true => out.model_sorted(&solved),
-            false => text(&solved).into_iter().try_for_each(|l| out.line(l)),
-        }
+        out.result(&solved, text)
     }
 }
 

@@ -19,6 +19,7 @@ use crate::analysis::search_budget::Budget;
 use crate::error::CliError;
 use crate::games::kpe::KpeVariant;
 use crate::games::AnyPosition;
+use crate::infra::progress::Progress;
 use crate::infra::rng::Rng;
 use crate::kpe_db::solution::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
 use crate::search::Searchable;
@@ -145,7 +146,7 @@ pub fn analysis(
         nodes: None,
         ..budget
     };
-    analyze_played(&state.sources, game, start, &budget, stop, &mut |_, _| {})
+    analyze_played(&state.sources, game, start, &budget, stop, Progress::Hidden)
 }
 
 /// `/api/games`: one start shortcut the page offers.
