@@ -323,6 +323,19 @@ mod tests {
         assert_eq!(g.after[1], "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0");
     }
 
+    /// What `sow play` saves is read back: its start, moves and players.
+    #[test]
+    fn a_saved_game_is_read_back() {
+        let start = crate::games::kpe::parse_position("kpe:3x3").unwrap();
+        let mut record = GameRecord::new(start);
+        record.push_text("0").unwrap();
+        let names = ["you".to_string(), "sow good".to_string()];
+        let g = parse_game_text(&SavedGame::new(&record, names).line(), None).unwrap();
+        assert_eq!(g.start, Some(start.to_string()));
+        assert_eq!(g.moves, ["0"]);
+        assert_eq!(g.names, [Some("you".into()), Some("sow good".into())]);
+    }
+
     #[test]
     fn a_byte_order_mark_is_skipped() {
         let g = parse_game_text("\u{feff}kpe:3x3\r\n0 3\r\n", None).unwrap();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{args, paths, AnyPosition, CliError, Out};
 use crate::analysis::annotate::analyze_played;
-use crate::analysis::game_replay::find_start;
+use crate::analysis::game_replay::{find_start, StartError};
 use crate::analysis::game_text::{parse_game_text, GameTextError};
 use crate::analysis::search_budget::{Budget, ANALYZE_SECONDS};
 use crate::analysis::value_sources::ValueSources;
@@ -56,7 +56,13 @@ impl AnalyzeArgs {
         let name = format!("the game file {}", self.file);
         let input = paths::read_input(file, "file", &name)?;
         let game = parse_game_text(&input, self.record).map_err(record_flag)?;
-        let start = find_start(&game, self.start.as_deref())?;
+        let start = find_start(&game, self.start.as_deref()).map_err(|e| match e {
+            StartError::NotFound(c) => {
+                let message = format!("{}: pass --start POSITION", StartError::not_found(&c));
+                CliError::new(ErrorKind::Malformed, Some("start"), message)
+            }
+            e => e.into(),
+        })?;
         let kiothi = matches!(start, AnyPosition::Kiothi(_));
         if !kiothi && self.time.is_some() {
             return Err(CliError::usage(

@@ -165,6 +165,15 @@ pub enum TableFormat {
     Json,
 }
 
+/// Refuses the first flag of `flags` that was given (`(name, given)`), with
+/// `why(name)` as the message: flags that do not apply to this solve.
+pub fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<(), CliError> {
+    match flags.iter().find(|(_, given)| *given) {
+        Some(&(flag, _)) => Err(CliError::usage(flag, why(flag))),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

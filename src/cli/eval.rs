@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{args, parse_position, AnyPosition, CliError, Out};
+use super::{args, parse_any, AnyPosition, CliError, Out};
 use crate::analysis::evaluation::evaluate;
 use crate::analysis::search_budget::Budget;
 use crate::analysis::value_sources::ValueSources;
@@ -38,7 +38,7 @@ pub struct EvalArgs {
 
 impl EvalArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        let pos = parse_position(&self.position)?;
+        let pos = parse_any(&self.position)?;
         let budget = Budget {
             depth: self.depth,
             seconds: self.time,

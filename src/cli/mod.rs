@@ -32,8 +32,3 @@ pub mod variants;
 pub use crate::analysis::position_models::MOVE_LIST_LIMIT;
 pub use crate::games::{parse_any, AnyPosition};
 pub use output::{CliError, Out};
-
-/// A position argument, its refusal by the error contract.
-pub fn parse_position(text: &str) -> Result<AnyPosition, CliError> {
-    parse_any(text).map_err(CliError::from)
-}

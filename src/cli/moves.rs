@@ -1,6 +1,6 @@
 //! `sow moves <POSITION> [--all]`: the legal moves in notation, one a line.
 
-use super::{AnyPosition, CliError, Out, MOVE_LIST_LIMIT};
+use super::{parse_any, CliError, Out, MOVE_LIST_LIMIT};
 use crate::analysis::position_models::MovesModel;
 use crate::game::Game;
 use crate::report::position::stream_moves;
@@ -17,12 +17,8 @@ pub struct MovesArgs {
 
 impl MovesArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        run(&super::parse_position(&self.position)?, self.all, out)
+        crate::with_position!(parse_any(&self.position)?, p => moves(&p, self.all, out))
     }
-}
-
-pub fn run(pos: &AnyPosition, all: bool, out: &mut Out) -> Result<(), CliError> {
-    crate::with_position!(pos, p => moves(p, all, out))
 }
 
 /// Lists the moves; above [`MOVE_LIST_LIMIT`] only the count unless `all`,

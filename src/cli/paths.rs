@@ -1,6 +1,7 @@
 //! Files named on the command line: outputs checked writable before a
 //! command's work, inputs read whole with a bound on their size.
 
+use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -72,21 +73,7 @@ fn read_at_most(
     name: &str,
     max: u64,
 ) -> Result<String, CliError> {
-    let mut text = String::new();
-    let limit = max + 1;
-    let result = match file {
-        None => std::io::stdin()
-            .take(limit)
-            .read_to_string(&mut text)
-            .map(|_| ()),
-        Some(file) => std::fs::File::open(file)
-            .and_then(|f| f.take(limit).read_to_string(&mut text).map(|_| ())),
-    };
-    let name = if file.is_none() {
-        "standard input"
-    } else {
-        name
-    };
+    let name = file.map_or("standard input", |_| name);
     let refuse = |why: String| {
         CliError::new(
             ErrorKind::Io,
@@ -94,11 +81,15 @@ fn read_at_most(
             format!("cannot read {name}: {why}"),
         )
     };
-    result.map_err(|e| refuse(e.to_string()))?;
+    let mut text = String::new();
+    let read = match file {
+        None => std::io::stdin().take(max + 1).read_to_string(&mut text),
+        Some(file) => File::open(file).and_then(|f| f.take(max + 1).read_to_string(&mut text)),
+    };
+    read.map_err(|e| refuse(e.to_string()))?;
     if text.len() as u64 > max {
-        return Err(refuse(format!(
-            "more than {max} bytes, far beyond any input of this tool"
-        )));
+        let why = format!("more than {max} bytes, far beyond any input of this tool");
+        return Err(refuse(why));
     }
     Ok(text)
 }

@@ -28,7 +28,7 @@ pub struct PerftArgs {
 
 impl PerftArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        let pos = super::parse_position(&self.position)?;
+        let pos = super::parse_any(&self.position)?;
         let bar = Progress::auto(out.quiet || out.json).count(0, "perft", "subtrees");
         let stop = crate::infra::interrupt::ctrl_c_flag();
         let (depth, divide, max) = (self.depth, self.divide, self.max_nodes);

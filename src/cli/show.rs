@@ -1,6 +1,6 @@
 //! `sow show <POSITION>`: the board, whose turn it is, and the legal moves.
 
-use super::{AnyPosition, CliError, Out};
+use super::{parse_any, CliError, Out};
 use crate::analysis::position_models::ShowModel;
 use crate::report::board::Board;
 use crate::report::position::show_text;
@@ -14,12 +14,8 @@ pub struct ShowArgs {
 
 impl ShowArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        run(&super::parse_position(&self.position)?, out)
+        crate::with_position!(parse_any(&self.position)?, p => show(&p, out))
     }
-}
-
-pub fn run(pos: &AnyPosition, out: &mut Out) -> Result<(), CliError> {
-    crate::with_position!(pos, p => show(p, out))
 }
 
 pub fn show<G: Board>(p: &G, out: &mut Out) -> Result<(), CliError> {

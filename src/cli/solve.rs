@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::args::refuse_given;
 use super::game_arg::parse_kpe_game;
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
@@ -65,17 +66,13 @@ pub struct SolveArgs {
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         let db = kpe_db::db_dir(self.db.given());
-        if self.endgame_only && self.game.trim_start().starts_with("kiothi") {
-            return Err(CliError::usage(
-                "endgame-only",
-                "--endgame-only is for Kpé (its unlocked layers); Kiothi's endgame tables are `sow solve kiothi --stones N`",
-            ));
-        }
-        if self.out_of_core.is_some() && self.game.trim_start().starts_with("kiothi") {
-            return Err(CliError::usage(
-                "out-of-core",
-                "--out-of-core is for Kpé (where its opening region is built)",
-            ));
+        if self.game.trim_start().starts_with("kiothi") {
+            refuse_given(&[("endgame-only", self.endgame_only)], |_| {
+                "--endgame-only is for Kpé (its unlocked layers); Kiothi's endgame tables are `sow solve kiothi --stones N`".into()
+            })?;
+            refuse_given(&[("out-of-core", self.out_of_core.is_some())], |_| {
+                "--out-of-core is for Kpé (where its opening region is built)".into()
+            })?;
         }
         if self.game.trim() == "kiothi" {
             refuse_given(
@@ -118,14 +115,5 @@ impl SolveArgs {
         }
         let solved = solve(variant, &db, self.out_of_core.unwrap_or_default(), progress)?;
         out.result(&solved, text)
-    }
-}
-
-/// Refuses the first flag of `flags` that was given (`(name, given)`), with
-/// `why(name)` as the message: flags that do not apply to this solve.
-fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<(), CliError> {
-    match flags.iter().find(|(_, given)| *given) {
-        Some(&(flag, _)) => Err(CliError::usage(flag, why(flag))),
-        None => Ok(()),
     }
 }

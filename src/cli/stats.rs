@@ -77,15 +77,9 @@ impl StatsArgs {
             ("depth", self.depth.is_some()),
             ("seed", self.seed.is_some()),
         ];
-        match given.iter().find(|(_, g)| *g) {
-            Some((field, _)) => Err(CliError::usage(
-                field,
-                format!(
-                    "--{field} applies to Kiothi statistics (self-play); Kpé statistics are exact"
-                ),
-            )),
-            None => Ok(()),
-        }
+        args::refuse_given(&given, |flag| {
+            format!("--{flag} applies to Kiothi statistics (self-play); Kpé statistics are exact")
+        })
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use super::regenerate::Note;
 use crate::analysis::variants::{solve_row, variants, VariantRow, VariantsTable};
 use crate::error::CliError;
 use crate::infra::files::{pretty_json, write_atomic};
@@ -17,7 +16,7 @@ pub fn write_table(
     dir: &Path,
     max_positions: u64,
     progress: Progress,
-    note: &mut Note,
+    note: &mut dyn FnMut(String) -> Result<(), CliError>,
 ) -> Result<VariantsTable, CliError> {
     let mut rows = Vec::new();
     let list = variants(max_positions);

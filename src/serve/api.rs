@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::state::{AppState, MAX_CLIENT_ID};
 use super::values;
+use crate::analysis::game_replay::{find_start, StartError};
 use crate::analysis::game_text::{parse_game_text, GameTextError};
 use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
@@ -347,7 +348,14 @@ pub async fn analyze(
             format!("at most {} moves per game", state.limits.max_moves),
         ));
     }
-    let start = crate::analysis::game_replay::find_start(&game, q.get("start"))?;
+    let start = find_start(&game, q.get("start")).map_err(|e| match e {
+        StartError::NotFound(c) => ApiError::from(CliError::new(
+            ErrorKind::Malformed,
+            Some("start"),
+            format!("{}: pass `start`", StartError::not_found(&c)),
+        )),
+        e => ApiError::from(CliError::from(e)),
+    })?;
     let budget = q.budget(&state)?;
     let asked = match q.get("time") {
         Some(_) => budget.seconds.unwrap_or(SERVE_ANALYZE_SECONDS),

@@ -369,7 +369,7 @@ fn game_file(b: &[u8]) -> Outcome {
     };
     let start = match find_start(&game, None) {
         Ok(p) => p,
-        Err(e) => return cli_refusal(&e),
+        Err(e) => return cli_refusal(&e.into()),
     };
     match &start {
         AnyPosition::Kpe(p) => {
