@@ -6,8 +6,7 @@
 //!
 //! [`InputError`]: crate::InputError
 
-use crate::error::CliError;
-use crate::error::ErrorKind;
+use crate::error::{CliError, ErrorKind};
 use crate::kiothi_tables::EndgameError;
 use crate::kpe_db::db::DbError;
 use crate::kpe_db::solution::SolveError;

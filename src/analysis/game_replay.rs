@@ -2,14 +2,13 @@
 //! (what `sow analyze` and the web oracle's analysis value), and the start
 //! found when the record does not give it.
 
-use crate::error::{CliError, InputError};
+use crate::error::{CliError, ErrorKind, InputError};
 use crate::game::Game;
 use crate::games::{parse_any, AnyPosition};
 use crate::record::GameRecord;
 
 use super::game_text::GameText;
 use super::position_models::RefusedMove;
-use crate::error::ErrorKind;
 
 /// Replays the moves from `start` by RULES and §0's repetition rule (the
 /// one game loop of `record.rs`); a game that ends (by the third

@@ -5,10 +5,10 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 pub use crate::error::CliError;
+use crate::error::ErrorKind;
 
 /// Exit code of every refused input or failed command.
 pub const EXIT_ERROR: u8 = 2;

@@ -20,8 +20,7 @@ use crate::analysis::game_text::{parse_game_text, GameTextError};
 use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
 use crate::analysis::search_budget::{Budget, SERVE_ANALYZE_SECONDS};
-use crate::error::CliError;
-use crate::error::ErrorKind;
+use crate::error::{CliError, ErrorKind};
 use crate::games::{parse_any, AnyPosition};
 use crate::infra::files::Sorted;
 

@@ -20,8 +20,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::error::CliError;
-use crate::error::ErrorKind;
+use crate::error::{CliError, ErrorKind};
 pub use state::{AppState, Limits};
 
 /// The whole application: page, assets and API.
