@@ -25,6 +25,9 @@ use crate::search::{ExactValues, NoTables, Searchable};
 /// (one at a time).
 pub type SharedKpeOracle = Arc<Mutex<KpeOracle>>;
 
+/// A game's exact oracle, shared as [`SharedKpeOracle`] is.
+pub type SharedOracle<G> = Arc<Mutex<dyn Oracle<G> + Send>>;
+
 /// The database directory, the Kpé oracles opened from it (each variant
 /// once) and the Kiothi endgame tables (loaded when first needed).
 pub struct ValueSources {
@@ -145,7 +148,7 @@ pub trait Valued: Searchable {
     fn exact_oracle(
         sources: &ValueSources,
         pos: &Self,
-    ) -> Option<Result<Arc<Mutex<dyn Oracle<Self> + Send>>, CliError>>;
+    ) -> Option<Result<SharedOracle<Self>, CliError>>;
 }
 
 impl Valued for KpePosition {
@@ -156,7 +159,7 @@ impl Valued for KpePosition {
     fn exact_oracle(
         sources: &ValueSources,
         pos: &Self,
-    ) -> Option<Result<Arc<Mutex<dyn Oracle<Self> + Send>>, CliError>> {
+    ) -> Option<Result<SharedOracle<Self>, CliError>> {
         Some(sources.kpe(pos.variant()).map(|o| o as _))
     }
 }
@@ -169,7 +172,7 @@ impl Valued for KiothiPosition {
     fn exact_oracle(
         _: &ValueSources,
         _: &Self,
-    ) -> Option<Result<Arc<Mutex<dyn Oracle<Self> + Send>>, CliError>> {
+    ) -> Option<Result<SharedOracle<Self>, CliError>> {
         None
     }
 }
