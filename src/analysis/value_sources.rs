@@ -169,10 +169,7 @@ impl Valued for KiothiPosition {
         Ok(sources.kiothi_tables()?)
     }
 
-    fn exact_oracle(
-        _: &ValueSources,
-        _: &Self,
-    ) -> Option<Result<SharedOracle<Self>, CliError>> {
+    fn exact_oracle(_: &ValueSources, _: &Self) -> Option<Result<SharedOracle<Self>, CliError>> {
         None
     }
 }

@@ -88,7 +88,7 @@ impl PlayArgs {
         let input = &mut std::io::stdin().lock();
         let exact = self.time.is_none();
         crate::with_position!(start, p => {
-            let mut session = Session::new(p.clone(), human, self.level, self.seed);
+            let mut session = Session::new(p, human, self.level, self.seed);
             sources.with_oracle(&p, exact, &budget, stop, |o| play(&mut session, o, input, out))
         })
     }

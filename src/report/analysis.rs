@@ -285,20 +285,6 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     md
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_cannot_break_a_table() {
-        assert_eq!(
-            markdown_cell("a|b\n<script>&\\|"),
-            "a\\|b &lt;script&gt;&amp;\\\\\\|"
-        );
-        assert_eq!(plain_cell("a\nb\u{1b}[2J"), "a b [2J");
-    }
-}
-
 /// Writes the page into `dir`: `analysis.md` (reproduced by `command`),
 /// `analysis.json` and the graph `values.svg`, as a set
 /// (`files::write_set_in`): a failure half-way must not leave a new graph
@@ -315,4 +301,18 @@ pub fn write_page(a: &GameAnalysis, dir: &Path, command: &str) -> Result<(), Wri
             ("analysis.md", md.as_bytes()),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_break_a_table() {
+        assert_eq!(
+            markdown_cell("a|b\n<script>&\\|"),
+            "a\\|b &lt;script&gt;&amp;\\\\\\|"
+        );
+        assert_eq!(plain_cell("a\nb\u{1b}[2J"), "a b [2J");
+    }
 }

@@ -28,7 +28,8 @@ pub fn text(fitted: &Fit, positions: usize, data: &Path, out: &Path) -> Vec<Stri
         Some(e) => format!("{:>7.3} {:>7.3}", e.rmse, e.mae),
         None => format!("{:>7} {:>7}", "n/a", "n/a"),
     };
-    let rows: [(&str, fn(&Comparison) -> Option<Errors>); 4] = [
+    type Pick = fn(&Comparison) -> Option<Errors>;
+    let rows: [(&str, Pick); 4] = [
         ("tuned", |c| c.tuned),
         ("current (compiled)", |c| c.current),
         ("hand-set", |c| c.hand),

@@ -281,12 +281,16 @@ pub async fn move_values(State(state): State<Arc<AppState>>, q: Params) -> ApiRe
     json_model(&model)
 }
 
+/// The work of `eval` and `values`: the position, whether a search was
+/// asked for, its budget and its stop flag.
+type Work<T> = fn(&AppState, &AnyPosition, bool, Budget, Arc<AtomicBool>) -> Result<T, CliError>;
+
 /// What `eval` and `values` share: the parameters `position`, `time` or
 /// `depth`, and `client`, then `work` in one of the search slots.
 async fn position_search<T: Send + 'static>(
     state: Arc<AppState>,
     q: Params,
-    work: fn(&AppState, &AnyPosition, bool, Budget, Arc<AtomicBool>) -> Result<T, CliError>,
+    work: Work<T>,
 ) -> Result<T, ApiError> {
     q.only(&["position", "time", "depth", "client"])?;
     let pos = q.position()?;
