@@ -4,8 +4,66 @@
 use std::fmt;
 use std::io;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use thiserror::Error;
+
+/// The kind of a refusal or failure, as the error contract names it
+/// (`{"error":{"kind",...}}` of `--json` and of the web oracle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// Text that does not follow its notation.
+    Malformed,
+    /// Well-formed text describing a position that cannot occur.
+    Impossible,
+    /// A move that is not legal where it is played.
+    IllegalMove,
+    /// A request the tool does not support.
+    Unsupported,
+    /// A well-formed command line (or query) asking for what is refused.
+    Usage,
+    /// A file or stream that could not be read or written.
+    Io,
+    /// A database or endgame table that is missing or damaged.
+    Database,
+    /// A failure of the tool itself.
+    Internal,
+    /// Ctrl-C stopped the command.
+    Interrupted,
+    /// Web oracle: every search slot stayed busy.
+    Busy,
+    /// Web oracle: a newer search of the same client took the slot.
+    Cancelled,
+    /// Web oracle: the request outlived the server's time limit.
+    Timeout,
+}
+
+impl ErrorKind {
+    /// The contract's word for the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Malformed => "malformed",
+            ErrorKind::Impossible => "impossible",
+            ErrorKind::IllegalMove => "illegal_move",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Usage => "usage",
+            ErrorKind::Io => "io",
+            ErrorKind::Database => "database",
+            ErrorKind::Internal => "internal",
+            ErrorKind::Interrupted => "interrupted",
+            ErrorKind::Busy => "busy",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Timeout => "timeout",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Bad text or an impossible request from a user. Built by the
 /// constructors below, whose messages are one line like the contract's
@@ -71,13 +129,13 @@ impl InputError {
         self
     }
 
-    /// Stable machine-readable kind for `--json` error objects.
-    pub fn kind(&self) -> &'static str {
+    /// The error contract's kind.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            InputError::Malformed { .. } => "malformed",
-            InputError::Impossible { .. } => "impossible",
-            InputError::IllegalMove { .. } => "illegal_move",
-            InputError::Unsupported { .. } => "unsupported",
+            InputError::Malformed { .. } => ErrorKind::Malformed,
+            InputError::Impossible { .. } => ErrorKind::Impossible,
+            InputError::IllegalMove { .. } => ErrorKind::IllegalMove,
+            InputError::Unsupported { .. } => ErrorKind::Unsupported,
         }
     }
 
@@ -99,9 +157,7 @@ impl InputError {
 /// where it is printed.
 #[derive(Debug)]
 pub struct CliError {
-    /// `malformed`, `impossible`, `illegal_move`, `unsupported` (from
-    /// [`InputError::kind`]), `usage` (a bad command-line request) or `io`.
-    pub kind: String,
+    pub kind: ErrorKind,
     /// The field at fault (`game`, `counts`, `side`, `move`, `depth`...).
     pub field: Option<String>,
     pub message: String,
@@ -113,9 +169,9 @@ pub struct CliError {
 }
 
 impl CliError {
-    pub fn new(kind: &str, field: Option<&str>, message: impl Into<String>) -> Self {
+    pub fn new(kind: ErrorKind, field: Option<&str>, message: impl Into<String>) -> Self {
         CliError {
-            kind: kind.to_string(),
+            kind,
             field: field.map(str::to_string),
             message: one_line(message.into()),
             index: None,
@@ -125,7 +181,7 @@ impl CliError {
 
     /// A well-formed command line asking for something the tool refuses.
     pub fn usage(field: &str, message: impl Into<String>) -> Self {
-        Self::new("usage", Some(field), message)
+        Self::new(ErrorKind::Usage, Some(field), message)
     }
 
     /// The error as the `--json` object.
@@ -199,13 +255,13 @@ impl From<InputError> for CliError {
 /// A report or data file that could not be written: kind `io`, field `out`.
 impl From<crate::infra::files::WriteError> for CliError {
     fn from(e: crate::infra::files::WriteError) -> Self {
-        CliError::new("io", Some("out"), e.to_string())
+        CliError::new(ErrorKind::Io, Some("out"), e.to_string())
     }
 }
 
 impl From<io::Error> for CliError {
     fn from(e: io::Error) -> Self {
-        let mut err = CliError::new("io", None, format!("writing output: {e}"));
+        let mut err = CliError::new(ErrorKind::Io, None, format!("writing output: {e}"));
         err.broken_pipe = e.kind() == io::ErrorKind::BrokenPipe;
         err
     }

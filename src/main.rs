@@ -113,7 +113,9 @@ fn main() -> ExitCode {
         Err(e) => {
             let err = match e.downcast::<CliError>() {
                 Ok(err) => err,
-                Err(other) => CliError::new("internal", None, format!("{other:#}")),
+                Err(other) => {
+                    CliError::new(sow::error::ErrorKind::Internal, None, format!("{other:#}"))
+                }
             };
             ExitCode::from(out.fail(&err))
         }
@@ -221,7 +223,7 @@ fn usage_error(e: clap::Error, json: bool) -> ExitCode {
             .to_lowercase()
     });
     let err = CliError::new(
-        "usage",
+        sow::error::ErrorKind::Usage,
         field.as_deref(),
         format!("{first} (see `sow --help`)"),
     );
@@ -260,7 +262,7 @@ mod tests {
 
     #[test]
     fn man_page_has_a_section_for_every_subcommand() {
-        let page = String::from_utf8(cli::man::page(&Cli::command()).unwrap()).unwrap();
+        let page = String::from_utf8(sow::report::man::page(&Cli::command()).unwrap()).unwrap();
         assert!(
             page.starts_with(".ie") || page.contains(".TH sow 1"),
             "{}",

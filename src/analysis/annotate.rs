@@ -6,97 +6,23 @@
 
 use serde::Serialize;
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::game_replay::replay;
 use super::game_text::GameText;
+use super::kiothi_tables::search_method;
+use super::marks::{Mark, Thresholds};
 use super::oracle::{Judgement, Oracle};
+use super::search_budget::Budget;
+use super::value_sources::ValueSources;
+use crate::error::CliError;
 use crate::game::{Game, Side};
+use crate::games::AnyPosition;
+use crate::infra::progress::Progress;
 use crate::kpe_db::SolveError;
 use crate::record::{final_totals, winner_of, GameRecord};
 use crate::search::Searchable;
-
-/// Losses in stones from which a move is marked, by how sure the values
-/// are. The one place these numbers live (README "Marks" quotes them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Thresholds {
-    /// `?!` from this loss on; below it a move keeps the value.
-    pub inaccuracy: i32,
-    /// `?` from this loss on.
-    pub mistake: i32,
-    /// `??` from this loss on.
-    pub blunder: i32,
-}
-
-impl Thresholds {
-    /// Proven values (the Kpé database; search values proven to the end):
-    /// every stone lost counts.
-    pub const EXACT: Thresholds = Thresholds {
-        inaccuracy: 1,
-        mistake: 3,
-        blunder: 6,
-    };
-
-    /// Search estimates (Kiothi): two searches of the same position to the
-    /// same depth can disagree by a stone or two (the horizon falls in
-    /// another place of a capture sequence, a transposition brings a deeper
-    /// value), so a loss below 3 stones is not held against the move, and
-    /// the marks need twice the exact losses.
-    pub const ESTIMATE: Thresholds = Thresholds {
-        inaccuracy: 3,
-        mistake: 6,
-        blunder: 12,
-    };
-
-    /// The thresholds for values that are proven or estimated.
-    pub fn for_values(exact: bool) -> Thresholds {
-        if exact {
-            Self::EXACT
-        } else {
-            Self::ESTIMATE
-        }
-    }
-
-    /// The mark of a loss (`!` is decided elsewhere: it needs the other moves).
-    pub fn mark(&self, loss: i32) -> Option<Mark> {
-        if loss >= self.blunder {
-            Some(Mark::Blunder)
-        } else if loss >= self.mistake {
-            Some(Mark::Mistake)
-        } else if loss >= self.inaccuracy {
-            Some(Mark::Inaccuracy)
-        } else {
-            None
-        }
-    }
-
-    /// A move that loses less than the inaccuracy threshold keeps the value.
-    pub fn keeps_value(&self, loss: i32) -> bool {
-        loss < self.inaccuracy
-    }
-}
-
-/// The mark of a move, as chess annotators write them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Mark {
-    #[serde(rename = "??")]
-    Blunder,
-    #[serde(rename = "?")]
-    Mistake,
-    #[serde(rename = "?!")]
-    Inaccuracy,
-    /// The only move that keeps the value.
-    #[serde(rename = "!")]
-    Only,
-}
-
-impl Mark {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Mark::Blunder => "??",
-            Mark::Mistake => "?",
-            Mark::Inaccuracy => "?!",
-            Mark::Only => "!",
-        }
-    }
-}
 
 /// One ply of an analysed game. Values are for the mover, in stones.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -318,10 +244,49 @@ impl GameInfo {
     }
 }
 
+/// Analyses a played game (`sow analyze`, the web oracle's
+/// `/api/analyze`): its moves replayed from `start`, then every ply valued,
+/// Kpé exactly from its database, Kiothi by a search of each position
+/// within `budget` (its time is per position) through the endgame tables;
+/// `progress` shows a bar of the plies.
+pub fn analyze_played(
+    sources: &ValueSources,
+    game: &GameText,
+    start: &AnyPosition,
+    budget: &Budget,
+    stop: Arc<AtomicBool>,
+    progress: Progress,
+) -> Result<GameAnalysis, CliError> {
+    let bar = progress.bar(game.moves.len() as u64 + 1, "analyze");
+    let on_ply = &mut |done: usize, all: usize| {
+        bar.set_length(all as u64);
+        bar.set_position(done as u64)
+    };
+    let analysis = match start {
+        AnyPosition::Kpe(p) => {
+            let (record, ignored) = replay(p, game)?;
+            let oracle = sources.kpe(p.variant())?;
+            let mut oracle = oracle.lock().unwrap_or_else(|e| e.into_inner());
+            let info = GameInfo::new(game, FROM_DATABASE).ignoring(ignored);
+            analyze_game(&record, &mut *oracle, info, on_ply)?
+        }
+        AnyPosition::Kiothi(p) => {
+            let (record, ignored) = replay(p, game)?;
+            let seconds = budget.seconds.unwrap_or_default();
+            let method = search_method(seconds, budget.threads, &*sources.kiothi_tables()?);
+            let mut oracle = sources.search_oracle(budget, stop)?;
+            let info = GameInfo::new(game, method).ignoring(ignored);
+            analyze_game(&record, &mut oracle, info, on_ply)?
+        }
+    };
+    bar.finish_and_clear();
+    Ok(analysis)
+}
+
 /// Annotates every ply of `record` with values from `oracle`;
 /// `on_ply(done, total)` follows the work (one call per ply, then one for
 /// the last position).
-pub fn analyze_game<G: Searchable, O: Oracle<G>>(
+pub fn analyze_game<G: Searchable, O: Oracle<G> + ?Sized>(
     record: &GameRecord<G>,
     oracle: &mut O,
     info: GameInfo,
@@ -382,7 +347,7 @@ struct JudgedGame<G: Searchable> {
 
 /// The oracle's judgement of every move played and its value of the last
 /// position.
-fn judge_game<G: Searchable, O: Oracle<G>>(
+fn judge_game<G: Searchable, O: Oracle<G> + ?Sized>(
     record: &GameRecord<G>,
     oracle: &mut O,
     on_ply: &mut dyn FnMut(usize, usize),
@@ -489,23 +454,6 @@ fn ending<G: Game>(record: &GameRecord<G>, last: &G, (value, exact): (i32, bool)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn marks_follow_the_thresholds() {
-        let t = Thresholds::EXACT;
-        assert_eq!(t.mark(0), None);
-        assert_eq!(t.mark(1), Some(Mark::Inaccuracy));
-        assert_eq!(t.mark(3), Some(Mark::Mistake));
-        assert_eq!(t.mark(6), Some(Mark::Blunder));
-        let e = Thresholds::ESTIMATE;
-        assert_eq!(e.mark(2), None);
-        assert!(e.keeps_value(2) && !t.keeps_value(2));
-        assert_eq!(e.mark(12), Some(Mark::Blunder));
-        assert_eq!(
-            serde_json::to_string(&[Mark::Blunder, Mark::Only]).unwrap(),
-            r#"["??","!"]"#
-        );
-    }
 
     #[test]
     fn decided_from_needs_a_proven_suffix_with_the_final_result() {

@@ -6,7 +6,7 @@
 //!
 //! [`InputError`]: crate::InputError
 
-use crate::error::CliError;
+use crate::error::{CliError, ErrorKind};
 use crate::kiothi_tables::EndgameError;
 use crate::kpe_db::DbError;
 use crate::kpe_db::SolveError;
@@ -15,7 +15,7 @@ impl From<SolveError> for CliError {
     fn from(e: SolveError) -> Self {
         match e {
             SolveError::Input(e) => e.into(),
-            SolveError::Db(e) => CliError::new("database", Some("db"), e.to_string()),
+            SolveError::Db(e) => CliError::new(ErrorKind::Database, Some("db"), e.to_string()),
         }
     }
 }
@@ -28,6 +28,6 @@ impl From<DbError> for CliError {
 
 impl From<EndgameError> for CliError {
     fn from(e: EndgameError) -> Self {
-        CliError::new("database", Some("db"), e.to_string())
+        CliError::new(ErrorKind::Database, Some("db"), e.to_string())
     }
 }

@@ -1,34 +1,27 @@
-//! `sow eval`'s answer as one typed model: the CLI prints it (text or
-//! `--json`) and the web server serves it. Two shapes: exact (a solved Kpé
-//! variant) and by search (Kiothi, or Kpé with a search limit).
+//! `sow eval`'s answer, computed once for the command line (text or
+//! `--json`) and the web oracle (`/api/eval`): exact from a solved Kpé
+//! variant, or by search (Kiothi, or Kpé with a search limit).
 //!
 //! Fields are declared in alphabetical order: the JSON they print is
 //! byte-identical to the `serde_json` maps (sorted keys) `eval` printed
 //! before these structs, plus the keys added since (`over`,
 //! `final_margin` for Kpé, `moves` with `--multipv`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde::Serialize;
 
-use super::move_values::{MoveValue, MoveValues};
+use super::kpe_db::result_word;
+use super::move_values::{notation, search_move_values, MoveEntry, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
+use super::search_budget::Budget;
+use super::value_sources::{ValueSources, Valued};
+use crate::error::CliError;
 use crate::game::Game;
-use crate::games::kpe::{KpeMove, KpePosition};
-use crate::kpe_db::LockedRegion;
-use crate::kpe_db::{Solution, SolveError};
-use crate::search::SearchResult;
-
-/// A move with its value; with `--multipv`, its line (`pv`) and, by
-/// search, whether the value is proven.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MoveEntry {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exact: Option<bool>,
-    #[serde(rename = "move")]
-    pub mv: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pv: Option<Vec<String>>,
-    pub value: i32,
-}
+use crate::games::kpe::KpePosition;
+use crate::games::AnyPosition;
+use crate::kpe_db::SolveError;
+use crate::search::{search_with, SearchResult};
 
 /// `eval` of a Kpé position from its solved database.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -98,61 +91,11 @@ pub enum Evaluation {
     Search(SearchEvaluation),
 }
 
-/// "win", "draw" or "loss" for the mover.
-pub fn result_word(value: i32) -> &'static str {
-    match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    }
-}
-
-/// Moves as notation strings.
-pub fn notation<M: std::fmt::Display>(line: &[M]) -> Vec<String> {
-    line.iter().map(|m| m.to_string()).collect()
-}
-
 /// The final margin for the mover of `pos` if `value` holds.
 pub fn final_margin<G: Game>(pos: &G, value: i32) -> i32 {
     let c = pos.captured();
     let me = pos.side_to_move().index();
     c[me] as i32 - c[1 - me] as i32 + value
-}
-
-/// The perfect-play line with the position it ends in and how it ends.
-pub struct PlayedLine {
-    pub moves: Vec<KpeMove>,
-    pub end: KpePosition,
-    pub ended_by: &'static str,
-}
-
-/// Plays the principal variation out from `pos` (at most 1,000 moves).
-pub fn played_line(
-    solution: &Solution,
-    pos: &KpePosition,
-    extra: Option<&LockedRegion>,
-) -> Result<PlayedLine, SolveError> {
-    let moves = solution.principal_variation(pos, extra, super::oracle::LINE_LIMIT)?;
-    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
-    let ended_by = if end.is_over() {
-        "end of game"
-    } else {
-        "repetition (endless play)"
-    };
-    Ok(PlayedLine {
-        moves,
-        end,
-        ended_by,
-    })
-}
-
-fn entry<M: std::fmt::Display>(m: &MoveValue<M>, with_line: bool, with_exact: bool) -> MoveEntry {
-    MoveEntry {
-        exact: with_exact.then_some(m.exact),
-        mv: m.mv.to_string(),
-        pv: with_line.then(|| notation(&m.line)),
-        value: m.value,
-    }
 }
 
 /// The exact evaluation of a Kpé position; with `multipv = Some(n)` the
@@ -175,7 +118,7 @@ pub fn kpe_evaluation(
             .moves
             .iter()
             .enumerate()
-            .map(|(i, m)| entry(m, i < lines, false))
+            .map(|(i, m)| m.entry(false, i < lines))
             .collect(),
         over: pos.is_over(),
         position: pos.to_string(),
@@ -238,7 +181,7 @@ impl SearchEvaluation {
                     .moves
                     .iter()
                     .take(n)
-                    .map(|m| entry(m, true, true))
+                    .map(|m| m.entry(true, true))
                     .collect(),
             ),
             nodes: values.nodes,
@@ -251,4 +194,96 @@ impl SearchEvaluation {
             value,
         }
     }
+}
+
+/// A completed iteration of a search evaluation, as its progress shows it.
+pub enum Iteration {
+    /// A depth of the root search: its value and principal variation.
+    Root {
+        depth: u32,
+        value: i32,
+        nodes: u64,
+        nps: f64,
+        pv: String,
+    },
+    /// A depth of the per-move search (`--multipv`): the moves valued and
+    /// the best, with its value.
+    Moves {
+        depth: u32,
+        moves: usize,
+        best: Option<(String, i32)>,
+        nodes: u64,
+        seconds: f64,
+    },
+}
+
+/// Evaluates `pos`: exact from the Kpé database when `exact` (and the game
+/// has one), else by a search within `budget` through the game's exact
+/// values, stopped early by `stop` (the best completed iteration is then
+/// given, marked interrupted). With `multipv = Some(n)` the first `n`
+/// moves come with their lines (by search: every move's child searched to
+/// the same depth). `on_iteration` sees each completed depth of a search.
+pub fn evaluate(
+    sources: &ValueSources,
+    pos: &AnyPosition,
+    exact: bool,
+    budget: &Budget,
+    multipv: Option<usize>,
+    stop: &AtomicBool,
+    on_iteration: &mut dyn FnMut(Iteration),
+) -> Result<Evaluation, CliError> {
+    match pos {
+        AnyPosition::Kpe(p) if exact => {
+            let oracle = sources.kpe(p.variant())?;
+            let mut oracle = oracle.lock().unwrap_or_else(|e| e.into_inner());
+            Ok(Evaluation::Exact(kpe_evaluation(&mut oracle, p, multipv)?))
+        }
+        AnyPosition::Kpe(p) => search_evaluation(sources, p, budget, multipv, stop, on_iteration),
+        AnyPosition::Kiothi(p) => {
+            search_evaluation(sources, p, budget, multipv, stop, on_iteration)
+        }
+    }
+}
+
+fn search_evaluation<G: Valued>(
+    sources: &ValueSources,
+    pos: &G,
+    budget: &Budget,
+    multipv: Option<usize>,
+    stop: &AtomicBool,
+    on_iteration: &mut dyn FnMut(Iteration),
+) -> Result<Evaluation, CliError> {
+    let exact = G::exact_values(sources)?;
+    let limits = budget.limits()?;
+    let tt = budget.table()?;
+    let threads = budget.threads.max(1);
+    let mut e = match multipv {
+        Some(n) => {
+            let values = search_move_values(pos, &limits, threads, &tt, &*exact, stop, &mut |v| {
+                let best = v.moves.first().map(|m| (m.mv.to_string(), m.value));
+                on_iteration(Iteration::Moves {
+                    depth: v.depth,
+                    moves: v.moves.len(),
+                    best,
+                    nodes: v.nodes,
+                    seconds: v.seconds,
+                })
+            });
+            SearchEvaluation::from_move_values(pos, &values, n, stop.load(Ordering::SeqCst))
+        }
+        None => {
+            let root = search_with(pos, &limits, threads, &tt, &*exact, stop, &mut |r| {
+                on_iteration(Iteration::Root {
+                    depth: r.depth,
+                    value: r.value,
+                    nodes: r.nodes,
+                    nps: r.nps,
+                    pv: r.pv_string(),
+                })
+            });
+            SearchEvaluation::from_root(pos, &root, stop.load(Ordering::SeqCst))
+        }
+    };
+    e.endgame_stones = exact.endgame_stones();
+    Ok(Evaluation::Search(e))
 }

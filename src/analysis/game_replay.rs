@@ -2,7 +2,7 @@
 //! (what `sow analyze` and the web oracle's analysis value), and the start
 //! found when the record does not give it.
 
-use crate::error::{CliError, InputError};
+use crate::error::{CliError, ErrorKind, InputError};
 use crate::game::Game;
 use crate::games::{parse_any, AnyPosition};
 use crate::record::GameRecord;
@@ -34,7 +34,7 @@ pub fn replay<G: Game>(start: &G, game: &GameText) -> Result<(GameRecord<G>, usi
             let listed = parse_any(after).map(|p| p.to_string());
             if listed.as_deref() != Ok(now.as_str()) {
                 return Err(CliError::new(
-                    "malformed",
+                    ErrorKind::Malformed,
                     Some("file"),
                     format!(
                         "the position after move {} is `{now}`, the record says `{after}`",
@@ -78,15 +78,48 @@ fn replay_error(start: &AnyPosition, game: &GameText) -> Option<CliError> {
     crate::with_position!(start, p => replay(p, game).err())
 }
 
-/// The start: `--start`, else the record's, else the first standard start
-/// that replays every move (`sow apply` text output: the variant of the
-/// listed positions; a match record: kiothi, kiothi:five, kpe).
-pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, CliError> {
+/// Why no start was found.
+#[derive(Debug)]
+pub enum StartError {
+    /// The start given, or a move from the one start the record names,
+    /// refused.
+    Refused(CliError),
+    /// The record gives no start, and none of these replays its moves:
+    /// the caller must give one.
+    NotFound(Vec<String>),
+}
+
+impl StartError {
+    /// What is wrong, the remedy left to the caller.
+    pub fn not_found(candidates: &[String]) -> String {
+        format!(
+            "the record does not give its start position and none of {} replays its moves",
+            candidates.join(", ")
+        )
+    }
+}
+
+impl From<StartError> for CliError {
+    fn from(e: StartError) -> Self {
+        match e {
+            StartError::Refused(e) => e,
+            StartError::NotFound(c) => {
+                let message = format!("{}: give the start position", StartError::not_found(&c));
+                CliError::new(ErrorKind::Malformed, Some("start"), message)
+            }
+        }
+    }
+}
+
+/// The start: `start` if given, else the record's, else the first
+/// standard start that replays every move (`sow apply` text output: the
+/// variant of the listed positions; a match record: kiothi, kiothi:five, kpe).
+pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, StartError> {
     if let Some(text) = start.or(game.start.as_deref()) {
         return parse_any(text).map_err(|e| {
             let mut err = CliError::from(e);
             err.field = Some("start".into());
-            err
+            StartError::Refused(err)
         });
     }
     let tag = game
@@ -112,16 +145,9 @@ pub fn find_start(game: &GameText, start: Option<&str>) -> Result<AnyPosition, C
     // not replay is the record's fault (a tampered position), not a
     // missing `--start`.
     if let ([_], [_]) = (&candidates[..], &refusals[..]) {
-        return Err(refusals.remove(0));
+        return Err(StartError::Refused(refusals.remove(0)));
     }
-    Err(CliError::new(
-        "malformed",
-        Some("start"),
-        format!(
-            "the record does not give its start position and none of {} replays its moves: pass --start POSITION",
-            candidates.join(", ")
-        ),
-    ))
+    Err(StartError::NotFound(candidates))
 }
 
 #[cfg(test)]
@@ -141,7 +167,7 @@ mod tests {
             "kpe 9,0,2,9,1,9,9,9 S .xx. x... 0 0\n",
         );
         let game = parse_game_text(text, None).unwrap();
-        let e = find_start(&game, None).unwrap_err();
+        let e = CliError::from(find_start(&game, None).unwrap_err());
         assert_eq!(e.field.as_deref(), Some("file"), "{e}");
         assert!(e.message.contains("the position after move 3"), "{e}");
         let untampered = text.replace(" S .xx.", " N .xx.");

@@ -2,11 +2,55 @@
 //! line followed by moves (whitespace or one per line); the JSON lines of
 //! `sow match --records` and of `sow play`'s `save`; `sow apply --json`; or
 //! `sow apply`'s text output. Only the text is read here: the start and the
-//! moves stay strings, checked when the game is replayed.
+//! moves stay strings, checked when the game is replayed. `sow play`'s
+//! saved game ([`SavedGame`]) is written here too, beside its reader.
 
+use serde::Serialize;
 use serde_json::Value;
+use thiserror::Error;
 
-use crate::error::InputError;
+use crate::error::{CliError, ErrorKind, InputError};
+use crate::game::{Game, Side};
+use crate::record::GameRecord;
+
+/// What `sow play`'s `save FILE` writes: one JSON line that
+/// [`parse_game_text`] reads (`start`, `moves`, `south`, `north`).
+#[derive(Serialize)]
+pub struct SavedGame {
+    pub start: String,
+    pub moves: Vec<String>,
+    /// `over`, `repetition` or `unfinished`.
+    pub end: &'static str,
+    pub plies: usize,
+    /// Final stones of South and North once the game is over.
+    pub points: Option<[f64; 2]>,
+    pub winner: Option<char>,
+    pub south: String,
+    pub north: String,
+}
+
+impl SavedGame {
+    /// The game of `record`, played by `names` (South's, North's).
+    pub fn new<G: Game>(record: &GameRecord<G>, names: [String; 2]) -> Self {
+        let result = record.result();
+        let [south, north] = names;
+        SavedGame {
+            start: record.start().to_string(),
+            moves: record.moves().iter().map(|m| m.to_string()).collect(),
+            end: result.map_or("unfinished", |r| r.termination.word()),
+            plies: record.moves().len(),
+            points: result.map(|r| r.totals),
+            winner: result.and_then(|r| r.winner()).map(Side::letter),
+            south,
+            north,
+        }
+    }
+
+    /// The JSON line, newline included.
+    pub fn line(&self) -> String {
+        serde_json::to_string(self).expect("JSON") + "\n"
+    }
+}
 
 /// A game as read from text.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -27,10 +71,39 @@ pub struct GameText {
     pub opening_plies: usize,
 }
 
+/// Why a game's text was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum GameTextError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A record was picked in an input that holds one game, not records.
+    #[error("a record number picks a game of a JSON-lines file; this input holds one game")]
+    NotRecords,
+}
+
+impl GameTextError {
+    /// The field at fault.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            GameTextError::Input(e) => e.field(),
+            GameTextError::NotRecords => Some("record"),
+        }
+    }
+}
+
+impl From<GameTextError> for CliError {
+    fn from(e: GameTextError) -> Self {
+        match e {
+            GameTextError::Input(e) => e.into(),
+            e => CliError::new(ErrorKind::Malformed, e.field(), e.to_string()),
+        }
+    }
+}
+
 /// Reads a game. `record` picks one game of a JSON-lines file: the object
 /// whose `game` field equals it, else the one at that 0-based place among
 /// the records; the first game by default.
-pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, InputError> {
+pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, GameTextError> {
     // A byte-order mark (some Windows editors write one) is not text.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Each line keeps its 1-based number in the file: errors name the
@@ -42,22 +115,16 @@ pub fn parse_game_text(text: &str, record: Option<usize>) -> Result<GameText, In
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         .collect();
     let Some(&(_, first)) = lines.first() else {
-        return Err(InputError::malformed(
-            "file",
-            "no game in the input (it is empty)",
-        ));
+        return Err(InputError::malformed("file", "no game in the input (it is empty)").into());
     };
     if first.starts_with('{') {
-        return from_json_lines(&lines, record);
+        return Ok(from_json_lines(&lines, record)?);
     }
     if record.is_some() {
-        return Err(InputError::malformed(
-            "record",
-            "--record picks a game of a JSON-lines file; this input holds one game",
-        ));
+        return Err(GameTextError::NotRecords);
     }
     if is_apply_line(first) {
-        return from_apply_text(&lines);
+        return Ok(from_apply_text(&lines)?);
     }
     // A start position line, then moves.
     let moves = lines[1..]
@@ -254,6 +321,19 @@ mod tests {
         assert_eq!(g.start, None);
         assert_eq!(g.moves, ["2", "4"]);
         assert_eq!(g.after[1], "kpe 8,7,1,8,0,8,8,8 S ..x. x... 0 0");
+    }
+
+    /// What `sow play` saves is read back: its start, moves and players.
+    #[test]
+    fn a_saved_game_is_read_back() {
+        let start = crate::games::kpe::parse_position("kpe:3x3").unwrap();
+        let mut record = GameRecord::new(start);
+        record.push_text("0").unwrap();
+        let names = ["you".to_string(), "sow good".to_string()];
+        let g = parse_game_text(&SavedGame::new(&record, names).line(), None).unwrap();
+        assert_eq!(g.start, Some(start.to_string()));
+        assert_eq!(g.moves, ["0"]);
+        assert_eq!(g.names, [Some("you".into()), Some("sow good".into())]);
     }
 
     #[test]

@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use super::kpe_stats::{outcomes, Outcomes};
 use super::matches::{run_match_with_progress, MatchConfig};
-use crate::error::CliError;
+use thiserror::Error;
+
+use crate::error::{CliError, ErrorKind};
 use crate::games::kiothi::{KiothiPosition, Phase};
 use crate::infra::progress::Progress;
 use crate::search::{search, AgentSpec, Limits, SearchResult, TranspositionTable};
@@ -48,23 +50,48 @@ pub struct SelfPlay {
     pub seed: u64,
 }
 
+/// What is wrong with a self-play plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub enum SelfPlayError {
+    #[error("the number of games must be at least 1")]
+    NoGames,
+    #[error("the depth must be at least 1")]
+    NoDepth,
+}
+
+impl SelfPlayError {
+    /// The setting at fault.
+    pub fn field(self) -> &'static str {
+        match self {
+            SelfPlayError::NoGames => "games",
+            SelfPlayError::NoDepth => "depth",
+        }
+    }
+}
+
+impl From<SelfPlayError> for CliError {
+    fn from(e: SelfPlayError) -> Self {
+        CliError::new(ErrorKind::Usage, Some(e.field()), e.to_string())
+    }
+}
+
 impl SelfPlay {
-    /// The options given, defaults for the others, checked.
+    /// The settings given, defaults for the others, checked.
     pub fn new(
         games: Option<usize>,
         depth: Option<u32>,
         seed: Option<u64>,
-    ) -> Result<Self, CliError> {
+    ) -> Result<Self, SelfPlayError> {
         let plan = SelfPlay {
             games: games.unwrap_or(DEFAULT_GAMES),
             depth: depth.unwrap_or(DEFAULT_DEPTH),
             seed: seed.unwrap_or(DEFAULT_SEED),
         };
         if plan.games == 0 {
-            return Err(CliError::usage("games", "--games must be at least 1"));
+            return Err(SelfPlayError::NoGames);
         }
         if plan.depth == 0 {
-            return Err(CliError::usage("depth", "--depth must be at least 1"));
+            return Err(SelfPlayError::NoDepth);
         }
         Ok(plan)
     }
@@ -98,6 +125,17 @@ impl Row {
     }
 }
 
+/// The statistics of `plan` from `start`: the positions its games reach,
+/// each valued, by phase and stones.
+pub fn sample(
+    start: &KiothiPosition,
+    plan: &SelfPlay,
+    progress: Progress,
+) -> Result<Vec<Row>, CliError> {
+    let positions = reached_positions(start, plan, progress)?;
+    Ok(rows(&estimate(&positions, plan.depth, progress)))
+}
+
 /// Every distinct position (prisons cleared) the self-play games reach, in
 /// the order they are first reached.
 pub fn reached_positions(
@@ -129,7 +167,7 @@ pub fn reached_positions(
         for mv in record.opening.iter().chain(&record.moves) {
             pos = pos.play(mv).map_err(|e| {
                 CliError::new(
-                    "internal",
+                    ErrorKind::Internal,
                     None,
                     format!("replaying game {}: {e}", record.game),
                 )
@@ -277,5 +315,17 @@ mod tests {
         assert_eq!(rows[2].histogram, BTreeMap::from([(0, 1), (2, 2)]));
         let wins = outcomes(&rows[2].histogram).wins;
         assert_eq!((wins, rows[2].exact), (2, 1));
+    }
+
+    #[test]
+    fn bad_settings_name_their_field() {
+        assert_eq!(
+            SelfPlay::new(Some(0), None, None).unwrap_err().field(),
+            "games"
+        );
+        assert_eq!(
+            SelfPlay::new(None, Some(0), None).unwrap_err().field(),
+            "depth"
+        );
     }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::CliError;
+use crate::error::ErrorKind;
 use crate::kiothi_tables::{KiothiEndgames, MAX_STONES};
 
 /// The endgame tables in the database directory (`--db`, else the
@@ -27,7 +28,7 @@ pub fn for_search(db: Option<&Path>) -> Result<Arc<KiothiEndgames>, CliError> {
 fn check_given_dir(dir: &Path) -> Result<(), CliError> {
     let refuse = |why: String| {
         CliError::new(
-            "database",
+            ErrorKind::Database,
             Some("db"),
             format!("--db {}: {why}", dir.display()),
         )

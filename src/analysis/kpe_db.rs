@@ -5,10 +5,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::move_values::{notation, MoveEntry};
+
 use crate::error::CliError;
+use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
-use crate::kpe_db::{paths::default_db_dir, Solution};
+use crate::kpe_db::paths::default_db_dir;
+use crate::kpe_db::{LockedRegion, Solution, SolveError};
 
 /// The database directory: `--db`, else `$SOW_DB`, else the user's data directory.
 pub fn db_dir(db: Option<&Path>) -> PathBuf {
@@ -32,30 +36,18 @@ pub fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-pub use crate::analysis::evaluation::result_word;
-
-/// A move and its exact value for the mover.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MoveValue {
-    #[serde(rename = "move")]
-    pub mv: String,
-    pub value: i32,
+/// "win", "draw" or "loss" for the mover.
+pub fn result_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
 }
 
 /// Move values as `[{"move","value"}]`.
-pub fn moves_json(moves: &[(KpeMove, i32)]) -> Vec<MoveValue> {
-    moves
-        .iter()
-        .map(|(m, v)| MoveValue {
-            mv: m.to_string(),
-            value: *v,
-        })
-        .collect()
-}
-
-/// A line of moves as notation strings.
-pub fn line_json(line: &[KpeMove]) -> Vec<String> {
-    line.iter().map(|m| m.to_string()).collect()
+pub fn moves_json(moves: &[(KpeMove, i32)]) -> Vec<MoveEntry> {
+    moves.iter().map(|(m, v)| MoveEntry::new(m, *v)).collect()
 }
 
 /// Positions of a variant's database.
@@ -73,7 +65,7 @@ pub struct PositionCounts {
 pub struct StartSummary {
     pub game: String,
     /// First moves and their values for South.
-    pub moves: Vec<MoveValue>,
+    pub moves: Vec<MoveEntry>,
     pub position: String,
     pub positions: PositionCounts,
     /// The perfect-play line.
@@ -86,15 +78,35 @@ pub struct StartSummary {
     pub variant: String,
 }
 
-pub fn line_text(line: &[KpeMove]) -> String {
-    line.iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// Longest perfect-play line given with a move (`eval` and hints).
+pub const LINE_LIMIT: usize = 1000;
+
+/// The perfect-play line with the position it ends in and how it ends.
+pub struct PlayedLine {
+    pub moves: Vec<KpeMove>,
+    pub end: KpePosition,
+    pub ended_by: &'static str,
 }
 
-/// The perfect-play line (the analysis layer computes it).
-pub use crate::analysis::evaluation::{played_line, PlayedLine};
+/// Plays the principal variation out from `pos` (at most 1,000 moves).
+pub fn played_line(
+    solution: &Solution,
+    pos: &KpePosition,
+    extra: Option<&LockedRegion>,
+) -> Result<PlayedLine, SolveError> {
+    let moves = solution.principal_variation(pos, extra, LINE_LIMIT)?;
+    let end = moves.iter().fold(*pos, |p, m| p.play_unchecked(m));
+    let ended_by = if end.is_over() {
+        "end of game"
+    } else {
+        "repetition (endless play)"
+    };
+    Ok(PlayedLine {
+        moves,
+        end,
+        ended_by,
+    })
+}
 
 /// What `solve` and `openings` say of the start: value, first moves, the
 /// perfect-play line and the position counts (the stable output keys).
@@ -112,7 +124,7 @@ pub fn start_json(solution: &Solution, variant: KpeVariant) -> Result<StartSumma
         value,
         result: result_word(value).into(),
         moves: moves_json(&moves),
-        pv: line_json(&line.moves),
+        pv: notation(&line.moves),
         pv_ends_by: line.ended_by.into(),
         pv_final_position: line.end.to_string(),
         positions: PositionCounts {

@@ -7,9 +7,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::kpe_db::{
-    self, line_json, moves_json, peak_rss_mib, played_line, MoveValue, StartSummary,
-};
+use super::kpe_db::{self, moves_json, peak_rss_mib, played_line, StartSummary};
+use super::move_values::{notation, MoveEntry};
 use crate::error::CliError;
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
@@ -24,7 +23,7 @@ pub struct KpeReply {
     /// North's best line from there.
     pub pv: Vec<String>,
     /// North's replies, valued for North.
-    pub replies: Vec<MoveValue>,
+    pub replies: Vec<MoveEntry>,
     /// The first move's value for South.
     pub value: i32,
 }
@@ -62,7 +61,7 @@ pub fn report(
             value: v,
             position: child.to_string(),
             replies: moves_json(&answers),
-            pv: line_json(&reply_line.moves),
+            pv: notation(&reply_line.moves),
         });
     }
     Ok(KpeOpeningReport {

@@ -3,14 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::kpe_db::{MoveValue, PositionCounts};
+use super::kpe_db::PositionCounts;
 use super::kpe_openings::KpeOpeningReport;
+use super::move_values::MoveEntry;
 use super::variants::{VariantStart, VariantsTable};
 
 /// The Kpé report's numbers; the page and the results index render it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KpeSummary {
-    pub first_moves: Vec<MoveValue>,
+    pub first_moves: Vec<MoveEntry>,
     pub positions: PositionCounts,
     pub pv_ends_by: String,
     pub pv_length: usize,

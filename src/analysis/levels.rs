@@ -136,7 +136,7 @@ pub fn choose<M: Copy + PartialEq>(
 /// legal moves without valuing them (in a Kiothi opening, among the
 /// search's candidate redistributions: the legal ones number hundreds of
 /// millions), the others value every move and [`choose`].
-pub fn level_move<G: crate::search::Searchable, O: Oracle<G>>(
+pub fn level_move<G: crate::search::Searchable, O: Oracle<G> + ?Sized>(
     pos: &G,
     level: Level,
     oracle: &mut O,

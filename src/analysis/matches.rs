@@ -48,6 +48,19 @@ pub struct Balance {
 /// Random openings drawn at most for one balanced opening.
 pub const BALANCE_TRIES: usize = 1000;
 
+/// The most games a match or a self-play plays: every game's record is
+/// kept in memory (18446744073709551615 overflowed a count, and four
+/// billion ate the memory).
+pub const MAX_GAMES: u64 = 1_000_000;
+
+/// The most random opening plies of a match or a self-play: a tenth of
+/// their games' ply cap (`tune::PLY_CAP`, the match's `ply_cap`, 1000
+/// plies). An opening is a short random start for the agents to take over
+/// from; 4294967295 random plies played every game to its end at random
+/// (a match then scored random play, a self-play found no position to
+/// sample).
+pub const MAX_OPENING_PLIES: u32 = 100;
+
 impl Default for MatchConfig {
     fn default() -> Self {
         MatchConfig {
@@ -206,6 +219,32 @@ pub fn make_openings<G: Searchable>(
     bar: &ProgressBar,
 ) -> Vec<Opening<G>> {
     make_openings_until(start, cfg, count, bar, &AtomicBool::new(false)).expect("never stopped")
+}
+
+/// `sow match --json`: the summary, and whether Ctrl-C cut the match short.
+#[derive(Serialize)]
+pub struct MatchOutcome<'a> {
+    #[serde(flatten)]
+    pub summary: &'a MatchSummary,
+    pub interrupted: bool,
+}
+
+/// `run_match_with_progress`, drawing no new opening and starting no new
+/// game once `stop` is set (Ctrl-C): the report holds the games that
+/// finished; `None` when none did.
+pub fn run_match_until<G: Searchable>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    cfg: &MatchConfig,
+    bar: &ProgressBar,
+    stop: &AtomicBool,
+) -> Option<MatchReport> {
+    let count = cfg.games.div_ceil(2);
+    bar.set_length((count + cfg.games) as u64);
+    let openings = make_openings_until(start, cfg, count, bar, stop)?;
+    let report = play_match_until(&openings, a, b, cfg, bar, stop);
+    (report.games > 0).then_some(report)
 }
 
 /// `make_openings`, or `None` as soon as `stop` is set (Ctrl-C).

@@ -9,6 +9,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
 use crate::kpe_db::LockedRegion;
@@ -28,6 +30,50 @@ pub struct MoveValue<M> {
     /// The move and the best play after it (may be empty past the move when
     /// lines were not asked for).
     pub line: Vec<M>,
+}
+
+impl<M: std::fmt::Display> MoveValue<M> {
+    /// The move in notation with its value (the JSON row); `with_exact`
+    /// adds whether the value is proven, `with_line` the move's line.
+    pub fn entry(&self, with_exact: bool, with_line: bool) -> MoveEntry {
+        MoveEntry {
+            mv: self.mv.to_string(),
+            value: self.value,
+            exact: with_exact.then_some(self.exact),
+            pv: with_line.then(|| notation(&self.line)),
+        }
+    }
+}
+
+/// A [`MoveValue`] as the JSON outputs give it: the move in notation and
+/// its value, and where asked for, whether it is proven and its line
+/// (`eval`, `solve`, `openings`, the web oracle's `/api/values`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveEntry {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub value: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pv: Option<Vec<String>>,
+}
+
+impl MoveEntry {
+    /// A move and its value alone.
+    pub fn new(mv: &impl std::fmt::Display, value: i32) -> Self {
+        MoveEntry {
+            mv: mv.to_string(),
+            value,
+            exact: None,
+            pv: None,
+        }
+    }
+}
+
+/// Moves as notation strings.
+pub fn notation<M: std::fmt::Display>(line: &[M]) -> Vec<String> {
+    line.iter().map(|m| m.to_string()).collect()
 }
 
 /// The moves of a position with their values, best first.

@@ -5,8 +5,8 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::annotate::Thresholds;
-use super::evaluation::{played_line, PlayedLine};
+use super::kpe_db::{played_line, PlayedLine, LINE_LIMIT};
+use super::marks::Thresholds;
 use super::move_values::{kpe_move_values, search_move_values, MoveValues};
 use crate::game::Game;
 use crate::games::kpe::{KpeMove, KpePosition};
@@ -166,9 +166,6 @@ impl KpeOracle {
     }
 }
 
-/// Longest perfect-play line given with a move (`eval` and hints).
-pub const LINE_LIMIT: usize = 1000;
-
 impl Oracle<KpePosition> for KpeOracle {
     fn move_values(&mut self, pos: &KpePosition) -> Result<MoveValues<KpeMove>, SolveError> {
         self.move_values_with_lines(pos, 0)
@@ -207,11 +204,17 @@ pub struct SearchOracle<G> {
 }
 
 impl<G: Searchable> SearchOracle<G> {
-    pub fn new(limits: Limits, threads: usize, hash_mb: usize, stop: Arc<AtomicBool>) -> Self {
+    /// A search within `limits` on `threads` threads through `tt`.
+    pub fn new(
+        limits: Limits,
+        threads: usize,
+        tt: TranspositionTable,
+        stop: Arc<AtomicBool>,
+    ) -> Self {
         SearchOracle {
             limits,
             threads: threads.max(1),
-            tt: TranspositionTable::new(hash_mb),
+            tt,
             exact: Arc::new(NoTables),
             stop,
         }

@@ -4,6 +4,7 @@
 //! it moved from, and a ridge least-squares fit of the weights.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -400,19 +401,19 @@ pub struct Fit {
 pub enum FitError {
     #[error("{0} training positions are too few to fit {FEATURES} weights")]
     TooFewRows(usize),
-    #[error("the normal equations are singular (a feature is constant or collinear); use a larger --ridge")]
+    #[error("the normal equations are singular (a feature is constant or collinear); use a larger ridge")]
     Singular,
     /// The ridge is larger than every entry of the data's normal equations,
     /// so that the solver's relative pivot threshold, scaled by the ridge,
-    /// dwarfs the unpenalized bias pivot (`--ridge 1e15` on a few hundred
+    /// dwarfs the unpenalized bias pivot (a ridge of 1e15 on a few hundred
     /// positions): the data are lost in rounding, and a larger ridge, the
     /// advice for a singular system, would only make it worse.
-    #[error("--ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller --ridge")]
+    #[error("the ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller ridge")]
     RidgeTooLarge { ridge: f64, data: f64 },
 }
 
 impl FitError {
-    /// The flag to blame: the ridge when it swamps the data, else the data.
+    /// The input to blame: the ridge when it swamps the data, else the data.
     pub fn field(&self) -> &'static str {
         match self {
             FitError::RidgeTooLarge { .. } => "ridge",
@@ -503,6 +504,41 @@ pub struct TuneProvenance {
     pub start: Option<String>,
 }
 
+impl TuneProvenance {
+    /// Weights fitted to the data file `data` alone.
+    pub fn fit_only(data: &Path) -> Self {
+        TuneProvenance {
+            data: data.display().to_string(),
+            fit_only: Some(true),
+            depth: None,
+            engine_eval: None,
+            engine_weights: None,
+            games: None,
+            opening_plies: None,
+            seed: None,
+            selfplay_seconds: None,
+            start: None,
+        }
+    }
+
+    /// Weights fitted to the self-play `cfg` from `start` (written to
+    /// `data`), which took `seconds`.
+    pub fn self_play(cfg: &SelfPlay, start: &KiothiPosition, data: &Path, seconds: f64) -> Self {
+        TuneProvenance {
+            data: data.display().to_string(),
+            start: Some(start.to_string()),
+            games: Some(cfg.games),
+            depth: Some(cfg.depth),
+            seed: Some(cfg.seed),
+            opening_plies: Some(cfg.opening_plies),
+            engine_eval: Some(if cfg.hand_eval { "hand" } else { "compiled" }.into()),
+            engine_weights: Some(WEIGHTS),
+            selfplay_seconds: Some(seconds),
+            fit_only: None,
+        }
+    }
+}
+
 /// `sow tune --json`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TuneOutput {
@@ -515,6 +551,31 @@ pub struct TuneOutput {
     pub validation: Comparison,
     pub weights: BTreeMap<String, f64>,
     pub weights_fixed: [i32; FEATURES],
+}
+
+impl TuneOutput {
+    /// What a fit of `positions` positions gives, its data in `data` and
+    /// its weights written to `out`, after `seconds`.
+    pub fn new(
+        fit: &Fit,
+        positions: usize,
+        data: &Path,
+        out: &Path,
+        provenance: TuneProvenance,
+        seconds: f64,
+    ) -> Self {
+        TuneOutput {
+            positions,
+            weights: named_weights(fit.real),
+            weights_fixed: fit.fixed,
+            train: fit.train,
+            validation: fit.validation,
+            data: data.display().to_string(),
+            out: out.display().to_string(),
+            provenance,
+            seconds,
+        }
+    }
 }
 
 /// `weights.json`: the fixed-point weights the engine compiles in
@@ -589,7 +650,7 @@ mod tests {
             let e = fit(&s, ridge).unwrap_err();
             assert!(matches!(e, FitError::RidgeTooLarge { .. }), "{e}");
             assert_eq!(e.field(), "ridge");
-            assert!(e.to_string().contains("smaller --ridge"), "{e}");
+            assert!(e.to_string().contains("use a smaller ridge"), "{e}");
         }
         // A constant feature beside the bias with no ridge: the data's fault.
         let e = fit(&samples(Some(1)), 0.0).unwrap_err();

@@ -3,21 +3,18 @@
 //! text table, `--json`, or a Markdown page with its value graph (`--out`).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
-use super::{AnyPosition, CliError, Out};
-use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo, FROM_DATABASE};
-use crate::analysis::game_replay::{find_start, replay};
-use crate::analysis::game_text::parse_game_text;
-use crate::analysis::kiothi_tables::search_method;
-use crate::analysis::oracle::{Oracle, SearchOracle};
-use crate::infra::files;
+use super::{args, paths, AnyPosition, CliError, Out};
+use crate::analysis::annotate::analyze_played;
+use crate::analysis::game_replay::{find_start, StartError};
+use crate::analysis::game_text::{parse_game_text, GameTextError};
+use crate::analysis::search_budget::{Budget, ANALYZE_SECONDS};
+use crate::analysis::value_sources::ValueSources;
+use crate::error::ErrorKind;
 use crate::infra::progress::Progress;
-use crate::record::GameRecord;
-use crate::search::{Limits, Searchable};
-
-/// Search time per position when `--time` is not given (Kiothi).
-pub const DEFAULT_SECONDS: f64 = 1.0;
+use crate::report::analysis::{text, write_page};
 
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
@@ -36,15 +33,94 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "N")]
     pub record: Option<usize>,
     /// Kiothi: search time per position, in seconds (default 1).
-    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
     pub time: Option<f64>,
     #[command(flatten)]
-    pub hash: super::args::SearchHash,
+    pub hash: args::SearchHash,
     #[command(flatten)]
-    pub db: super::paths::DbDir,
+    pub db: paths::DbDir,
     /// Also write DIR/analysis.md, DIR/analysis.json and DIR/values.svg.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+impl AnalyzeArgs {
+    pub fn run(&self, threads: usize, out: &mut Out) -> Result<(), CliError> {
+        args::check_hash(self.hash.mb)?;
+        if let Some(dir) = &self.out {
+            // Checked before the analysis, created only when written: a
+            // refused game leaves no empty directory behind.
+            paths::check_out_dir("out", dir)?;
+        }
+        let file = (self.file != "-").then(|| Path::new(&self.file));
+        let name = format!("the game file {}", self.file);
+        let input = paths::read_input(file, "file", &name)?;
+        let game = parse_game_text(&input, self.record).map_err(record_flag)?;
+        let start = find_start(&game, self.start.as_deref()).map_err(|e| match e {
+            StartError::NotFound(c) => {
+                let message = format!("{}: pass --start POSITION", StartError::not_found(&c));
+                CliError::new(ErrorKind::Malformed, Some("start"), message)
+            }
+            e => e.into(),
+        })?;
+        let kiothi = matches!(start, AnyPosition::Kiothi(_));
+        if !kiothi && self.time.is_some() {
+            return Err(CliError::usage(
+                "time",
+                "Kpé games are valued exactly from the database: --time is for Kiothi",
+            ));
+        }
+        let quiet = out.quiet || out.json;
+        let sources = ValueSources::new(self.db.given(), Progress::auto(quiet));
+        let budget = Budget {
+            seconds: Some(self.time.unwrap_or(ANALYZE_SECONDS)),
+            hash_mb: self.hash.mb,
+            threads,
+            ..Budget::default()
+        };
+        // Kiothi's searches stop at Ctrl-C; a Kpé database read ends as usual.
+        let stop = match kiothi {
+            true => crate::infra::interrupt::ctrl_c_flag(),
+            false => Arc::default(),
+        };
+        let progress = Progress::auto(quiet);
+        let analysis = analyze_played(&sources, &game, &start, &budget, stop.clone(), progress)?;
+        // After Ctrl-C the remaining plies were searched to depth 1 only: the
+        // analysis is wrong, so nothing is printed or written.
+        if stop.load(Ordering::SeqCst) {
+            return Err(CliError::new(
+                ErrorKind::Interrupted,
+                None,
+                "analysis interrupted (Ctrl-C): nothing printed or written",
+            ));
+        }
+        if let Some(dir) = &self.out {
+            write_page(&analysis, dir, &command_line())?;
+        }
+        if out.json {
+            return out.model_sorted(&analysis);
+        }
+        out.lines(text(&analysis))?;
+        if let Some(dir) = &self.out {
+            out.info(format!(
+                "wrote {0}/analysis.md, {0}/analysis.json and {0}/values.svg",
+                dir.display()
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// `--record` given for an input of one game: the flag named.
+fn record_flag(e: GameTextError) -> CliError {
+    match e {
+        GameTextError::NotRecords => CliError::new(
+            ErrorKind::Malformed,
+            Some("record"),
+            "--record picks a game of a JSON-lines file; this input holds one game",
+        ),
+        e => e.into(),
+    }
 }
 
 /// The command line that reproduces this run, for the page. An argument
@@ -56,111 +132,4 @@ fn command_line() -> String {
         .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
         .collect();
     format!("sow {}", args.join(" "))
-}
-
-impl AnalyzeArgs {
-    pub fn run(&self, threads: usize, out: &mut Out) -> Result<(), CliError> {
-        super::search_eval::check_hash(self.hash.mb)?;
-        if let Some(dir) = &self.out {
-            // Checked before the analysis, created only when written: a
-            // refused game leaves no empty directory behind.
-            super::paths::check_out_dir("out", dir)?;
-        }
-        let file = (self.file != "-").then(|| Path::new(&self.file));
-        let name = format!("the game file {}", self.file);
-        let text = super::paths::read_input(file, "file", &name)?;
-        let game = parse_game_text(&text, self.record)?;
-        let start = find_start(&game, self.start.as_deref())?;
-        let quiet = out.quiet || out.json;
-        match &start {
-            AnyPosition::Kpe(p) => {
-                if self.time.is_some() {
-                    return Err(CliError::usage(
-                        "time",
-                        "Kpé games are valued exactly from the database: --time is for Kiothi",
-                    ));
-                }
-                let (record, ignored) = replay(p, &game)?;
-                let mut oracle = super::eval::kpe_oracle(p, self.db.given(), quiet)?;
-                let info = GameInfo::new(&game, FROM_DATABASE).ignoring(ignored);
-                analyze_and_print(&record, &mut oracle, info, None, self, out)
-            }
-            AnyPosition::Kiothi(p) => {
-                let (record, ignored) = replay(p, &game)?;
-                let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
-                let stop = crate::infra::interrupt::ctrl_c_flag();
-                let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
-                let method = search_method(seconds, threads, &tables);
-                let info = GameInfo::new(&game, method).ignoring(ignored);
-                let mut oracle = SearchOracle::new(
-                    Limits::seconds(seconds),
-                    threads,
-                    self.hash.mb,
-                    stop.clone(),
-                )
-                .with_exact(tables);
-                analyze_and_print(&record, &mut oracle, info, Some(&stop), self, out)
-            }
-        }
-    }
-}
-
-/// Analyses the game and prints it (and writes the page). `stop` is the
-/// searches' Ctrl-C flag, if they have one.
-fn analyze_and_print<G: Searchable, O: Oracle<G>>(
-    record: &GameRecord<G>,
-    oracle: &mut O,
-    info: GameInfo,
-    stop: Option<&AtomicBool>,
-    args: &AnalyzeArgs,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let bar = Progress::auto(out.quiet || out.json).bar(record.moves().len() as u64 + 1, "analyze");
-    let analysis = analyze_game(record, oracle, info, &mut |done, _| {
-        bar.set_position(done as u64)
-    })?;
-    bar.finish_and_clear();
-    // After Ctrl-C the remaining plies were searched to depth 1 only: the
-    // analysis is wrong, so nothing is printed or written.
-    if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
-        return Err(CliError::new(
-            "interrupted",
-            None,
-            "analysis interrupted (Ctrl-C): nothing printed or written",
-        ));
-    }
-    if let Some(dir) = &args.out {
-        write_page(&analysis, dir)?;
-    }
-    if out.json {
-        return out.model_sorted(&analysis);
-    }
-    for line in crate::report::analysis::text(&analysis) {
-        out.line(line)?;
-    }
-    if let Some(dir) = &args.out {
-        out.info(format!(
-            "wrote {0}/analysis.md, {0}/analysis.json and {0}/values.svg",
-            dir.display()
-        ))?;
-    }
-    Ok(())
-}
-
-/// The page's three files, written as a set (`files::write_set_in`): a
-/// failure half-way must not leave a new graph beside an older analysis.
-fn write_page(a: &GameAnalysis, dir: &Path) -> Result<(), CliError> {
-    use crate::report::analysis::{markdown, value_graph};
-    let svg = value_graph(a);
-    let json = serde_json::to_string_pretty(a).expect("JSON");
-    let md = markdown(a, &command_line(), "values.svg");
-    files::write_set_in(
-        dir,
-        &[
-            ("values.svg", svg.as_bytes()),
-            ("analysis.json", json.as_bytes()),
-            ("analysis.md", md.as_bytes()),
-        ],
-    )?;
-    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `sow apply <POSITION> <MOVE>...`: plays moves in order and prints the
 //! final position in notation as the last line.
 
-use super::{AnyPosition, CliError, Out};
+use super::{parse_any, CliError, Out};
 use crate::analysis::position_models::apply_moves;
 use crate::game::Game;
 
@@ -17,12 +17,8 @@ pub struct ApplyArgs {
 
 impl ApplyArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        run(&super::parse_position(&self.position)?, &self.moves, out)
+        crate::with_position!(parse_any(&self.position)?, p => apply(&p, &self.moves, out))
     }
-}
-
-pub fn run(pos: &AnyPosition, moves: &[String], out: &mut Out) -> Result<(), CliError> {
-    crate::with_position!(pos, p => apply(p, moves, out))
 }
 
 /// Plays `moves` from `start`. An illegal or malformed move stops the

@@ -1,10 +1,15 @@
-//! Value parsers for the numbers of the command line, and the number flags
-//! that several commands share ([`SearchHash`]). Each parser returns a
-//! [`CliError`] naming its field, which `main.rs` prints as it is (kind
-//! `usage`), so a refused number reads the same whichever command took it.
+//! The flags of the command line that take numbers: each value parser
+//! defined once (a refusal is a [`CliError`] naming its field, which
+//! `main.rs` prints as it is, kind `usage`, so a refused number reads the
+//! same whichever command took it), and the flags several commands share
+//! with one meaning ([`SearchHash`], [`OpeningPlies`]). The directories
+//! and files are in `paths.rs`.
 
 use super::CliError;
-use crate::analysis::search_budget::check_seconds;
+use crate::analysis::matches::{MAX_GAMES, MAX_OPENING_PLIES};
+#[cfg(test)]
+use crate::error::ErrorKind;
+use crate::search::Limits;
 
 fn whole<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError> {
     text.trim().parse().map_err(|_| {
@@ -40,11 +45,6 @@ pub fn endgame_stones(text: &str) -> Result<usize, CliError> {
     Ok(n)
 }
 
-/// The most `--games` a command plays: every game's record is kept in
-/// memory (`--games 18446744073709551615` overflowed a count, and four
-/// billion ate the memory).
-pub const MAX_GAMES: u64 = 1_000_000;
-
 /// `--games N`: 1 to [`MAX_GAMES`].
 pub fn games(text: &str) -> Result<usize, CliError> {
     let n = at_least_one("games", text, "")?;
@@ -57,12 +57,14 @@ pub fn games(text: &str) -> Result<usize, CliError> {
     Ok(n as usize)
 }
 
-/// The most `--opening-plies` of `match` and `tune`: a tenth of their games'
-/// ply cap (`tune::PLY_CAP`, the match's `ply_cap`, 1000 plies). An opening
-/// is a short random start for the agents to take over from; 4294967295
-/// random plies played every game to its end at random (`match` then
-/// scored random play, `tune` found no position to sample).
-pub const MAX_OPENING_PLIES: u32 = 100;
+/// `--opening-plies N` of `match` and `tune`, defined once.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct OpeningPlies {
+    /// Random plies played before the agents take over, 0 to 100 (Kiothi:
+    /// the two redistributions count as plies).
+    #[arg(long = "opening-plies", value_name = "OPENING_PLIES", default_value_t = 4, value_parser = opening_plies)]
+    pub plies: u32,
+}
 
 /// `--opening-plies N`: 0 to [`MAX_OPENING_PLIES`].
 pub fn opening_plies(text: &str) -> Result<u32, CliError> {
@@ -84,6 +86,12 @@ pub fn threads(text: &str) -> Result<usize, CliError> {
 /// `--hash MB`: at least 1 MiB.
 pub fn hash_mb(text: &str) -> Result<usize, CliError> {
     at_least_one("hash", text, " MiB").map(|n| n as usize)
+}
+
+/// Refuses a `--hash` above the memory available (checked before the
+/// table is allocated, when the command comes to search).
+pub fn check_hash(mb: usize) -> Result<(), CliError> {
+    crate::infra::limits::check_memory("--hash", mb).map_err(|e| CliError::usage("hash", e))
 }
 
 /// `--hash MB` of a search (`eval`, `analyze`, `play`), defined once and
@@ -126,7 +134,7 @@ pub fn nodes(text: &str) -> Result<u64, CliError> {
 }
 
 /// The shortest `--time` taken (`Limits::takes_seconds`).
-pub const MIN_SECONDS: f64 = crate::search::Limits::MIN_SECONDS;
+pub const MIN_SECONDS: f64 = Limits::MIN_SECONDS;
 
 /// `--time S`: a finite number of seconds, at least [`MIN_SECONDS`].
 pub fn seconds(text: &str) -> Result<f64, CliError> {
@@ -139,11 +147,31 @@ pub fn seconds(text: &str) -> Result<f64, CliError> {
     check_seconds(s)
 }
 
+/// Refuses a `--time` that is not finite or under [`MIN_SECONDS`].
+pub fn check_seconds(s: f64) -> Result<f64, CliError> {
+    match Limits::takes_seconds(s) {
+        true => Ok(s),
+        false => Err(CliError::usage(
+            "time",
+            format!("--time must be a number of seconds, at least {MIN_SECONDS}, found {s}"),
+        )),
+    }
+}
+
 /// `--format` of `sow stats`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TableFormat {
     Csv,
     Json,
+}
+
+/// Refuses the first flag of `flags` that was given (`(name, given)`), with
+/// `why(name)` as the message: flags that do not apply to this solve.
+pub fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<(), CliError> {
+    match flags.iter().find(|(_, given)| *given) {
+        Some(&(flag, _)) => Err(CliError::usage(flag, why(flag))),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -162,7 +190,7 @@ mod tests {
             hash_mb("0").unwrap_err().message,
             "--hash must be at least 1 MiB"
         );
-        assert_eq!(depth("0").unwrap_err().kind, "usage");
+        assert_eq!(depth("0").unwrap_err().kind, ErrorKind::Usage);
         for bad in ["0", "-1", "inf", "NaN", "x", "1e-300", "0.0009"] {
             assert_eq!(
                 seconds(bad).unwrap_err().field.as_deref(),

@@ -2,31 +2,20 @@
 //! the selection checked, the rows (`report::export`) streamed to stdout or
 //! written atomically to `--out`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
+use crate::error::ErrorKind;
 use crate::games::kpe::KpeVariant;
+use crate::infra::files::write_atomic_with;
 use crate::infra::progress::Progress;
-use crate::report::export::{export, Selection};
+use crate::report::export::{export, ExportSummary, Selection};
 
 /// `--format` of `sow export`: CSV only for now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     Csv,
-}
-
-/// `sow export --out FILE --json`: what was written.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ExportSummary {
-    pub format: String,
-    pub game: String,
-    pub out: String,
-    /// The `--positions` selection.
-    pub positions: String,
-    pub rows: u64,
-    pub variant: String,
 }
 
 /// `sow export`: its command line.
@@ -49,43 +38,9 @@ pub struct ExportArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Parses `--positions`: an even stone count of the variant, or `all`.
-pub fn parse_selection(variant: KpeVariant, text: &str) -> Result<Selection, CliError> {
-    let total = variant.total() as usize;
-    let range = format!(
-        "the unlocked layers of {} are the even stone counts 0, 2, ..., {total}",
-        variant.tag()
-    );
-    if text == "all" {
-        return Ok(Selection::All);
-    }
-    let n: usize = text.parse().map_err(|_| {
-        CliError::usage(
-            "positions",
-            format!(
-                "--positions `{text}`: expected a layer (stones on the board) or `all`; {range}"
-            ),
-        )
-    })?;
-    if n > total {
-        return Err(CliError::usage(
-            "positions",
-            format!("--positions {n} is out of range: {range}"),
-        ));
-    }
-    if n % 2 == 1 {
-        return Err(CliError::usage(
-            "positions",
-            format!("--positions {n} is odd: captures take 2 or 4 stones, so {range}"),
-        ));
-    }
-    Ok(Selection::Layer(n))
-}
-
 impl ExportArgs {
-    /// Runs the command.
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        let selection = parse_selection(self.game, &self.positions)?;
+        let selection = selection(self.game, &self.positions)?;
         if out.json && self.out.is_none() {
             return Err(CliError::usage(
                 "json",
@@ -95,18 +50,22 @@ impl ExportArgs {
         let progress = Progress::auto(out.quiet || out.json);
         let solution =
             kpe_db::open_solution(self.game, &kpe_db::db_dir(self.db.given()), progress)?;
-        let rows = match &self.out {
-            None => export(&solution, selection, progress, out.writer(), None)?,
-            Some(path) => {
-                let stop = crate::infra::interrupt::ctrl_c_flag();
-                write_file_atomically(path, |file| {
-                    export(&solution, selection, progress, file, Some(&stop))
-                })?
-            }
-        };
         let Some(path) = &self.out else {
+            export(&solution, selection, progress, out.writer(), None)?;
             return Ok(());
         };
+        let stop = crate::infra::interrupt::ctrl_c_flag();
+        // A failure to write (a full disk, a file size limit) names the file.
+        let rows = write_atomic_with(path, |file| {
+            export(&solution, selection, progress, file, Some(&stop)).map_err(|e| match e.kind {
+                ErrorKind::Io => CliError::new(
+                    ErrorKind::Io,
+                    Some("out"),
+                    format!("--out {}: {}", path.display(), e.message),
+                ),
+                _ => e,
+            })
+        })?;
         if out.json {
             return out.model_sorted(&ExportSummary {
                 format: "csv".into(),
@@ -121,23 +80,10 @@ impl ExportArgs {
     }
 }
 
-/// Runs `write` on a temporary file next to `path`, then renames it to
-/// `path` (`files::write_atomic_with`); an error of the writing (a full
-/// disk, a file size limit) names the file.
-fn write_file_atomically<T>(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<T, CliError>,
-) -> Result<T, CliError> {
-    crate::infra::files::write_atomic_with(path, |file| {
-        write(file).map_err(|e| match e.kind.as_str() {
-            "io" => CliError::new(
-                "io",
-                Some("out"),
-                format!("--out {}: {}", path.display(), e.message),
-            ),
-            _ => e,
-        })
-    })
+/// `--positions`: an even stone count of the variant, or `all`.
+fn selection(variant: KpeVariant, text: &str) -> Result<Selection, CliError> {
+    Selection::parse(variant, text)
+        .map_err(|e| CliError::usage("positions", format!("--positions {e}")))
 }
 
 #[cfg(test)]
@@ -147,11 +93,11 @@ mod tests {
     #[test]
     fn selections_and_their_errors() {
         let v = KpeVariant::new(3, 2).unwrap();
-        assert_eq!(parse_selection(v, "all").unwrap(), Selection::All);
-        assert_eq!(parse_selection(v, "12").unwrap(), Selection::Layer(12));
-        assert_eq!(parse_selection(v, "0").unwrap(), Selection::Layer(0));
+        assert_eq!(selection(v, "all").unwrap(), Selection::All);
+        assert_eq!(selection(v, "12").unwrap(), Selection::Layer(12));
+        assert_eq!(selection(v, "0").unwrap(), Selection::Layer(0));
         for bad in ["13", "14", "7", "-2", "x"] {
-            let e = parse_selection(v, bad).unwrap_err();
+            let e = selection(v, bad).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("positions"), "{bad}");
             assert!(e.message.contains("0, 2, ..., 12"), "{}", e.message);
         }

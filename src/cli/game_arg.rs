@@ -3,7 +3,8 @@
 //! the argument's value parser.
 
 use super::CliError;
-use crate::games::kiothi::{KiothiPosition, Setup};
+use crate::error::ErrorKind;
+use crate::games::kiothi::Setup;
 use crate::games::kpe::KpeVariant;
 
 /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
@@ -21,14 +22,6 @@ impl GameArg {
             GameArg::Kiothi(setup) => Err(kpe_expected(&GameArg::Kiothi(setup).to_string())),
         }
     }
-
-    /// The start position of a Kiothi game.
-    pub fn kiothi(self) -> Option<KiothiPosition> {
-        match self {
-            GameArg::Kiothi(setup) => Some(KiothiPosition::start(setup)),
-            GameArg::Kpe(_) => None,
-        }
-    }
 }
 
 impl std::fmt::Display for GameArg {
@@ -42,59 +35,39 @@ impl std::fmt::Display for GameArg {
 }
 
 fn kpe_expected(text: &str) -> CliError {
-    CliError::new(
-        "malformed",
-        Some("game"),
-        format!("expected `kpe` or `kpe:WxK` (W 2-8, K 1-8), found `{text}`"),
-    )
+    let message = format!("expected `kpe` or `kpe:WxK` (W 2-8, K 1-8), found `{text}`");
+    CliError::new(ErrorKind::Malformed, Some("game"), message)
 }
 
 /// Parses a game: `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`; a refusal
 /// lists all four (`openings` and `stats` take each of them).
 pub fn parse_game(text: &str) -> Result<GameArg, CliError> {
-    parse_any_game(text).map_err(|e| match e {
-        Refused::Kpe(e) => e,
-        Refused::Unknown => any_expected(text),
+    parse_any_game(text)?.ok_or_else(|| {
+        let message = format!(
+            "expected `kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`, found `{text}`"
+        );
+        CliError::new(ErrorKind::Malformed, Some("game"), message)
     })
 }
 
 /// Parses `kpe` or `kpe:WxK` (a game, not a position); a refusal lists
 /// those two alone (`solve`, `export` work on a solved Kpé database).
 pub fn parse_kpe_game(text: &str) -> Result<KpeVariant, CliError> {
-    match parse_any_game(text) {
-        Ok(game) => game.kpe(),
-        Err(Refused::Kpe(e)) => Err(e),
-        Err(Refused::Unknown) => Err(kpe_expected(text)),
-    }
+    parse_any_game(text)?
+        .ok_or_else(|| kpe_expected(text))?
+        .kpe()
 }
 
-/// Why a game was refused: a Kpé variant out of range (its own message),
-/// or text naming no game (the caller lists the games it takes).
-enum Refused {
-    Kpe(CliError),
-    Unknown,
-}
-
-fn any_expected(text: &str) -> CliError {
-    CliError::new(
-        "malformed",
-        Some("game"),
-        format!(
-            "expected `kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`, found `{text}`"
-        ),
-    )
-}
-
-fn parse_any_game(text: &str) -> Result<GameArg, Refused> {
-    match text.split_once(':') {
-        None if text == "kpe" => Ok(GameArg::Kpe(KpeVariant::STANDARD)),
-        Some(("kpe", size)) => KpeVariant::parse_tag(size)
-            .map(GameArg::Kpe)
-            .map_err(|e| Refused::Kpe(e.into())),
-        None if text == "kiothi" => Ok(GameArg::Kiothi(Setup::SixPit)),
-        Some(("kiothi", "five")) => Ok(GameArg::Kiothi(Setup::FivePit)),
-        _ => Err(Refused::Unknown),
-    }
+/// The game `text` names; `None` when it names none (the caller lists the
+/// games it takes), an error for a Kpé variant out of range.
+fn parse_any_game(text: &str) -> Result<Option<GameArg>, CliError> {
+    Ok(match text.split_once(':') {
+        None if text == "kpe" => Some(GameArg::Kpe(KpeVariant::STANDARD)),
+        Some(("kpe", size)) => Some(GameArg::Kpe(KpeVariant::parse_tag(size)?)),
+        None if text == "kiothi" => Some(GameArg::Kiothi(Setup::SixPit)),
+        Some(("kiothi", "five")) => Some(GameArg::Kiothi(Setup::FivePit)),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -123,7 +96,10 @@ mod tests {
                 "{bad}"
             );
         }
-        assert_eq!(parse_kpe_game("kiothi").unwrap_err().kind, "malformed");
+        assert_eq!(
+            parse_kpe_game("kiothi").unwrap_err().kind,
+            ErrorKind::Malformed
+        );
         // Each parser lists the games its commands take.
         let any = parse_game("nope").unwrap_err().message;
         assert!(

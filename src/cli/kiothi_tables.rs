@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{CliError, Out};
+use crate::error::ErrorKind;
 use crate::infra::progress::Progress;
 use crate::kiothi_tables::build::TablesBuild;
 use crate::kiothi_tables::LayerReport;
@@ -36,7 +37,7 @@ pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
     let build = TablesBuild::open(db, stones).map_err(CliError::from)?;
     build
         .check_fits()
-        .map_err(|e| CliError::new("unsupported", Some("stones"), e.to_string()))?;
+        .map_err(|e| CliError::new(ErrorKind::Unsupported, Some("stones"), e.to_string()))?;
     let progress = Progress::auto(out.quiet || out.json);
     let json = out.json;
     let built = build.run(progress, |report| match json {

@@ -6,9 +6,8 @@
 use std::path::PathBuf;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::matches::{
-    make_openings_until, play_match_until, Balance, MatchConfig, MatchReport, MatchSummary,
-};
+use crate::analysis::matches::{run_match_until, Balance, MatchConfig, MatchOutcome};
+use crate::error::ErrorKind;
 use crate::infra::files::write_atomic;
 use crate::infra::progress::Progress;
 use crate::search::{AgentSpec, Searchable};
@@ -33,10 +32,8 @@ pub struct MatchArgs {
     /// Seed of the random openings and agents.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Random plies played before the agents take over, 0 to 100 (Kiothi:
-    /// the two redistributions count as plies).
-    #[arg(long, default_value_t = 4, value_parser = args::opening_plies)]
-    pub opening_plies: u32,
+    #[command(flatten)]
+    pub opening: args::OpeningPlies,
     /// Play only balanced openings: random openings whose expected final
     /// margin (stones captured in the opening plus the value of a
     /// one-thread search to --balance-depth) is within MARGIN stones of
@@ -131,31 +128,21 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     }
     let cfg = MatchConfig {
         games: args.games,
-        opening_plies: args.opening_plies,
+        opening_plies: args.opening.plies,
         seed: args.seed,
         ply_cap: 1000,
         balance: balance(args)?,
     };
     let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
-    let count = cfg.games.div_ceil(2);
-    bar.set_length((count + cfg.games) as u64);
     // Ctrl-C starts no new game: the report holds the finished ones.
     let stop = crate::infra::interrupt::ctrl_c_flag();
-    let none_finished = || {
-        CliError::new(
-            "interrupted",
-            None,
-            "interrupted before the first game finished",
-        )
-    };
-    let openings =
-        make_openings_until(start, &cfg, count, &bar, &stop).ok_or_else(none_finished)?;
-    let report = play_match_until(&openings, &a, &b, &cfg, &bar, &stop);
+    let report = run_match_until(start, &a, &b, &cfg, &bar, &stop);
     bar.finish_and_clear();
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
-    if report.games == 0 {
-        return Err(none_finished());
-    }
+    let report = report.ok_or_else(|| {
+        let message = "interrupted before the first game finished";
+        CliError::new(ErrorKind::Interrupted, None, message)
+    })?;
     if let Some(path) = &args.records {
         let mut buf = Vec::new();
         report.write_records(&mut buf).map_err(CliError::from)?;
@@ -163,69 +150,16 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
     }
     let summary = report.summary(&start.to_string(), &cfg);
     if out.json {
-        /// The summary and whether Ctrl-C cut the match short.
-        #[derive(serde::Serialize)]
-        struct Output<'a> {
-            #[serde(flatten)]
-            summary: &'a MatchSummary,
-            interrupted: bool,
-        }
-        return out.model_sorted(&Output {
+        return out.model_sorted(&MatchOutcome {
             summary: &summary,
             interrupted,
         });
     }
-    print_match(
+    out.lines(crate::report::matches::text(
         &start.to_string(),
         &report,
         &summary,
         &cfg,
         interrupted,
-        out,
-    )
-}
-
-/// The readable summary of a match: result, Elo, lengths.
-fn print_match(
-    start: &str,
-    report: &MatchReport,
-    summary: &MatchSummary,
-    cfg: &MatchConfig,
-    interrupted: bool,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    out.line(format!(
-        "{} vs {} from {}",
-        report.agent_a, report.agent_b, start
-    ))?;
-    if let Some(b) = cfg.balance {
-        out.line(format!(
-            "openings balanced: expected final margin (captures plus a depth-{1} search) within {0} stones of even",
-            b.margin, b.depth
-        ))?;
-    }
-    if interrupted {
-        out.line(format!(
-            "interrupted: {} of {} games finished",
-            report.games, cfg.games
-        ))?;
-    }
-    out.line(format!(
-        "games {}: +{} ={} -{} for {}, score {:.1}%",
-        report.games,
-        report.wins,
-        report.draws,
-        report.losses,
-        report.agent_a,
-        100.0 * report.score
-    ))?;
-    out.line(format!(
-        "elo   {} (95% interval {} .. {})",
-        summary.elo, summary.elo_ci95[0], summary.elo_ci95[1]
-    ))?;
-    out.line(format!("average length {:.1} plies", report.average_plies))?;
-    out.line(format!(
-        "one-warrior victories {:.1}% of decided games",
-        100.0 * report.one_warrior_share
     ))
 }

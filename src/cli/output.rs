@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use serde_json::Value;
 
 pub use crate::error::CliError;
+use crate::error::ErrorKind;
 
 /// Exit code of every refused input or failed command.
 pub const EXIT_ERROR: u8 = 2;
@@ -47,6 +48,24 @@ impl Out {
         Ok(())
     }
 
+    /// Lines of human output (ignored in JSON mode).
+    pub fn lines(&mut self, lines: Vec<String>) -> Result<(), CliError> {
+        lines.into_iter().try_for_each(|l| self.line(l))
+    }
+
+    /// A command's result: its model as the JSON object, keys sorted (see
+    /// [`Out::model_sorted`]), or the lines `text` renders of it.
+    pub fn result<T: serde::Serialize>(
+        &mut self,
+        model: &T,
+        text: impl FnOnce(&T) -> Vec<String>,
+    ) -> Result<(), CliError> {
+        match self.json {
+            true => self.model_sorted(model),
+            false => self.lines(text(model)),
+        }
+    }
+
     /// The JSON object of a command (ignored in human mode).
     pub fn json(&mut self, value: &Value) -> Result<(), CliError> {
         if self.json {
@@ -58,8 +77,13 @@ impl Out {
     /// A typed model as the command's JSON object (ignored in human mode).
     pub fn model<T: serde::Serialize>(&mut self, model: &T) -> Result<(), CliError> {
         if self.json {
-            let text = serde_json::to_string(model)
-                .map_err(|e| CliError::new("internal", None, format!("serializing output: {e}")))?;
+            let text = serde_json::to_string(model).map_err(|e| {
+                CliError::new(
+                    ErrorKind::Internal,
+                    None,
+                    format!("serializing output: {e}"),
+                )
+            })?;
             writeln!(self.w, "{text}")?;
         }
         Ok(())
@@ -106,5 +130,33 @@ impl Out {
         let message = err.message.replace('\n', " ");
         eprintln!("error: {message}");
         EXIT_ERROR
+    }
+}
+
+/// What an [`Out`] wrote, for tests.
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub struct Captured(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+#[cfg(test)]
+impl Captured {
+    /// An [`Out`] writing here.
+    pub fn out(&self, json: bool, quiet: bool) -> Out {
+        Out::new(json, quiet, Box::new(self.clone()))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.borrow().clone()).expect("UTF-8")
+    }
+}
+
+#[cfg(test)]
+impl Write for Captured {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

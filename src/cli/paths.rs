@@ -1,10 +1,12 @@
 //! Files named on the command line: outputs checked writable before a
 //! command's work, inputs read whole with a bound on their size.
 
+use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::CliError;
+use crate::error::ErrorKind;
 use crate::infra::files::{check_writable_dir, check_writable_parent, WriteError};
 
 /// `--db DIR`, defined once and flattened into every command that reads
@@ -24,6 +26,14 @@ impl DbDir {
     }
 }
 
+/// `--out DIR`, the directory of the reports (`report`, `variants`), defined once.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReportsDir {
+    /// Directory of the reports.
+    #[arg(long = "out", value_name = "DIR", default_value = "results")]
+    pub dir: PathBuf,
+}
+
 /// `--FLAG DIR` of a command that writes there after long work: checked
 /// writable first (without creating it: the command creates it when it
 /// writes), refused (kind `io`, exit 2) if not.
@@ -38,7 +48,11 @@ pub fn check_out_file(flag: &str, file: &Path) -> Result<(), CliError> {
 
 /// A file of `--FLAG` that could not be written: kind `io`, field `FLAG`.
 pub fn cannot_write(flag: &str, e: WriteError) -> CliError {
-    CliError::new("io", Some(flag), format!("--{flag}: cannot write in {e}"))
+    CliError::new(
+        ErrorKind::Io,
+        Some(flag),
+        format!("--{flag}: cannot write in {e}"),
+    )
 }
 
 /// The largest input file read, in bytes: a game is a few kilobytes, a
@@ -59,28 +73,23 @@ fn read_at_most(
     name: &str,
     max: u64,
 ) -> Result<String, CliError> {
+    let name = file.map_or("standard input", |_| name);
+    let refuse = |why: String| {
+        CliError::new(
+            ErrorKind::Io,
+            Some(field),
+            format!("cannot read {name}: {why}"),
+        )
+    };
     let mut text = String::new();
-    let limit = max + 1;
-    let result = match file {
-        None => std::io::stdin()
-            .take(limit)
-            .read_to_string(&mut text)
-            .map(|_| ()),
-        Some(file) => std::fs::File::open(file)
-            .and_then(|f| f.take(limit).read_to_string(&mut text).map(|_| ())),
+    let read = match file {
+        None => std::io::stdin().take(max + 1).read_to_string(&mut text),
+        Some(file) => File::open(file).and_then(|f| f.take(max + 1).read_to_string(&mut text)),
     };
-    let name = if file.is_none() {
-        "standard input"
-    } else {
-        name
-    };
-    let refuse =
-        |why: String| CliError::new("io", Some(field), format!("cannot read {name}: {why}"));
-    result.map_err(|e| refuse(e.to_string()))?;
+    read.map_err(|e| refuse(e.to_string()))?;
     if text.len() as u64 > max {
-        return Err(refuse(format!(
-            "more than {max} bytes, far beyond any input of this tool"
-        )));
+        let why = format!("more than {max} bytes, far beyond any input of this tool");
+        return Err(refuse(why));
     }
     Ok(text)
 }

@@ -1,15 +1,12 @@
 //! `sow perft <POSITION> <DEPTH> [--divide] [--max-nodes N]`: RULES §4 on
-//! the rayon pool, with a progress bar, Ctrl-C, and a refusal of walks far
-//! out of reach.
+//! the rayon pool (`analysis::perft_report`), with a progress bar, Ctrl-C,
+//! and a refusal of walks far out of reach.
 
-use std::time::Instant;
-
-use serde::Serialize;
-
-use super::{CliError, Out, DIVIDE_LIMIT};
-use crate::game::Game;
+use super::{args, CliError, Out};
+use crate::analysis::perft_report::{perft_report, PerftRefusal, DEFAULT_MAX_NODES, DIVIDE_LIMIT};
+use crate::error::ErrorKind;
 use crate::infra::progress::Progress;
-use crate::perft::{estimate, perft_count, Count};
+use crate::report::perft::text;
 
 /// `sow perft`'s flags.
 #[derive(clap::Args, Debug)]
@@ -17,7 +14,7 @@ pub struct PerftArgs {
     /// Position (quoted notation or a shortcut).
     pub position: String,
     /// Number of moves (at most 1000).
-    #[arg(value_parser = super::args::perft_depth)]
+    #[arg(value_parser = args::perft_depth)]
     pub depth: u32,
     /// List the count under each root move (a Kiothi opening counted by
     /// formula: under each lifted pair of pits, whatever the placement).
@@ -29,155 +26,51 @@ pub struct PerftArgs {
     pub max_nodes: u64,
 }
 
-/// About an hour of walking on 2 cores: Kiothi's play phase walks about
-/// 2·10^7 positions per CPU-second (perft 7 of the turn-3 position of
-/// `rule2_rule3_protection_marks_after_turn_2`: 269,274,991 in 13 s of CPU),
-/// Kpé faster.
-pub const DEFAULT_MAX_NODES: u64 = 100_000_000_000;
-
-/// Random lines sampled to estimate the size of a walk.
-const PROBES: u32 = 64;
-
-/// One line of `--divide`.
-#[derive(Serialize, Debug)]
-pub struct DivideLine {
-    /// A root move in notation, or the lifted pits (`4+5`) of a group of
-    /// opening moves counted by formula.
-    #[serde(rename = "move")]
-    pub group: String,
-    pub nodes: u64,
-}
-
-/// `sow perft --json`'s object (README: output contract).
-#[derive(Serialize, Debug)]
-pub struct PerftReport {
-    pub position: String,
-    pub depth: u32,
-    pub nodes: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub divide: Option<Vec<DivideLine>>,
-    /// `move` (one line per root move) or `lifted pits` (per lift set of a
-    /// Kiothi opening, counted by formula); with `divide` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub divide_by: Option<&'static str>,
-    pub seconds: f64,
-    /// Nodes per second; `null` when the nodes were counted by formula.
-    pub nps: Option<u64>,
-    /// True when the nodes were counted by formula, not visited.
-    pub counted: bool,
-    pub threads: usize,
-}
-
 impl PerftArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
-        let pos = super::parse_position(&self.position)?;
-        crate::with_position!(&pos, p => perft(p, self, out))
+        let pos = super::parse_any(&self.position)?;
+        let bar = Progress::auto(out.quiet || out.json).count(0, "perft", "subtrees");
+        let stop = crate::infra::interrupt::ctrl_c_flag();
+        let (depth, divide, max) = (self.depth, self.divide, self.max_nodes);
+        let report =
+            crate::with_position!(&pos, p => perft_report(p, depth, divide, max, &bar, &stop));
+        bar.finish_and_clear();
+        let report = report.map_err(refusal)?;
+        let quiet = out.quiet;
+        out.result(&report, |r| text(r, quiet))
     }
 }
 
-pub fn perft<G: Game>(p: &G, args: &PerftArgs, out: &mut Out) -> Result<(), CliError> {
-    let depth = args.depth;
-    let by_formula = p.perft_by_formula(depth).is_some();
-    if args.divide && !by_formula {
-        let count = p.move_count();
-        if count > DIVIDE_LIMIT {
-            return Err(CliError::usage(
-                "divide",
-                format!(
-                    "the position has {count} root moves, more than the {DIVIDE_LIMIT} `--divide` can list; run perft without --divide"
-                ),
-            ));
-        }
-    }
-    if !by_formula && depth > 1 {
-        let guess = estimate(p, depth, PROBES, 1);
-        if guess > args.max_nodes as f64 {
-            return Err(CliError::usage(
-                "depth",
-                format!(
-                    "perft to depth {depth} is out of reach: about {guess:.1e} positions to generate (estimated from {PROBES} random lines), more than --max-nodes {}; raise --max-nodes to run it anyway",
-                    args.max_nodes
-                ),
-            ));
-        }
-    }
-    let bar = Progress::auto(out.quiet || out.json).count(0, "perft", "subtrees");
-    let stop = crate::infra::interrupt::ctrl_c_flag();
-    let t0 = Instant::now();
-    let counted = perft_count(p, depth, &bar, &stop);
-    bar.finish_and_clear();
-    let Count {
-        nodes,
-        split,
-        counted,
-    } = counted.map_err(|_| {
-        CliError::new(
-            "interrupted",
-            None,
+/// A refused or interrupted walk, in the words of the flags.
+fn refusal(e: PerftRefusal) -> CliError {
+    match e {
+        PerftRefusal::TooWide(count) => CliError::usage(
+            "divide",
+            format!("the position has {count} root moves, more than the {DIVIDE_LIMIT} `--divide` can list; run perft without --divide"),
+        ),
+        PerftRefusal::OutOfReach { depth, guess, max_nodes } => CliError::usage(
+            "depth",
             format!(
-                "perft interrupted (Ctrl-C) after {:.1} s",
-                t0.elapsed().as_secs_f64()
+                "perft to depth {depth} is out of reach: about {guess:.1e} positions to generate (estimated from {} random lines), more than --max-nodes {max_nodes}; raise --max-nodes to run it anyway",
+                crate::analysis::perft_report::PROBES
             ),
-        )
-    })?;
-    let seconds = t0.elapsed().as_secs_f64();
-    let report = PerftReport {
-        position: p.to_string(),
-        depth,
-        nodes,
-        divide: args.divide.then(|| {
-            split
-                .into_iter()
-                .map(|(group, nodes)| DivideLine { group, nodes })
-                .collect()
-        }),
-        divide_by: args
-            .divide
-            .then_some(if counted { "lifted pits" } else { "move" }),
-        seconds,
-        nps: (!counted).then(|| {
-            if seconds > 0.0 {
-                (nodes as f64 / seconds).round() as u64
-            } else {
-                0
-            }
-        }),
-        counted,
-        threads: rayon::current_num_threads(),
-    };
-    if out.json {
-        return out.json(&serde_json::to_value(&report).map_err(internal)?);
+        ),
+        PerftRefusal::Interrupted(seconds) => CliError::new(
+            ErrorKind::Interrupted,
+            None,
+            format!("perft interrupted (Ctrl-C) after {seconds:.1} s"),
+        ),
     }
-    print_text(&report, out)
 }
 
-fn internal(e: serde_json::Error) -> CliError {
-    CliError::new("internal", None, e.to_string())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn print_text(r: &PerftReport, out: &mut Out) -> Result<(), CliError> {
-    if let Some(lines) = &r.divide {
-        for l in lines {
-            out.line(format!("{}: {}", l.group, l.nodes))?;
-        }
-    }
-    if out.quiet {
-        return out.line(r.nodes);
-    }
-    if r.divide.as_ref().is_some_and(|s| !s.is_empty()) {
-        out.line("")?;
-    }
-    out.line(format!("position {}", r.position))?;
-    out.line(format!("depth    {}", r.depth))?;
-    out.line(format!("nodes    {}", r.nodes))?;
-    out.line(format!("time     {:.3} s", r.seconds))?;
-    if r.divide_by == Some("lifted pits") {
-        out.line("divide   per lifted pair: each line counts the sequences whose first move lifts those pits, whatever the placement")?;
-    }
-    match r.nps {
-        Some(nps) => out.line(format!("nps      {nps} ({} threads)", r.threads)),
-        None => {
-            out.line("method   counted by formula (RULES §2.2 redistributions), not enumerated")
-        }
+    #[test]
+    fn a_huge_root_is_refused_naming_divide() {
+        let err = refusal(PerftRefusal::TooWide(DIVIDE_LIMIT + 1));
+        assert_eq!(err.kind, ErrorKind::Usage);
+        assert_eq!(err.field.as_deref(), Some("divide"));
     }
 }

@@ -5,31 +5,21 @@
 //! pipe; the end of the input ends the session cleanly.
 
 use std::io::BufRead;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use serde::Serialize;
-
-use super::board::side_name;
-use super::{parse_any, AnyPosition, Board, CliError, Out};
-use crate::analysis::levels::{level_move, Level};
-use crate::analysis::oracle::{Oracle, SearchOracle};
+use super::{args, parse_any, AnyPosition, CliError, Out};
+use crate::analysis::kiothi_tables::coverage;
+use crate::analysis::levels::Level;
+use crate::analysis::oracle::Oracle;
+use crate::analysis::play_session::Session;
+use crate::analysis::search_budget::{Budget, PLAY_SECONDS};
+use crate::analysis::value_sources::{ValueSources, Valued};
+use crate::error::ErrorKind;
 use crate::game::Side;
 use crate::infra::files;
-use crate::infra::rng::Rng;
-use crate::record::{GameRecord, Termination};
-use crate::search::{Limits, Searchable};
-
-/// Search time per move of the engine, and per `hint`, when `--time` is
-/// not given (Kiothi, or Kpé with `--time`).
-pub const DEFAULT_SECONDS: f64 = 1.0;
-
-/// Legal moves listed at each turn up to this many (a Kiothi opening has
-/// hundreds of millions: only their count is given).
-const LIST_LIMIT: u64 = 200;
-
-/// Moves shown by `hint` in a Kiothi opening (the best candidates).
-const OPENING_HINTS: usize = 10;
+use crate::infra::progress::Progress;
+use crate::report::board::{side_name, Board};
+use crate::report::play as text;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SideArg {
@@ -52,7 +42,7 @@ pub struct PlayArgs {
     pub level: Level,
     /// Search time per move and per hint, in seconds (Kiothi; Kpé is
     /// exact from its database unless this is given). Default 1.
-    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
     pub time: Option<f64>,
     /// Seed of the weaker levels' choices.
     #[arg(long, default_value_t = 1)]
@@ -60,22 +50,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub db: super::paths::DbDir,
     #[command(flatten)]
-    pub hash: super::args::SearchHash,
-}
-
-/// What `save FILE` writes: one JSON line that `sow analyze` reads.
-#[derive(Serialize)]
-pub struct SavedGame {
-    pub start: String,
-    pub moves: Vec<String>,
-    /// `over`, `repetition` or `unfinished`.
-    pub end: &'static str,
-    pub plies: usize,
-    /// Final stones of South and North once the game is over.
-    pub points: Option<[f64; 2]>,
-    pub winner: Option<char>,
-    pub south: String,
-    pub north: String,
+    pub hash: args::SearchHash,
 }
 
 impl PlayArgs {
@@ -86,384 +61,199 @@ impl PlayArgs {
                 "sow play is interactive: --json is not supported",
             ));
         }
-        super::search_eval::check_hash(self.hash.mb)?;
+        args::check_hash(self.hash.mb)?;
         let start = parse_any(&self.position)?;
         let human = match self.side {
             SideArg::South => Side::South,
             SideArg::North => Side::North,
         };
-        let seconds = self.time.unwrap_or(DEFAULT_SECONDS);
+        let sources = ValueSources::new(self.db.given(), Progress::auto(out.quiet));
+        if let AnyPosition::Kiothi(_) = start {
+            if let Some(n) = sources.kiothi_tables()?.max_stones() {
+                out.line(format!("endgame tables: {}", coverage(n)))?;
+            }
+        }
+        let budget = Budget {
+            seconds: Some(self.time.unwrap_or(PLAY_SECONDS)),
+            hash_mb: self.hash.mb,
+            threads,
+            ..Budget::default()
+        };
         // No Ctrl-C handler here: in an interactive session Ctrl-C must end
         // the process as in any terminal program. A handler that only sets
         // a flag left every later engine search stopped at once (no move)
         // and did nothing at the prompt. Nothing is written mid-session
         // (`save` is atomic), so being killed loses nothing.
-        let stop = Arc::new(AtomicBool::new(false));
-        let stdin = std::io::stdin();
-        let mut input = stdin.lock();
-        match start {
-            AnyPosition::Kpe(p) if self.time.is_none() => {
-                let mut oracle = super::eval::kpe_oracle(&p, self.db.given(), out.quiet)?;
-                Session::new(p, human, self).play(&mut oracle, &mut input, out)
-            }
-            AnyPosition::Kpe(p) => {
-                let mut oracle =
-                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop);
-                Session::new(p, human, self).play(&mut oracle, &mut input, out)
-            }
-            AnyPosition::Kiothi(p) => {
-                let tables = crate::analysis::kiothi_tables::for_search(self.db.given())?;
-                if let Some(n) = tables.max_stones() {
-                    out.line(format!(
-                        "endgame tables: {}",
-                        crate::analysis::kiothi_tables::coverage(n)
-                    ))?;
-                }
-                let mut oracle =
-                    SearchOracle::new(Limits::seconds(seconds), threads, self.hash.mb, stop)
-                        .with_exact(tables);
-                Session::new(p, human, self).play(&mut oracle, &mut input, out)
-            }
-        }
+        let stop = Arc::default();
+        let input = &mut std::io::stdin().lock();
+        let exact = self.time.is_none();
+        crate::with_position!(start, p => {
+            let mut session = Session::new(p, human, self.level, self.seed);
+            sources.with_oracle(&p, exact, &budget, stop, |o| play(&mut session, o, input, out))
+        })
     }
 }
 
-/// The engine returned no move in a position that is not over: a search
-/// stopped before its first iteration. Its stop flag is never set in
-/// `play`, so this is not expected, but it is an error, not a panic.
-fn no_engine_move() -> CliError {
-    CliError::new(
-        "internal",
-        None,
-        "the engine found no move (its search was stopped before the first iteration)",
-    )
-}
-
-/// One game in progress.
-struct Session<G: Board + Searchable> {
-    record: GameRecord<G>,
-    human: Side,
-    level: Level,
-    rng: Rng,
-    /// The result of the finished game has been printed.
-    announced: bool,
-}
-
-impl<G: Board + Searchable> Session<G> {
-    fn new(start: G, human: Side, args: &PlayArgs) -> Self {
-        Session {
-            record: GameRecord::new(start),
-            human,
-            level: args.level,
-            rng: Rng::new(args.seed),
-            announced: false,
-        }
-    }
-
-    fn player_name(&self, side: Side) -> String {
-        if side == self.human {
-            "you".to_string()
+/// The session: the oracle's moves, the person's commands, until `quit`
+/// or the end of the input.
+fn play<G: Board + Valued>(
+    s: &mut Session<G>,
+    oracle: &mut dyn Oracle<G>,
+    input: &mut dyn BufRead,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    out.line(text::greeting(s))?;
+    board(s, out)?;
+    let mut announced = false;
+    loop {
+        if let Some(result) = text::result(s) {
+            if !announced {
+                out.line(result)?;
+                announced = true;
+            }
+        } else if s.oracle_to_move() {
+            let side = side_name(s.record().current().side_to_move());
+            let mv = s.oracle_move(oracle)?;
+            out.line(format!(
+                "{}. {side} (sow) plays {mv}",
+                s.record().moves().len()
+            ))?;
+            board(s, out)?;
+            continue;
         } else {
-            format!("sow {}", self.level)
-        }
-    }
-
-    fn board(&self, out: &mut Out) -> Result<(), CliError> {
-        let pos = self.record.current();
-        out.line("")?;
-        out.line(pos.draw())?;
-        out.line(format!("position {pos}"))
-    }
-
-    fn play<O: Oracle<G>>(
-        &mut self,
-        oracle: &mut O,
-        input: &mut dyn BufRead,
-        out: &mut Out,
-    ) -> Result<(), CliError> {
-        out.line(format!(
-            "sow play: you are {}, sow plays {} at level {}. Commands: a move, hint, undo, flip, save FILE, quit",
-            side_name(self.human),
-            side_name(self.human.other()),
-            self.level
-        ))?;
-        self.board(out)?;
-        loop {
-            if self.record.is_finished() {
-                if !self.announced {
-                    self.result(out)?;
-                    self.announced = true;
-                }
-                out.flush()?;
-                // The game is over; the input may still save it or undo.
-                if !self.command(oracle, input, out)? {
-                    return Ok(());
-                }
-                continue;
-            }
-            let pos = self.record.current().clone();
-            let mover = pos.side_to_move();
-            if mover != self.human {
-                let mv = level_move(&pos, self.level, oracle, &mut self.rng)?
-                    .ok_or_else(no_engine_move)?;
-                self.record.push(mv)?;
-                out.line(format!(
-                    "{}. {} (sow) plays {mv}",
-                    self.record.moves().len(),
-                    side_name(mover)
-                ))?;
-                self.board(out)?;
-                continue;
-            }
-            let count = pos.move_count();
-            let legal = if count <= LIST_LIMIT {
-                pos.legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            } else {
-                format!("{count} moves (notation a+b>targets; `hint` lists the best found)")
-            };
-            out.line(format!("your move ({}), legal: {legal}", side_name(mover)))?;
-            out.flush()?;
-            if !self.command(oracle, input, out)? {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Reads and runs one line of input; false at `quit` or the end of input.
-    fn command<O: Oracle<G>>(
-        &mut self,
-        oracle: &mut O,
-        input: &mut dyn BufRead,
-        out: &mut Out,
-    ) -> Result<bool, CliError> {
-        // Read as bytes: a line that is not UTF-8 is refused like any bad
-        // input, it does not end the session (`read_line` failed on it).
-        let mut bytes = Vec::new();
-        let read = input
-            .read_until(b'\n', &mut bytes)
-            .map_err(|e| CliError::new("io", Some("input"), format!("reading input: {e}")))?;
-        if read == 0 {
-            out.line("end of input: goodbye")?;
-            return Ok(false);
-        }
-        let Ok(line) = String::from_utf8(bytes) else {
-            out.line("refused: the line is not UTF-8 text")?;
-            out.flush()?;
-            return Ok(true);
-        };
-        let line = line.trim();
-        let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        match word {
-            "" => {}
-            "quit" | "exit" => {
-                out.line("goodbye")?;
-                return Ok(false);
-            }
-            "help" => out.line(
-                "commands: a move in notation, hint (every move with its value), undo, flip (swap sides), save FILE, board, quit",
-            )?,
-            "board" | "show" => self.board(out)?,
-            "hint" => self.hint(oracle, out)?,
-            "undo" => self.undo(out)?,
-            "flip" => {
-                self.human = self.human.other();
-                out.line(format!("you now play {}", side_name(self.human)))?;
-            }
-            "save" => self.save(rest.trim(), out)?,
-            _ if self.record.is_finished() => {
-                out.line(format!("the game is over: `{line}` is not a command here (save FILE, undo, quit)"))?
-            }
-            _ => match self.record.push_text(line) {
-                Ok(_) => self.board(out)?,
-                Err(e) => out.line(format!("refused: {e}"))?,
-            },
+            out.line(text::prompt(s))?;
         }
         out.flush()?;
-        Ok(true)
-    }
-
-    fn hint<O: Oracle<G>>(&mut self, oracle: &mut O, out: &mut Out) -> Result<(), CliError> {
-        let pos = self.record.current().clone();
-        if self.record.is_finished() {
-            return out.line("the game is over: no hint");
-        }
-        let values = oracle.move_values(&pos)?;
-        let shown = if values.complete {
-            values.moves.len()
-        } else {
-            out.line(format!(
-                "the opening explorer's best redistributions (the search's {} candidates of {} legal moves, depth {}):",
-                values.moves.len(),
-                pos.move_count(),
-                values.depth
-            ))?;
-            OPENING_HINTS
-        };
-        for m in values.moves.iter().take(shown) {
-            out.line(format!(
-                "  {:<24} {:+4} {}",
-                m.mv.to_string(),
-                m.value,
-                if m.exact { "exact" } else { "estimate" }
-            ))?;
-        }
-        Ok(())
-    }
-
-    /// Takes back moves to the previous turn of yours (at least one move).
-    fn undo(&mut self, out: &mut Out) -> Result<(), CliError> {
-        let mut keep = self.record.moves().len();
-        if keep == 0 {
-            return out.line("nothing to undo");
-        }
-        keep -= 1;
-        let start = self.record.start().clone();
-        let moves = self.record.moves().to_vec();
-        let side_at = |k: usize| {
-            moves[..k]
-                .iter()
-                .fold(start.clone(), |p, m| p.play_unchecked(m))
-                .side_to_move()
-        };
-        while keep > 0 && side_at(keep) != self.human {
-            keep -= 1;
-        }
-        let mut record = GameRecord::new(start);
-        for mv in &moves[..keep] {
-            record.push(*mv)?;
-        }
-        self.record = record;
-        self.announced = false;
-        out.line(format!("took back {} move(s)", moves.len() - keep))?;
-        self.board(out)
-    }
-
-    fn save(&self, file: &str, out: &mut Out) -> Result<(), CliError> {
-        if file.is_empty() {
-            return out.line("save needs a file name: save FILE");
-        }
-        let result = self.record.result();
-        let saved = SavedGame {
-            start: self.record.start().to_string(),
-            moves: self.record.moves().iter().map(|m| m.to_string()).collect(),
-            end: result.map_or("unfinished", |r| r.termination.word()),
-            plies: self.record.moves().len(),
-            points: result.map(|r| r.totals),
-            winner: result.and_then(|r| r.winner()).map(Side::letter),
-            south: self.player_name(Side::South),
-            north: self.player_name(Side::North),
-        };
-        let mut line = serde_json::to_string(&saved).expect("JSON");
-        line.push('\n');
-        match files::write_atomic(std::path::Path::new(file), line.as_bytes()) {
-            Ok(()) => out.line(format!("saved to {file} (sow analyze {file})")),
-            // A bad path is the player's typo, not the end of the game.
-            Err(e) => out.line(format!("not saved: {e}")),
+        match command(s, oracle, input, out)? {
+            Command::Quit => return Ok(()),
+            Command::Undone => announced = false,
+            Command::Done => {}
         }
     }
+}
 
-    fn result(&self, out: &mut Out) -> Result<(), CliError> {
-        let Some(r) = self.record.result() else {
-            return Ok(());
-        };
-        let how = match r.termination {
-            Termination::NoMove => format!(
-                "{} to move has no legal move",
-                side_name(self.record.current().side_to_move())
-            ),
-            Termination::Repetition => {
-                "a position occurred for the third time (the board is shared)".to_string()
+/// What a line of input did.
+enum Command {
+    Quit,
+    /// Moves were taken back: a finished game is announced again.
+    Undone,
+    Done,
+}
+
+/// Reads and runs one line of input.
+fn command<G: Board + Valued>(
+    s: &mut Session<G>,
+    oracle: &mut dyn Oracle<G>,
+    input: &mut dyn BufRead,
+    out: &mut Out,
+) -> Result<Command, CliError> {
+    // Read as bytes: a line that is not UTF-8 is refused like any bad
+    // input, it does not end the session (`read_line` failed on it).
+    let mut bytes = Vec::new();
+    let read = input
+        .read_until(b'\n', &mut bytes)
+        .map_err(|e| CliError::new(ErrorKind::Io, Some("input"), format!("reading input: {e}")))?;
+    if read == 0 {
+        out.line("end of input: goodbye")?;
+        return Ok(Command::Quit);
+    }
+    let Ok(line) = String::from_utf8(bytes) else {
+        out.line("refused: the line is not UTF-8 text")?;
+        out.flush()?;
+        return Ok(Command::Done);
+    };
+    let line = line.trim();
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let mut done = Command::Done;
+    match word {
+        "" => {}
+        "quit" | "exit" => {
+            out.line("goodbye")?;
+            return Ok(Command::Quit);
+        }
+        "help" => out.line(
+            "commands: a move in notation, hint (every move with its value), undo, flip (swap sides), save FILE, board, quit",
+        )?,
+        "board" | "show" => board(s, out)?,
+        "hint" => hint(s, oracle, out)?,
+        "undo" => match s.undo() {
+            0 => out.line("nothing to undo")?,
+            n => {
+                out.line(format!("took back {n} move(s)"))?;
+                board(s, out)?;
+                done = Command::Undone;
             }
-        };
-        let verdict = match r.winner() {
-            Some(s) if s == self.human => "you win",
-            Some(_) => "sow wins",
-            None => "draw",
-        };
-        // RULES §2.10: "reported as such".
-        let one_warrior = if self.record.current().ended_in_one_warrior_victory(r.totals) {
-            ", a one-warrior victory"
-        } else {
-            ""
-        };
-        out.line(format!(
-            "game over: {how}; South {} North {}: {verdict}{one_warrior} (commands: save FILE, undo, quit)",
-            r.totals[0], r.totals[1]
-        ))
+        },
+        "flip" => {
+            s.human = s.human.other();
+            out.line(format!("you now play {}", side_name(s.human)))?;
+        }
+        "save" => save(s, rest.trim(), out)?,
+        _ if s.record().is_finished() => out.line(format!(
+            "the game is over: `{line}` is not a command here (save FILE, undo, quit)"
+        ))?,
+        _ => match s.play(line) {
+            Ok(_) => board(s, out)?,
+            Err(e) => out.line(format!("refused: {e}"))?,
+        },
+    }
+    out.flush()?;
+    Ok(done)
+}
+
+fn board<G: Board + Valued>(s: &Session<G>, out: &mut Out) -> Result<(), CliError> {
+    let pos = s.record().current();
+    out.line("")?;
+    out.line(pos.draw())?;
+    out.line(format!("position {pos}"))
+}
+
+fn hint<G: Board + Valued>(
+    s: &Session<G>,
+    oracle: &mut dyn Oracle<G>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    if s.record().is_finished() {
+        return out.line("the game is over: no hint");
+    }
+    let values = s.hint(oracle)?;
+    out.lines(text::hint(s, &values))
+}
+
+fn save<G: Board + Valued>(s: &Session<G>, file: &str, out: &mut Out) -> Result<(), CliError> {
+    if file.is_empty() {
+        return out.line("save needs a file name: save FILE");
+    }
+    match files::write_atomic(std::path::Path::new(file), s.saved().line().as_bytes()) {
+        Ok(()) => out.line(format!("saved to {file} (sow analyze {file})")),
+        // A bad path is the player's typo, not the end of the game.
+        Err(e) => out.line(format!("not saved: {e}")),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        play: PlayArgs,
-    }
-
-    /// An engine search that returns no move (stopped before its first
-    /// iteration, as after a Ctrl-C caught by a flag) ends the session
-    /// with an error, not a panic.
-    #[test]
-    fn an_engine_without_a_move_is_an_error() {
-        let args = Cli::parse_from(["play", "kpe", "--as", "N"]).play;
-        let start = match parse_any("kpe").unwrap() {
-            AnyPosition::Kpe(p) => p,
-            AnyPosition::Kiothi(_) => unreachable!("kpe is Kpé"),
-        };
-        let stopped = Arc::new(AtomicBool::new(true));
-        let mut oracle = SearchOracle::new(Limits::seconds(1.0), 1, 1, stopped);
-        let mut out = Out::new(false, true, Box::new(Vec::new()));
-        let mut input: &[u8] = b"quit\n";
-        let err = Session::new(start, Side::North, &args)
-            .play(&mut oracle, &mut input, &mut out)
-            .unwrap_err();
-        assert_eq!(err.kind, "internal");
-        assert!(err.message.contains("no move"), "{}", err.message);
-    }
-
-    /// Collects what the session prints.
-    #[derive(Clone, Default)]
-    struct Printed(Rc<RefCell<Vec<u8>>>);
-
-    impl std::io::Write for Printed {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::analysis::oracle::SearchOracle;
+    use crate::cli::output::Captured;
+    use crate::search::{Limits, TranspositionTable};
 
     /// A line that is not UTF-8 is refused and the session goes on (it
     /// ended with an `io` error).
     #[test]
     fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
-        let args = Cli::parse_from(["play", "kpe:3x3"]).play;
-        let start = match parse_any("kpe:3x3").unwrap() {
-            AnyPosition::Kpe(p) => p,
-            AnyPosition::Kiothi(_) => unreachable!("kpe:3x3 is Kpé"),
+        let AnyPosition::Kpe(start) = parse_any("kpe:3x3").unwrap() else {
+            unreachable!("kpe:3x3 is Kpé")
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, 1, stop);
-        let printed = Printed::default();
-        let mut out = Out::new(false, true, Box::new(printed.clone()));
+        let tt = TranspositionTable::new(1);
+        let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, tt, Arc::default());
+        let printed = Captured::default();
+        let mut out = printed.out(false, true);
         let mut input: &[u8] = b"\xff\xfe\nboard\nquit\n";
-        Session::new(start, Side::South, &args)
-            .play(&mut oracle, &mut input, &mut out)
-            .unwrap();
+        let mut session = Session::new(start, Side::South, Level::Perfect, 1);
+        play(&mut session, &mut oracle, &mut input, &mut out).unwrap();
         out.flush().unwrap();
-        let text = String::from_utf8(printed.0.borrow().clone()).unwrap();
+        let text = printed.text();
         assert!(text.contains("refused: the line is not UTF-8"), "{text}");
         assert!(text.ends_with("goodbye\n"), "{text}");
     }

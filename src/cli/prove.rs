@@ -7,8 +7,9 @@
 
 use std::path::Path;
 
+use super::args::check_seconds;
 use super::{CliError, Out};
-use crate::analysis::search_budget::check_seconds;
+use crate::error::ErrorKind;
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::Progress;
 use crate::prove::kept_bounds::KeptBoundsError;
@@ -31,14 +32,14 @@ pub fn run(
     }
     // At most the memory available, as `eval --hash` (`--hash` near
     // `usize::MAX` overflowed the table's size, a panic).
-    super::search_eval::check_hash(args.hash_mb)?;
+    super::args::check_hash(args.hash_mb)?;
     let progress = Progress::auto(out.quiet || out.json);
     let job = ProofJob::prepare(pos, args, db, progress).map_err(refusal)?;
     let stop = crate::infra::interrupt::ctrl_c_flag();
     let report = job.run(&stop).map_err(refusal)?;
     if out.json {
         let value = serde_json::to_value(&report)
-            .map_err(|e| CliError::new("io", None, format!("encoding JSON: {e}")))?;
+            .map_err(|e| CliError::new(ErrorKind::Io, None, format!("encoding JSON: {e}")))?;
         return out.json(&value);
     }
     print_human(pos, &report, out)
@@ -49,7 +50,7 @@ pub fn run(
 fn refusal(e: ProofError) -> CliError {
     match e {
         ProofError::Opening { .. } => CliError::new(
-            "unsupported",
+            ErrorKind::Unsupported,
             Some("position"),
             format!("{e} (use `sow eval` or `sow openings kiothi` for estimates)"),
         ),
@@ -64,7 +65,7 @@ fn refusal(e: ProofError) -> CliError {
             format!(" (the proof had reached [{lower:+}, {upper:+}] for the mover)"),
         ),
         ProofError::CheckPanicked | ProofError::Check(_) => {
-            CliError::new("internal", Some("verify"), e.to_string())
+            CliError::new(ErrorKind::Internal, Some("verify"), e.to_string())
         }
         ProofError::CheckTooLarge { .. } => CliError::usage("verify", e.to_string()),
     }
@@ -74,7 +75,7 @@ fn refusal(e: ProofError) -> CliError {
 fn kept_refusal(e: &KeptBoundsError, note: String) -> CliError {
     let (kind, message) = match e {
         KeptBoundsError::NoRoom { path, most, free } => (
-            "unsupported",
+            ErrorKind::Unsupported,
             format!(
                 "{} can take up to {} MiB (every entry of the --hash table), {} MiB free there",
                 path.display(),
@@ -82,10 +83,10 @@ fn kept_refusal(e: &KeptBoundsError, note: String) -> CliError {
                 free >> 20
             ),
         ),
-        KeptBoundsError::Malformed { .. } => ("malformed", e.to_string()),
+        KeptBoundsError::Malformed { .. } => (ErrorKind::Malformed, e.to_string()),
         KeptBoundsError::NotWritable(_)
         | KeptBoundsError::Read { .. }
-        | KeptBoundsError::Write(_) => ("io", e.to_string()),
+        | KeptBoundsError::Write(_) => (ErrorKind::Io, e.to_string()),
     };
     CliError::new(kind, Some("keep"), format!("{message}{note}"))
 }

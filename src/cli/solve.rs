@@ -1,17 +1,17 @@
-//! `sow solve kpe[:WxK]`: builds (or completes) a variant's database and
-//! reports the value of the start and of each first move.
+//! `sow solve GAME`: a Kpé variant's database built (or completed) with
+//! the value of the start and of each first move; Kiothi's endgame tables
+//! built; or a Kiothi position's exact value proved.
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
+use super::args::refuse_given;
 use super::game_arg::parse_kpe_game;
 use super::{CliError, Out};
-use crate::analysis::kpe_db::{self, peak_rss_mib};
-use crate::games::kpe::KpeVariant;
+use crate::analysis::kpe_db;
+use crate::analysis::kpe_solve::{solve, solve_endgame};
 use crate::infra::progress::Progress;
-use crate::kpe_db::endgame::LayerSteps;
-use crate::kpe_db::estimate::{Estimate, OutOfCore};
-use crate::kpe_db::{BuildOptions, RegionResumed, Solution, SolveStats};
+use crate::kpe_db::estimate::OutOfCore;
+use crate::report::kpe_solve::{endgame_text, text};
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -66,17 +66,13 @@ pub struct SolveArgs {
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         let db = kpe_db::db_dir(self.db.given());
-        if self.endgame_only && self.game.trim_start().starts_with("kiothi") {
-            return Err(CliError::usage(
-                "endgame-only",
-                "--endgame-only is for Kpé (its unlocked layers); Kiothi's endgame tables are `sow solve kiothi --stones N`",
-            ));
-        }
-        if self.out_of_core.is_some() && self.game.trim_start().starts_with("kiothi") {
-            return Err(CliError::usage(
-                "out-of-core",
-                "--out-of-core is for Kpé (where its opening region is built)",
-            ));
+        if self.game.trim_start().starts_with("kiothi") {
+            refuse_given(&[("endgame-only", self.endgame_only)], |_| {
+                "--endgame-only is for Kpé (its unlocked layers); Kiothi's endgame tables are `sow solve kiothi --stones N`".into()
+            })?;
+            refuse_given(&[("out-of-core", self.out_of_core.is_some())], |_| {
+                "--out-of-core is for Kpé (where its opening region is built)".into()
+            })?;
         }
         if self.game.trim() == "kiothi" {
             refuse_given(
@@ -112,264 +108,12 @@ impl SolveArgs {
             format!("--{flag} is for Kiothi (a proof or the endgame tables); a Kpé solve always runs to the end")
         })?;
         let variant = parse_kpe_game(&self.game)?;
-        match self.endgame_only {
-            true => run_endgame(variant, self.db.given(), out),
-            false => run(
-                variant,
-                self.db.given(),
-                self.out_of_core.unwrap_or_default(),
-                out,
-            ),
+        let progress = Progress::auto(out.quiet || out.json);
+        if self.endgame_only {
+            let built = solve_endgame(variant, &db, progress)?;
+            return out.result(&built, endgame_text);
         }
-    }
-}
-
-/// Refuses the first flag of `flags` that was given (`(name, given)`), with
-/// `why(name)` as the message: flags that do not apply to this solve.
-fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<(), CliError> {
-    match flags.iter().find(|(_, given)| *given) {
-        Some(&(flag, _)) => Err(CliError::usage(flag, why(flag))),
-        None => Ok(()),
-    }
-}
-
-/// `sow solve kpe:WxK --endgame-only`: the endgame layers alone.
-fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
-    let dir = kpe_db::db_dir(db);
-    let stats = Solution::build_endgame(variant, &dir, Progress::auto(out.quiet || out.json))?;
-    /// `sow solve --endgame-only --json`: what was built, and the run's figures.
-    #[derive(serde::Serialize)]
-    struct EndgameOutput<'a> {
-        variant: String,
-        unlocked_positions: u64,
-        #[serde(flatten)]
-        build: BuildFigures<'a>,
-    }
-    if out.json {
-        return out.model_sorted(&EndgameOutput {
-            variant: variant.tag(),
-            unlocked_positions: stats.unlocked_positions,
-            build: BuildFigures::of(&stats, &dir, stats.seconds),
-        });
-    }
-    out.line(format!(
-        "{} endgame database built in {} (no opening region: `sow solve {}` adds it)",
-        variant.tag(),
-        dir.display(),
-        variant.tag()
-    ))?;
-    out.line(format!("positions: {} unlocked", stats.unlocked_positions))?;
-    out.line(layers_line(&stats))?;
-    if let Some(e) = &stats.estimate {
-        out.line(format!("estimate before building: {}", e.summary()))?;
-    }
-    out.line(format!(
-        "time {:.1} s{}, peak memory {} MiB",
-        stats.seconds,
-        layer_steps_note(&stats, " (", ")"),
-        peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
-    ))
-}
-
-/// What `solve --json` tells of a build, with or without the region.
-#[derive(serde::Serialize)]
-struct BuildFigures<'a> {
-    db: String,
-    estimate: &'a Option<crate::kpe_db::estimate::Estimate>,
-    layers_computed: &'a [usize],
-    layers_reused: &'a [usize],
-    /// Reused layers taken from another K of the same W: (stones, variant).
-    layers_shared: Vec<(usize, String)>,
-    /// Whether the region was built out of core (`--out-of-core`).
-    out_of_core: bool,
-    /// What the region took from an interrupted build's checkpoints.
-    region_resumed: Option<RegionResumed>,
-    /// The computed layers' seconds by step (all zero when none was).
-    layer_steps: LayerSteps,
-    peak_rss_mib: Option<f64>,
-    seconds: f64,
-}
-
-impl<'a> BuildFigures<'a> {
-    fn of(stats: &'a SolveStats, dir: &Path, seconds: f64) -> Self {
-        BuildFigures {
-            db: dir.display().to_string(),
-            estimate: &stats.estimate,
-            layers_computed: &stats.layers_computed,
-            layers_reused: &stats.layers_reused,
-            layers_shared: stats
-                .layers_shared
-                .iter()
-                .map(|(n, v)| (*n, v.tag()))
-                .collect(),
-            out_of_core: stats.out_of_core,
-            region_resumed: stats.region_resumed,
-            layer_steps: stats.layer_steps,
-            peak_rss_mib: peak_rss_mib(),
-            seconds,
-        }
-    }
-}
-
-/// "layers computed N, reused M" and where shared ones came from.
-fn layers_line(stats: &SolveStats) -> String {
-    format!(
-        "layers computed {}, reused {}{}",
-        stats.layers_computed.len(),
-        stats.layers_reused.len(),
-        shared_note(&stats.layers_shared)
-    )
-}
-
-pub fn run(
-    variant: KpeVariant,
-    db: Option<&Path>,
-    out_of_core: OutOfCore,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let dir = kpe_db::db_dir(db);
-    let t0 = Instant::now();
-    let options = BuildOptions {
-        out_of_core,
-        ..Default::default()
-    };
-    let progress = Progress::auto(out.quiet || out.json);
-    let (solution, stats) = Solution::build_with(variant, &dir, progress, options)?;
-    let start = kpe_db::start_json(&solution, variant)?;
-    let seconds = t0.elapsed().as_secs_f64();
-    if out.json {
-        return out.model_sorted(&SolveOutput {
-            start: &start,
-            build: BuildFigures::of(&stats, &dir, seconds),
-            phase_seconds: PhaseSeconds {
-                layers: stats.layers_seconds,
-                opening_explore: stats.explore_seconds,
-                opening_solve: stats.region_seconds,
-            },
-        });
-    }
-    out.line(format!(
-        "{} solved, database in {}",
-        variant.tag(),
-        dir.display()
-    ))?;
-    print_start(&start, out)?;
-    if let Some(e) = &stats.estimate {
-        out.line(estimate_line(e, stats.out_of_core))?;
-    }
-    print_build(&start, &stats, seconds, out)
-}
-
-/// `sow solve --json`: the start summary and the run's figures.
-#[derive(serde::Serialize)]
-struct SolveOutput<'a> {
-    #[serde(flatten)]
-    start: &'a kpe_db::StartSummary,
-    #[serde(flatten)]
-    build: BuildFigures<'a>,
-    phase_seconds: PhaseSeconds,
-}
-
-#[derive(serde::Serialize)]
-struct PhaseSeconds {
-    layers: f64,
-    opening_explore: f64,
-    opening_solve: f64,
-}
-
-/// The start's value, each first move's and the perfect line.
-fn print_start(r: &kpe_db::StartSummary, out: &mut Out) -> Result<(), CliError> {
-    out.line(format!(
-        "start value {:+} for South ({}), perfect play",
-        r.value, r.result
-    ))?;
-    for m in &r.moves {
-        out.line(format!("  first move {}: {:+}", m.mv, m.value))?;
-    }
-    out.line(format!(
-        "principal variation ({} moves, ends by {}): {}",
-        r.pv.len(),
-        r.pv_ends_by,
-        r.pv.join(" ")
-    ))
-}
-
-/// What the solve was estimated to need before it started, in MiB.
-fn estimate_line(e: &Estimate, out_of_core: bool) -> String {
-    let mib = |b: u64| b >> 20;
-    let avail = |b: Option<u64>| b.map_or("?".to_string(), |b| format!("{}", mib(b)));
-    let (memory, scratch) = match out_of_core {
-        false => (e.memory, String::new()),
-        true => (
-            e.memory_out_of_core,
-            format!(" and {} MiB of scratch", mib(e.scratch_disk)),
-        ),
-    };
-    format!(
-        "estimate before solving: memory {} MiB ({} available), disk {} MiB{scratch} ({} available)",
-        mib(memory),
-        avail(e.memory_available),
-        mib(e.disk),
-        avail(e.disk_available)
-    )
-}
-
-/// The database's size, how it was built, and the time and memory taken.
-fn print_build(
-    r: &kpe_db::StartSummary,
-    stats: &SolveStats,
-    seconds: f64,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    out.line(format!(
-        "positions: {} unlocked (endgame database), {} in the opening phase",
-        r.positions.unlocked, r.positions.opening_phase
-    ))?;
-    out.line(layers_line(stats))?;
-    if stats.out_of_core {
-        out.line(
-            "opening region built out of core (scratch files mapped from the database directory)",
-        )?;
-    }
-    if let Some(r) = stats.region_resumed {
-        out.line(format!(
-            "opening region resumed from an interrupted build: {} of {} stone counts explored and {} of {} runs of groups solved were reused",
-            r.stone_counts_reused, r.stone_counts, r.runs_reused, r.runs
-        ))?;
-    }
-    out.line(format!(
-        "time {:.1} s (endgame layers {:.1} s{}; opening phase: exploration {:.1} s, solution {:.1} s), peak memory {} MiB",
-        seconds,
-        stats.layers_seconds,
-        layer_steps_note(stats, ": ", ""),
-        stats.explore_seconds,
-        stats.region_seconds,
-        peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
-    ))
-}
-
-/// `before` then "exits A s, thresholds B s, endings C s" then `after`
-/// when the solve computed layers, else nothing.
-fn layer_steps_note(stats: &SolveStats, before: &str, after: &str) -> String {
-    let s = stats.layer_steps;
-    if stats.layers_computed.is_empty() {
-        return String::new();
-    }
-    format!(
-        "{before}exits {:.1} s, thresholds {:.1} s, endings {:.1} s{after}",
-        s.exits, s.thresholds, s.endings
-    )
-}
-
-/// " (N of them from kpe:WxK)" for the layers a solve took from other
-/// variants, else nothing.
-fn shared_note(shared: &[(usize, KpeVariant)]) -> String {
-    let mut from: Vec<String> = shared.iter().map(|(_, v)| v.tag()).collect();
-    // Each variant once, even if the layers' sources alternate.
-    from.sort_unstable();
-    from.dedup();
-    match shared.len() {
-        0 => String::new(),
-        count => format!(" ({count} of them from {})", from.join(", ")),
+        let solved = solve(variant, &db, self.out_of_core.unwrap_or_default(), progress)?;
+        out.result(&solved, text)
     }
 }

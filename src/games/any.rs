@@ -66,6 +66,9 @@ mod tests {
         assert_eq!(p.to_string(), "kpe:3x4 4,4,4,4,4,4 S ... ... 0 0");
         assert_eq!(parse_any("").unwrap_err().field(), Some("position"));
         assert_eq!(parse_any("chess").unwrap_err().field(), Some("game"));
-        assert_eq!(parse_any("owari 1").unwrap_err().kind(), "malformed");
+        assert_eq!(
+            parse_any("owari 1").unwrap_err().kind().as_str(),
+            "malformed"
+        );
     }
 }

@@ -12,7 +12,7 @@ use thiserror::Error;
 use super::bounds::BoundTable;
 use super::bounds_file::{self, kiothi_fingerprint, BoundFileError};
 use crate::infra::files::{self, WriteError};
-use crate::kpe_db::estimate::disk_budget;
+use crate::infra::limits::disk_budget;
 
 /// Why a file of kept bounds cannot be used.
 #[derive(Debug, Error)]

@@ -3,9 +3,12 @@
 //! graph (South's expected final margin over the plies) as SVG.
 
 use std::fmt::Write;
+use std::path::Path;
 
 use super::svg::{escape, LineChart, Point};
-use crate::analysis::annotate::{GameAnalysis, PlayerSummary, Thresholds};
+use crate::analysis::annotate::{GameAnalysis, PlayerSummary};
+use crate::analysis::marks::Thresholds;
+use crate::infra::files::{write_set_in, WriteError};
 
 /// The value graph: South's expected final margin (captures so far plus
 /// the position's value) before every ply and at the end; proven values
@@ -280,6 +283,24 @@ pub fn markdown(a: &GameAnalysis, command: &str, svg: &str) -> String {
     }
     let _ = writeln!(md, "\nFinal position: `{}`", a.ending.position);
     md
+}
+
+/// Writes the page into `dir`: `analysis.md` (reproduced by `command`),
+/// `analysis.json` and the graph `values.svg`, as a set
+/// (`files::write_set_in`): a failure half-way must not leave a new graph
+/// beside an older analysis.
+pub fn write_page(a: &GameAnalysis, dir: &Path, command: &str) -> Result<(), WriteError> {
+    let svg = value_graph(a);
+    let json = serde_json::to_string_pretty(a).expect("JSON");
+    let md = markdown(a, command, "values.svg");
+    write_set_in(
+        dir,
+        &[
+            ("values.svg", svg.as_bytes()),
+            ("analysis.json", json.as_bytes()),
+            ("analysis.md", md.as_bytes()),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -26,7 +26,9 @@
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::error::CliError;
+use thiserror::Error;
+
+use crate::error::{CliError, ErrorKind};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
 use crate::kpe_db::entry::entry_value;
@@ -46,6 +48,62 @@ pub enum Selection {
     Layer(usize),
     /// Every unlocked layer, then the locked region of the start.
     All,
+}
+
+/// A selection that names no layer of the variant; each message ends with
+/// the layers there are.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SelectionError {
+    #[error("`{0}`: expected a layer (stones on the board) or `all`; {1}")]
+    NotALayer(String, Layers),
+    #[error("{0} is out of range: {1}")]
+    OutOfRange(usize, Layers),
+    #[error("{0} is odd: captures take 2 or 4 stones, so {1}")]
+    Odd(usize, Layers),
+}
+
+/// The unlocked layers of a variant, as a refusal names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layers(KpeVariant);
+
+impl std::fmt::Display for Layers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (tag, total) = (self.0.tag(), self.0.total());
+        write!(
+            f,
+            "the unlocked layers of {tag} are the even stone counts 0, 2, ..., {total}"
+        )
+    }
+}
+
+impl Selection {
+    /// `text`: an even stone count of `variant`'s board, or `all`.
+    pub fn parse(variant: KpeVariant, text: &str) -> Result<Selection, SelectionError> {
+        let layers = Layers(variant);
+        if text == "all" {
+            return Ok(Selection::All);
+        }
+        let n: usize = text
+            .parse()
+            .map_err(|_| SelectionError::NotALayer(text.to_string(), layers))?;
+        match n {
+            n if n > variant.total() as usize => Err(SelectionError::OutOfRange(n, layers)),
+            n if n % 2 == 1 => Err(SelectionError::Odd(n, layers)),
+            n => Ok(Selection::Layer(n)),
+        }
+    }
+}
+
+/// `sow export --out FILE --json`: what was written.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ExportSummary {
+    pub format: String,
+    pub game: String,
+    pub out: String,
+    /// The `--positions` selection.
+    pub positions: String,
+    pub rows: u64,
+    pub variant: String,
 }
 
 /// Writes every selected row to `w`; returns the number of rows.
@@ -231,7 +289,11 @@ impl<'a> RowWriter<'a> {
 
     fn flush(&mut self) -> Result<(), CliError> {
         if self.stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
-            return Err(CliError::new("interrupted", None, "interrupted (Ctrl-C)"));
+            return Err(CliError::new(
+                ErrorKind::Interrupted,
+                None,
+                "interrupted (Ctrl-C)",
+            ));
         }
         self.w.write_all(&self.buf)?;
         self.buf.clear();

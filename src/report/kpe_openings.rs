@@ -1,10 +1,10 @@
 //! The Kpé opening report page.
 
 use super::markdown::value_table;
-use crate::analysis::kpe_db::MoveValue;
 use crate::analysis::kpe_openings::KpeOpeningReport;
+use crate::analysis::move_values::MoveEntry;
 
-fn values(moves: &[MoveValue]) -> impl Iterator<Item = (&str, i64)> {
+fn values(moves: &[MoveEntry]) -> impl Iterator<Item = (&str, i64)> {
     moves.iter().map(|m| (m.mv.as_str(), m.value as i64))
 }
 

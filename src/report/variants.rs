@@ -1,6 +1,55 @@
-//! The Kpé variants table page.
+//! The Kpé variants table (`sow variants`, `sow report`): every small
+//! variant solved, and the page.
 
-use crate::analysis::variants::VariantRow;
+use std::path::Path;
+
+use crate::analysis::variants::{solve_row, variants, VariantRow, VariantsTable};
+use crate::error::CliError;
+use crate::infra::files::{pretty_json, write_atomic};
+use crate::infra::progress::Progress;
+
+/// Solves the variants up to `max_positions` unlocked positions (a line
+/// noted as each is solved), writes `variants.md` and `.json` into `dir`,
+/// and returns the table.
+pub fn write_table(
+    db: &Path,
+    dir: &Path,
+    max_positions: u64,
+    progress: Progress,
+    note: &mut dyn FnMut(String) -> Result<(), CliError>,
+) -> Result<VariantsTable, CliError> {
+    let mut rows = Vec::new();
+    let list = variants(max_positions);
+    // The variants done out of all, above each variant's own layer bars;
+    // a line per finished variant.
+    let bar = progress.count(list.len() as u64, "variants", "variants");
+    for variant in list {
+        bar.set_message(format!("kpe:{variant}"));
+        let row = solve_row(variant, db, progress)?;
+        bar.suspend(|| {
+            note(format!(
+                "kpe:{variant}: start {:+} ({}), {:.1} s",
+                row.start.value, row.start.result, row.start.seconds
+            ))
+        })?;
+        bar.inc(1);
+        rows.push(row);
+    }
+    bar.finish_and_clear();
+    let command = format!("sow variants --max-positions {max_positions}");
+    let larger = dir.join("larger-variants.md").is_file();
+    write_atomic(
+        &dir.join("variants.md"),
+        markdown(&rows, &command, larger).as_bytes(),
+    )?;
+    let report = VariantsTable {
+        command,
+        game: "kpe".into(),
+        variants: rows,
+    };
+    write_atomic(&dir.join("variants.json"), pretty_json(&report).as_bytes())?;
+    Ok(report)
+}
 
 /// The page; `larger` says whether `larger-variants.md` (written by hand,
 /// under `results/kpe`) is beside it, to link to it only then: a table

@@ -15,11 +15,12 @@ use serde::Serialize;
 
 use super::state::{AppState, MAX_CLIENT_ID};
 use super::values;
-use crate::analysis::game_text::parse_game_text;
+use crate::analysis::game_replay::{find_start, StartError};
+use crate::analysis::game_text::{parse_game_text, GameTextError};
 use crate::analysis::levels::Level;
 use crate::analysis::position_models::{apply_moves, split_moves, MovesModel, ShowModel};
-use crate::analysis::search_budget::Budget;
-use crate::error::CliError;
+use crate::analysis::search_budget::{Budget, SERVE_ANALYZE_SECONDS};
+use crate::error::{CliError, ErrorKind};
 use crate::games::{parse_any, AnyPosition};
 use crate::infra::files::Sorted;
 
@@ -32,10 +33,10 @@ pub struct ApiError {
 
 impl From<CliError> for ApiError {
     fn from(error: CliError) -> Self {
-        let status = match error.kind.as_str() {
-            "internal" | "io" => StatusCode::INTERNAL_SERVER_ERROR,
-            "busy" => StatusCode::SERVICE_UNAVAILABLE,
-            "cancelled" => StatusCode::CONFLICT,
+        let status = match error.kind {
+            ErrorKind::Internal | ErrorKind::Io => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorKind::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Cancelled => StatusCode::CONFLICT,
             _ => StatusCode::BAD_REQUEST,
         };
         ApiError { status, error }
@@ -186,7 +187,7 @@ fn json_text(text: String) -> Response {
 
 fn json_model<T: Serialize>(model: &T) -> ApiResult {
     let text = serde_json::to_string(model)
-        .map_err(|e| CliError::new("internal", None, format!("serializing: {e}")))?;
+        .map_err(|e| CliError::new(ErrorKind::Internal, None, format!("serializing: {e}")))?;
     Ok(json_text(text))
 }
 
@@ -238,11 +239,17 @@ pub async fn searching<T: Send + 'static>(
     let ticket = state.claim(client);
     let permit = tokio::time::timeout(state.limits.queue_wait, state.slots().acquire_owned())
         .await
-        .map_err(|_| CliError::new("busy", None, "every search slot stayed busy; try again"))?
-        .map_err(|_| CliError::new("busy", None, "the server is shutting down"))?;
+        .map_err(|_| {
+            CliError::new(
+                ErrorKind::Busy,
+                None,
+                "every search slot stayed busy; try again",
+            )
+        })?
+        .map_err(|_| CliError::new(ErrorKind::Busy, None, "the server is shutting down"))?;
     if ticket.flag.load(Ordering::SeqCst) {
         return Err(CliError::new(
-            "cancelled",
+            ErrorKind::Cancelled,
             Some("client"),
             "cancelled by a newer search of the same client before it started",
         )
@@ -254,7 +261,7 @@ pub async fn searching<T: Send + 'static>(
         work(flag)
     })
     .await
-    .map_err(|e| CliError::new("internal", None, format!("search failed: {e}")))?;
+    .map_err(|e| CliError::new(ErrorKind::Internal, None, format!("search failed: {e}")))?;
     drop(ticket);
     Ok(result?)
 }
@@ -274,12 +281,16 @@ pub async fn move_values(State(state): State<Arc<AppState>>, q: Params) -> ApiRe
     json_model(&model)
 }
 
+/// The work of `eval` and `values`: the position, whether a search was
+/// asked for, its budget and its stop flag.
+type Work<T> = fn(&AppState, &AnyPosition, bool, Budget, Arc<AtomicBool>) -> Result<T, CliError>;
+
 /// What `eval` and `values` share: the parameters `position`, `time` or
 /// `depth`, and `client`, then `work` in one of the search slots.
 async fn position_search<T: Send + 'static>(
     state: Arc<AppState>,
     q: Params,
-    work: fn(&AppState, &AnyPosition, bool, Budget, &AtomicBool) -> Result<T, CliError>,
+    work: Work<T>,
 ) -> Result<T, ApiError> {
     q.only(&["position", "time", "depth", "client"])?;
     let pos = q.position()?;
@@ -287,7 +298,7 @@ async fn position_search<T: Send + 'static>(
     let searched = q.searched();
     let st = state.clone();
     searching(&state, q.client()?, move |stop| {
-        work(&st, &pos, searched, budget, &stop)
+        work(&st, &pos, searched, budget, stop)
     })
     .await
 }
@@ -326,18 +337,32 @@ pub async fn analyze(
         ),
     })?;
     let record: Option<usize> = q.number("record", "a whole number")?;
-    let game = parse_game_text(&body, record)?;
+    let game = parse_game_text(&body, record).map_err(|e| match e {
+        GameTextError::NotRecords => ApiError::from(CliError::new(
+            ErrorKind::Malformed,
+            Some("record"),
+            "`record` picks a game of a JSON-lines file; this input holds one game",
+        )),
+        e => ApiError::from(CliError::from(e)),
+    })?;
     if game.moves.len() > state.limits.max_moves {
         return Err(usage(
             "moves",
             format!("at most {} moves per game", state.limits.max_moves),
         ));
     }
-    let start = crate::analysis::game_replay::find_start(&game, q.get("start"))?;
+    let start = find_start(&game, q.get("start")).map_err(|e| match e {
+        StartError::NotFound(c) => ApiError::from(CliError::new(
+            ErrorKind::Malformed,
+            Some("start"),
+            format!("{}: pass `start`", StartError::not_found(&c)),
+        )),
+        e => ApiError::from(CliError::from(e)),
+    })?;
     let budget = q.budget(&state)?;
     let asked = match q.get("time") {
-        Some(_) => budget.seconds.unwrap_or(DEFAULT_ANALYSIS_SECONDS),
-        None => DEFAULT_ANALYSIS_SECONDS,
+        Some(_) => budget.seconds.unwrap_or(SERVE_ANALYZE_SECONDS),
+        None => SERVE_ANALYZE_SECONDS,
     };
     let seconds = asked.min(state.limits.max_seconds / (game.moves.len() + 1) as f64);
     let st = state.clone();
@@ -347,9 +372,6 @@ pub async fn analyze(
     .await?;
     json_model(&Sorted(&model))
 }
-
-/// Search time per position of `/api/analyze` (Kiothi) when not given.
-pub const DEFAULT_ANALYSIS_SECONDS: f64 = 0.2;
 
 /// `POST /api/stop?client=ID`: stops the client's running search (it answers
 /// with its best completed iteration).
@@ -366,7 +388,7 @@ pub async fn stop(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
 /// on the fly).
 pub async fn games(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
     q.only(&[])?;
-    json_model(&values::games(&state.db))
+    json_model(&values::games(state.sources.db()))
 }
 
 /// Anything else under `/api/`.
@@ -404,7 +426,7 @@ pub async fn time_limit(
         Err(_) => ApiError {
             status: StatusCode::SERVICE_UNAVAILABLE,
             error: CliError::new(
-                "timeout",
+                ErrorKind::Timeout,
                 None,
                 format!(
                     "the request took longer than the server's limit of {:.1} s (--max-time plus {:.0} s, \

@@ -20,7 +20,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::error::CliError;
+use crate::error::{CliError, ErrorKind};
 pub use state::{AppState, Limits};
 
 /// The whole application: page, assets and API.
@@ -88,7 +88,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .build()
         .map_err(|e| {
             CliError::new(
-                "io",
+                ErrorKind::Io,
                 None,
                 format!("cannot start the server's runtime: {e}"),
             )

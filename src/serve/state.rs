@@ -1,6 +1,7 @@
-//! What every request shares: the database directory and its open Kpé
-//! solutions, the search slots (a semaphore bounding concurrent searches),
-//! the stop flags of each client's running search, and the limits.
+//! What every request shares: the value sources (the database directory,
+//! its open Kpé solutions, the Kiothi endgame tables), the search slots (a
+//! semaphore bounding concurrent searches), the stop flags of each
+//! client's running search, and the limits.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -10,10 +11,8 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use crate::analysis::kpe_db;
-use crate::analysis::oracle::KpeOracle;
-use crate::error::CliError;
-use crate::games::kpe::KpeVariant;
+use crate::analysis::search_budget::SERVE_SECONDS;
+use crate::analysis::value_sources::ValueSources;
 use crate::infra::progress::Progress;
 use crate::kiothi_tables::KiothiEndgames;
 
@@ -56,7 +55,7 @@ impl Limits {
             // The cores are shared by the searches that run at once.
             threads: (cores / searches).max(1),
             hash_mb: 64,
-            default_seconds: 2.0_f64.min(max_seconds),
+            default_seconds: SERVE_SECONDS.min(max_seconds),
             max_seconds,
             max_depth: 64,
             queue_wait: Duration::from_secs(60),
@@ -73,8 +72,12 @@ pub const REQUEST_MARGIN_SECONDS: f64 = 10.0;
 
 /// The shared state of the server.
 pub struct AppState {
-    /// The Kpé database directory: the only files the server reads.
-    pub db: PathBuf,
+    /// Where values come from: the Kpé database directory (the only files
+    /// the server reads), one exact oracle per Kpé variant asked for (its
+    /// database opened, or solved in memory, once), and the Kiothi endgame
+    /// tables every Kiothi search takes exact values from (none unless
+    /// [`AppState::with_kiothi_tables`]).
+    pub sources: ValueSources,
     pub limits: Limits,
     slots: Arc<Semaphore>,
     /// The stop flag of each client's current search.
@@ -82,12 +85,6 @@ pub struct AppState {
     /// Every search's stop flag, set all at once on shutdown.
     shutdown: AtomicBool,
     anonymous: AtomicU64,
-    /// One exact oracle per Kpé variant asked for (its database opened, or
-    /// solved in memory, once), each used by one request at a time.
-    oracles: Mutex<HashMap<KpeVariant, Arc<Mutex<KpeOracle>>>>,
-    /// Kiothi endgame tables every Kiothi search takes exact values from
-    /// (none unless [`AppState::with_kiothi_tables`]).
-    pub kiothi_tables: Arc<KiothiEndgames>,
 }
 
 /// Longest client id accepted (the page sends a random one).
@@ -95,43 +92,25 @@ pub const MAX_CLIENT_ID: usize = 64;
 
 impl AppState {
     pub fn new(db: PathBuf, limits: Limits) -> Self {
+        let sources = ValueSources::new(Some(&db), Progress::auto(true))
+            .solving_up_to(limits.solve_positions)
+            .with_tables(Arc::new(KiothiEndgames::empty()));
         AppState {
-            db,
+            sources,
             slots: Arc::new(Semaphore::new(limits.searches)),
             limits,
             clients: Mutex::new(HashMap::new()),
             shutdown: AtomicBool::new(false),
             anonymous: AtomicU64::new(0),
-            oracles: Mutex::new(HashMap::new()),
-            kiothi_tables: Arc::new(KiothiEndgames::empty()),
         }
     }
 
     /// The state whose Kiothi searches take exact values from `tables`.
     pub fn with_kiothi_tables(self, tables: Arc<KiothiEndgames>) -> Self {
         AppState {
-            kiothi_tables: tables,
+            sources: self.sources.with_tables(tables),
             ..self
         }
-    }
-
-    /// A variant's exact oracle: its database opened once (or a small
-    /// variant without one solved in memory once) and kept.
-    pub fn kpe_oracle(&self, variant: KpeVariant) -> Result<Arc<Mutex<KpeOracle>>, CliError> {
-        let mut map = self.oracles.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = map.get(&variant) {
-            return Ok(o.clone());
-        }
-        let quiet = Progress::auto(true);
-        let solution = if crate::kpe_db::endgame_positions(variant) > self.limits.solve_positions {
-            // Too large to solve here: its database or a named refusal.
-            crate::kpe_db::Solution::open(variant, &self.db)?
-        } else {
-            kpe_db::open_solution(variant, &self.db, quiet)?
-        };
-        let oracle = Arc::new(Mutex::new(KpeOracle::new(solution, quiet)));
-        map.insert(variant, oracle.clone());
-        Ok(oracle)
     }
 
     /// A fresh stop flag for a search of `client` (anonymous searches get

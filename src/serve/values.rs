@@ -1,7 +1,7 @@
-//! What the pages asks beyond the CLI's commands, from the analysis
-//! library: every legal move's value, the oracle's move at a level, the
-//! analysis of a game, and the games on offer. Also `eval`'s model, computed
-//! as `sow eval --json` computes it.
+//! What the page asks beyond the commands' own models, from the analysis
+//! library through the state's value sources (the command line's own):
+//! `eval`'s model, every legal move's value, the oracle's move at a level,
+//! the analysis of a game, and the games on offer.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,80 +10,38 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::state::AppState;
-use crate::analysis::annotate::{analyze_game, GameAnalysis, GameInfo, FROM_DATABASE};
-use crate::analysis::evaluation::{kpe_evaluation, ExactEvaluation, SearchEvaluation};
+use crate::analysis::annotate::{analyze_played, GameAnalysis};
+use crate::analysis::evaluation::{evaluate, Evaluation};
 use crate::analysis::game_text::GameText;
-use crate::analysis::kiothi_tables::search_method;
 use crate::analysis::levels::{level_move, Level};
-use crate::analysis::move_values::{search_move_values, MoveValues};
-use crate::analysis::oracle::{KpeOracle, Oracle, SearchOracle};
+use crate::analysis::move_values::{MoveEntry, MoveValues};
 use crate::analysis::search_budget::Budget;
 use crate::error::CliError;
-use crate::games::kpe::{KpePosition, KpeVariant};
+use crate::games::kpe::KpeVariant;
 use crate::games::AnyPosition;
+use crate::infra::progress::Progress;
 use crate::infra::rng::Rng;
 use crate::kpe_db::{check_solvable, endgame_positions, ON_THE_FLY_POSITIONS};
-use crate::search::{search_with, ExactValues, NoTables, Searchable, TranspositionTable};
+use crate::search::Searchable;
 
-/// Runs `f` with a Kpé variant's oracle (one request at a time per variant).
-fn with_kpe<T>(
-    state: &AppState,
-    pos: &KpePosition,
-    f: impl FnOnce(&mut KpeOracle) -> Result<T, CliError>,
-) -> Result<T, CliError> {
-    let oracle = state.kpe_oracle(pos.variant())?;
-    let mut guard = oracle.lock().unwrap_or_else(|e| e.into_inner());
-    f(&mut guard)
-}
-
-/// `/api/eval`: the object of `sow eval --json` (the analysis library's
-/// model, serialized as the CLI serializes it). Kpé is exact from the
-/// database unless `searched`.
-///
-/// What `/api/eval` answers: `sow eval --json`'s object, exact or searched.
-#[derive(Serialize)]
-#[serde(untagged)]
-pub enum Evaluation {
-    Exact(ExactEvaluation),
-    Search(SearchEvaluation),
-}
-
+/// `/api/eval`: the object of `sow eval --json`, computed as the command
+/// computes it. Kpé is exact from the database unless `searched`.
 pub fn evaluation(
     state: &AppState,
     pos: &AnyPosition,
     searched: bool,
     budget: Budget,
-    stop: &AtomicBool,
+    stop: Arc<AtomicBool>,
 ) -> Result<Evaluation, CliError> {
-    fn by_search<G: Searchable>(
-        pos: &G,
-        budget: Budget,
-        exact: &dyn ExactValues<G>,
-        stop: &AtomicBool,
-    ) -> Result<Evaluation, CliError> {
-        let limits = budget.limits()?;
-        let tt = TranspositionTable::new(budget.hash_mb);
-        let result = search_with(pos, &limits, budget.threads, &tt, exact, stop, &mut |_| {});
-        let mut e = SearchEvaluation::from_root(pos, &result, stop.load(Ordering::SeqCst));
-        e.endgame_stones = exact.endgame_stones();
-        Ok(Evaluation::Search(e))
-    }
-    match pos {
-        AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
-            Ok(Evaluation::Exact(kpe_evaluation(o, p, None)?))
-        }),
-        AnyPosition::Kpe(p) => by_search(p, budget, &NoTables, stop),
-        AnyPosition::Kiothi(p) => by_search(p, budget, &*state.kiothi_tables, stop),
-    }
-}
-
-/// One move and its value for the mover (RULES §0).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MoveValue {
-    #[serde(rename = "move")]
-    pub mv: String,
-    pub value: i32,
-    pub exact: bool,
+    evaluate(
+        &state.sources,
+        pos,
+        !searched,
+        &budget,
+        None,
+        &stop,
+        &mut |_| {},
+    )
 }
 
 /// `/api/values`: every legal move with its value, best first.
@@ -91,7 +49,7 @@ pub struct MoveValue {
 pub struct ValuesModel {
     pub position: String,
     /// Best first (ties in move order); empty when the game is over.
-    pub moves: Vec<MoveValue>,
+    pub moves: Vec<MoveEntry>,
     /// Legal moves at the position.
     pub count: u64,
     /// False when `moves` holds only the search's candidates (a Kiothi
@@ -106,28 +64,18 @@ pub struct ValuesModel {
 }
 
 impl ValuesModel {
-    fn new<G: Searchable>(
-        pos: &G,
-        values: &MoveValues<G::Move>,
-        depth: Option<u32>,
-        interrupted: bool,
-    ) -> Self {
+    /// The model of `values` (depth 0: from the database), the search
+    /// stopped early when `stopped`.
+    fn new<G: Searchable>(pos: &G, values: &MoveValues<G::Move>, stopped: bool) -> Self {
+        let searched = values.depth > 0;
         ValuesModel {
             position: pos.to_string(),
-            moves: values
-                .moves
-                .iter()
-                .map(|m| MoveValue {
-                    mv: m.mv.to_string(),
-                    value: m.value,
-                    exact: m.exact,
-                })
-                .collect(),
+            moves: values.moves.iter().map(|m| m.entry(true, false)).collect(),
             count: pos.move_count(),
             complete: values.complete,
             exact: values.exact(),
-            depth,
-            interrupted,
+            depth: searched.then_some(values.depth),
+            interrupted: searched && stopped,
         }
     }
 }
@@ -139,31 +87,14 @@ pub fn move_values(
     pos: &AnyPosition,
     searched: bool,
     budget: Budget,
-    stop: &AtomicBool,
+    stop: Arc<AtomicBool>,
 ) -> Result<ValuesModel, CliError> {
-    fn by_search<G: Searchable>(
-        pos: &G,
-        budget: Budget,
-        exact: &dyn ExactValues<G>,
-        stop: &AtomicBool,
-    ) -> Result<ValuesModel, CliError> {
-        let limits = budget.limits()?;
-        let tt = TranspositionTable::new(budget.hash_mb);
-        let v = search_move_values(pos, &limits, budget.threads, &tt, exact, stop, &mut |_| {});
-        Ok(ValuesModel::new(
-            pos,
-            &v,
-            Some(v.depth),
-            stop.load(Ordering::SeqCst),
-        ))
-    }
-    match pos {
-        AnyPosition::Kpe(p) if !searched => with_kpe(state, p, |o| {
-            Ok(ValuesModel::new(p, &o.move_values(p)?, None, false))
-        }),
-        AnyPosition::Kpe(p) => by_search(p, budget, &NoTables, stop),
-        AnyPosition::Kiothi(p) => by_search(p, budget, &*state.kiothi_tables, stop),
-    }
+    crate::with_position!(pos, p => {
+        state.sources.with_oracle(p, !searched, &budget, stop.clone(), |o| {
+            let values = o.move_values(p)?;
+            Ok(ValuesModel::new(p, &values, stop.load(Ordering::SeqCst)))
+        })
+    })
 }
 
 /// `/api/play`: the oracle's move at a level.
@@ -187,17 +118,11 @@ pub fn oracle_move(
     stop: Arc<AtomicBool>,
 ) -> Result<PlayModel, CliError> {
     let mut rng = Rng::new(seed);
-    let mv = match pos {
-        AnyPosition::Kpe(p) => with_kpe(state, p, |o| {
+    let mv = crate::with_position!(pos, p => {
+        state.sources.with_oracle(p, true, &budget, stop, |o| {
             Ok(level_move(p, level, o, &mut rng)?.map(|m| m.to_string()))
-        })?,
-        AnyPosition::Kiothi(p) => {
-            let mut oracle =
-                SearchOracle::new(budget.limits()?, budget.threads, budget.hash_mb, stop)
-                    .with_exact(state.kiothi_tables.clone());
-            level_move(p, level, &mut oracle, &mut rng)?.map(|m| m.to_string())
-        }
-    };
+        })
+    })?;
     Ok(PlayModel {
         position: pos.to_string(),
         level,
@@ -215,24 +140,13 @@ pub fn analysis(
     budget: Budget,
     stop: Arc<AtomicBool>,
 ) -> Result<GameAnalysis, CliError> {
-    match start {
-        AnyPosition::Kpe(p) => {
-            let (record, ignored) = crate::analysis::game_replay::replay(p, game)?;
-            let info = GameInfo::new(game, FROM_DATABASE).ignoring(ignored);
-            with_kpe(state, p, |o| {
-                Ok(analyze_game(&record, o, info, &mut |_, _| {})?)
-            })
-        }
-        AnyPosition::Kiothi(p) => {
-            let (record, ignored) = crate::analysis::game_replay::replay(p, game)?;
-            let limits = crate::search::Limits::seconds(seconds);
-            let mut oracle = SearchOracle::new(limits, budget.threads, budget.hash_mb, stop)
-                .with_exact(state.kiothi_tables.clone());
-            let method = search_method(seconds, budget.threads, &state.kiothi_tables);
-            let info = GameInfo::new(game, method).ignoring(ignored);
-            Ok(analyze_game(&record, &mut oracle, info, &mut |_, _| {})?)
-        }
-    }
+    let budget = Budget {
+        seconds: Some(seconds),
+        depth: None,
+        nodes: None,
+        ..budget
+    };
+    analyze_played(&state.sources, game, start, &budget, stop, Progress::Hidden)
 }
 
 /// `/api/games`: one start shortcut the page offers.

@@ -337,7 +337,11 @@ fn file_seeds(dir: &Path) -> Vec<Vec<u8>> {
 /// library's.
 fn cli_refusal(e: &CliError) -> Outcome {
     let field = e.field.as_deref().unwrap_or("");
-    if e.kind.is_empty() || field.is_empty() || e.message.is_empty() || e.message.contains('\n') {
+    if e.kind.as_str().is_empty()
+        || field.is_empty()
+        || e.message.is_empty()
+        || e.message.contains('\n')
+    {
         return Err(format!(
             "refusal without a kind, field or one-line message: {e:?}"
         ));
@@ -363,11 +367,11 @@ fn game_file(b: &[u8]) -> Outcome {
     };
     let game = match parse_game_text(t, None) {
         Ok(g) => g,
-        Err(e) => return refusal(&e),
+        Err(e) => return cli_refusal(&e.into()),
     };
     let start = match find_start(&game, None) {
         Ok(p) => p,
-        Err(e) => return cli_refusal(&e),
+        Err(e) => return cli_refusal(&e.into()),
     };
     match &start {
         AnyPosition::Kpe(p) => {
@@ -408,7 +412,7 @@ fn refusal(e: &InputError) -> Outcome {
         ));
     }
     let json = CliError::from(e.clone()).to_json();
-    if json["error"]["kind"] != e.kind() || json["error"]["field"] != field {
+    if json["error"]["kind"] != e.kind().as_str() || json["error"]["field"] != field {
         return Err(format!("refusal's JSON does not carry it: {json}"));
     }
     // Fields like `pit 13` are one field: the signature keeps its word.

@@ -1,8 +1,10 @@
-//! Per-game presentation: drawing a board and the game-specific keys of
-//! `show --json`. Rules stay in `crate::games`; this is only how they look.
+//! A board drawn as text (`sow show`, `sow play`): North's row on top,
+//! South's below, with pit indices, captures and each game's marks. Rules
+//! stay in `crate::games`; this is only how they look.
 
 use crate::analysis::position_models::Described;
 use crate::game::{Game, Side};
+use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpePosition;
 
 /// What the commands need from a game beyond [`Game`] and the keys of
@@ -15,7 +17,7 @@ pub trait Board: Described {
 }
 
 /// Right-aligned cells of a fixed width.
-pub(crate) fn cells<I: IntoIterator<Item = String>>(items: I, width: usize) -> String {
+fn cells<I: IntoIterator<Item = String>>(items: I, width: usize) -> String {
     items
         .into_iter()
         .map(|s| format!("{s:>width$}"))
@@ -92,5 +94,52 @@ impl Board for KpePosition {
             ),
         ];
         lines.join("\n")
+    }
+}
+
+const KIOTHI_PITS: usize = 20;
+const KIOTHI_ROW: usize = 10;
+
+impl Board for KiothiPosition {
+    fn draw(&self) -> String {
+        const CELL: usize = 5;
+        let pits = self.pits();
+        let prot = self.protected();
+        let cell = |i: usize| {
+            if prot & (1 << i) != 0 {
+                format!("{}*", pits[i])
+            } else {
+                pits[i].to_string()
+            }
+        };
+        let prisons = Game::captured(self);
+        let north: Vec<usize> = (KIOTHI_ROW..KIOTHI_PITS).rev().collect();
+        let south: Vec<usize> = (0..KIOTHI_ROW).collect();
+        [
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(north.iter().map(|i| i.to_string()), CELL)
+            ),
+            format!(
+                "{:<9}{}   prison {:>2}",
+                "North",
+                cells(north.iter().map(|&i| cell(i)), CELL),
+                prisons[1]
+            ),
+            format!(
+                "{:<9}{}   prison {:>2}",
+                "South",
+                cells(south.iter().map(|&i| cell(i)), CELL),
+                prisons[0]
+            ),
+            format!(
+                "{:<9}{}",
+                "pit",
+                cells(south.iter().map(|i| i.to_string()), CELL)
+            ),
+            format!("phase {:?}   (`*` protected)", self.phase()),
+        ]
+        .join("\n")
     }
 }
