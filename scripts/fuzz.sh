@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the structured fuzzer (src/bin/sow-fuzz) on each TARGET for N inputs
-# and appends each run's JSON summary to results/reliability/fuzz.jsonl.
+# Runs the structured fuzzer (the sow-fuzz crate, fuzz/) on each TARGET for
+# N inputs and appends each run's JSON summary to results/reliability/fuzz.jsonl.
 #
 #   scripts/fuzz.sh TARGET... --inputs N [--seed S]
 #   scripts/fuzz.sh all --inputs 1000000      # every target, one after another
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || { echo "usage: scripts/fuzz.sh TARGET... --inputs N (or: all)" >&2; exit 2; }
 
-cargo build --profile fuzz --bin sow-fuzz --quiet
+cargo build --profile fuzz -p sow-fuzz --quiet
 bin=target/fuzz/sow-fuzz
 if [ "${targets[0]}" = all ]; then
   mapfile -t targets < <("$bin" --list)

@@ -27,7 +27,7 @@ command -v cargo-afl >/dev/null || cargo install cargo-afl
 if ! out=$(cargo afl config --build 2>&1); then
   grep -q "already built" <<<"$out" || { echo "$out" >&2; exit 1; }
 fi
-cargo build --profile fuzz --bin sow-fuzz --quiet
+cargo build --profile fuzz -p sow-fuzz --quiet
 # The harness is a workspace of its own: it starts from the crate's lock file
 # so that it fuzzes the dependency versions the crate is tested with.
 [ -f fuzz/afl/Cargo.lock ] || cp Cargo.lock fuzz/afl/Cargo.lock

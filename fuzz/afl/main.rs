@@ -12,12 +12,12 @@
 //! database on disk, which the forked processes then just reopen) and
 //! exits: `scripts/fuzz_afl.sh` runs that first, outside AFL.
 
-#[path = "../../src/bin/sow-fuzz/http.rs"]
+#[path = "../src/http.rs"]
 mod http;
-#[path = "../../src/bin/sow-fuzz/mutate.rs"]
+#[path = "../src/mutate.rs"]
 #[allow(dead_code)] // the text mutations are sow-fuzz's; `reseal_input` is used here
 mod mutate;
-#[path = "../../src/bin/sow-fuzz/targets.rs"]
+#[path = "../src/targets.rs"]
 #[allow(dead_code)] // the runner's fields (name, seeds, ...) are sow-fuzz's
 mod targets;
 
