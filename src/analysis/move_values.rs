@@ -328,7 +328,7 @@ mod tests {
             .iter()
             .map(|m| (m.mv.to_string(), m.value))
             .collect();
-        // As README's `sow eval` example: move 1 keeps +4, move 2 gives +0.
+        // As the `sow eval` example of docs/reference.md: move 1 keeps +4, move 2 gives +0.
         assert_eq!(listed, [("1".to_string(), 4), ("2".to_string(), 0)]);
         assert!(mv.moves[0].line.len() > 1, "the best move has its line");
         assert_eq!(mv.moves[1].line.len(), 1, "only one line was asked for");

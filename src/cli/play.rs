@@ -37,7 +37,7 @@ pub struct PlayArgs {
     /// The side you play.
     #[arg(long = "as", value_enum, default_value = "S")]
     pub side: SideArg,
-    /// The oracle's strength (README "Levels": how each chooses its moves).
+    /// The oracle's strength (docs/reference.md, "Levels": how each chooses its moves).
     #[arg(long, value_enum, default_value = "perfect")]
     pub level: Level,
     /// Search time per move and per hint, in seconds (Kiothi; Kpé is

@@ -395,7 +395,7 @@ pub async fn games(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
 pub async fn not_found() -> ApiError {
     ApiError {
         status: StatusCode::NOT_FOUND,
-        error: CliError::usage("path", "no such endpoint (see the README's API section)"),
+        error: CliError::usage("path", "no such endpoint (see docs/reference.md, `sow serve`, API)"),
     }
 }
 
@@ -405,7 +405,7 @@ pub async fn method_not_allowed() -> ApiError {
         status: StatusCode::METHOD_NOT_ALLOWED,
         error: CliError::usage(
             "method",
-            "method not allowed here (see the README's API section)",
+            "method not allowed here (see docs/reference.md, `sow serve`, API)",
         ),
     }
 }
