@@ -54,7 +54,7 @@ w("`scripts/fuzz.sh TARGET... --inputs N` runs `sow-fuzz` (`fuzz/`, built with o
   "line, the same in the `--json` object; database errors name their file).\n")
 w("The database targets mutate format-2 files (zstd blocks and a plain re-encoding whose payload "
   "bytes are the entries, so that resealed mutants reach the content checks of "
-  "`src/kpe_db/db_check.rs`; `db-region` mutates the key index or the values beside the other "
+  "`src/kpe_db/check/`; `db-region` mutates the key index or the values beside the other "
   "file as built). The `http` target drives `sow serve`'s router in-process "
   "(`tower::ServiceExt::oneshot` on `serve::router`, no socket) with a request line "
   "(method, path, query string, percent-encoded positions from the seeds) and a body (the seed "
