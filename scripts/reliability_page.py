@@ -129,7 +129,7 @@ else:
     w("No AFL++ campaign has been saved in `results/reliability/afl.jsonl` yet: "
       "`scripts/fuzz_afl.sh TARGET... --seconds S` runs one (cargo-afl 0.18.2, AFL++ 4.40c).\n")
 
-w("## Findings, fixed, each now a regression test (`tests/fuzz_regressions.rs`)\n")
+w("## Findings, fixed, each now a regression test (`tests/reliability/fuzz_regressions.rs`)\n")
 if runs or afl:
     w(f"The latest runs above, together: {sum(d['inputs'] for d in runs):,} structured inputs over "
       f"{len(runs)} targets with {sum(d['panics'] for d in runs)} panics, "
@@ -193,13 +193,13 @@ if so:
 else:
     w("Not run yet.\n")
 
-w("## Limits and locks (tests in `tests/reliability.rs`)\n")
+w("## Limits and locks (tests in `tests/reliability/reliability.rs`)\n")
 w("- `sow serve`: a whole-request time limit (`--max-time` plus 10 s; `Limits::request_time`): "
   "a request still running then is answered 503 with the `timeout` error object and "
   "dropped, which stops its search; a Kpé variant or locked region being solved on demand "
   "cannot be stopped and finishes in the background (its result is kept). Request bodies "
   "above 256 KiB are refused (413); unknown paths and methods get the error object (404, "
-  "405). Test: `tests/serve_api.rs`, `a_request_over_the_time_limit_is_answered_with_the_timeout_error`.")
+  "405). Test: `tests/serve/api.rs`, `a_request_over_the_time_limit_is_answered_with_the_timeout_error`.")
 w("- `--threads` above 4 per core (`src/limits.rs`, `THREADS_PER_CORE`) is refused "
   "(`usage`, field `threads`), as is an agent's `threads=` beyond it.")
 w("- `--hash` (and an agent's `tt=`) above `MemAvailable` is refused before allocating; the "

@@ -395,7 +395,10 @@ pub async fn games(State(state): State<Arc<AppState>>, q: Params) -> ApiResult {
 pub async fn not_found() -> ApiError {
     ApiError {
         status: StatusCode::NOT_FOUND,
-        error: CliError::usage("path", "no such endpoint (see docs/reference.md, `sow serve`, API)"),
+        error: CliError::usage(
+            "path",
+            "no such endpoint (see docs/reference.md, `sow serve`, API)",
+        ),
     }
 }
 

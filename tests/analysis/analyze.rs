@@ -2,9 +2,7 @@
 //! `--multipv`, through the binary, checked against values computed here:
 //! the Kpé solver's database in memory, and an exhaustive minimax.
 
-mod common;
-
-use common::{error_of, json_of, sow};
+use crate::common::{error_of, json_of, sow};
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -18,7 +16,7 @@ use sow::record::GameRecord;
 use sow::{Game, Side};
 
 fn temp(name: &str) -> PathBuf {
-    common::temp_dir("analyze", name)
+    crate::common::temp_dir("analyze", name)
 }
 
 /// `sow --json analyze FILE --db DIR`, parsed.
@@ -202,7 +200,7 @@ fn decided_at_matches_exhaustive_values_on_a_small_endgame() {
     let start = parse_position("kpe:2x2 1,0,2,1 S xx xx 2 2").unwrap();
     let mut checked = 0;
     for seed in 1..40u64 {
-        let mut rng = common::Rng(seed);
+        let mut rng = crate::common::Rng(seed);
         let mut record = GameRecord::new(start);
         while !record.is_finished() && record.moves().len() < 30 {
             let moves = record.current().legal_moves();
@@ -278,7 +276,7 @@ fn play_through_a_pipe(args: &[&str], saved: &std::path::Path) -> Vec<String> {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut rng = common::Rng(5);
+    let mut rng = crate::common::Rng(5);
     let mut turns = 0;
     let mut printed = Vec::new();
     for line in lines {

@@ -2,8 +2,6 @@
 //! hand-built positions, the compiled weights, and a tiny `sow tune` run
 //! into a temporary directory.
 
-mod common;
-
 use std::process::Command;
 
 use serde_json::Value;
@@ -18,7 +16,7 @@ use sow::search::{AgentSpec, Searchable};
 #[test]
 fn least_squares_recovers_known_weights() {
     let truth = [2.5, -1.25, 0.5, 3.0, -0.75];
-    let mut rng = common::Rng(7);
+    let mut rng = crate::common::Rng(7);
     let x: Vec<Vec<f64>> = (0..200)
         .map(|_| {
             let mut row = vec![1.0];
@@ -118,7 +116,7 @@ fn a_wrapping_move_into_the_leftmost_pit_takes_the_bonus() {
 
 #[test]
 fn the_compiled_weights_are_the_committed_file() {
-    let text = include_str!("../data/kiothi/weights.json");
+    let text = include_str!("../../data/kiothi/weights.json");
     let v: Value = serde_json::from_str(text).unwrap();
     assert_eq!(v["scale"], WEIGHT_SCALE);
     let names: Vec<&str> = v["features"]
@@ -320,7 +318,7 @@ fn sums_by_pits(p: &KiothiPosition) -> [i32; 4] {
 
 #[test]
 fn features_match_the_moves_and_pits_they_describe() {
-    let mut rng = common::Rng(11);
+    let mut rng = crate::common::Rng(11);
     let mut checked = 0;
     for _ in 0..40 {
         let mut p = KiothiPosition::start(Setup::SixPit);
@@ -365,7 +363,7 @@ fn features_match_the_moves_and_pits_they_describe() {
 
 #[test]
 fn tune_refuses_a_ridge_that_swamps_the_data_and_one_file_for_two() {
-    let dir = common::temp_dir("tune", "ridge");
+    let dir = crate::common::temp_dir("tune", "ridge");
     let data = dir.join("selfplay.csv");
     let weights = dir.join("weights.json");
     let tune = |extra: &[&str], out: &std::path::Path| {

@@ -11,8 +11,7 @@ use sow::games::kpe::{parse_position, KpePosition, KpeVariant};
 use sow::perft::perft;
 use sow::Game;
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 /// A Kpé position, as plainly as possible.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -327,7 +327,7 @@ fn mcts_and_greedy_play_legal_games() {
 
 /// The 20 Kiothi middle-game positions of the time-to-depth benchmark.
 fn kiothi_middlegames() -> Vec<KiothiPosition> {
-    include_str!("../benches/kiothi_middlegames.txt")
+    include_str!("../../benches/kiothi_middlegames.txt")
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| sow::games::kiothi::parse_position(l).unwrap())

@@ -1,9 +1,7 @@
 //! The search commands through the binary: `eval` by search, `match`, and
 //! `openings kiothi`, their JSON keys, and their refusals of bad input.
 
-mod common;
-
-use common::{error_of, json_of, sow};
+use crate::common::{error_of, json_of, sow};
 use serde_json::Value;
 
 #[test]

@@ -12,6 +12,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::common::sow;
 use sow::games::kpe::KpeVariant;
 use sow::infra::progress::Progress;
 use sow::kpe_db::lock::DbLock;
@@ -22,13 +24,6 @@ fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sow-rel-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     dir
-}
-
-fn sow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(args)
-        .output()
-        .expect("run sow")
 }
 
 /// The contract's error: exit 2, one `error:` line naming the field, and

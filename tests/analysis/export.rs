@@ -3,9 +3,7 @@
 //! `sow eval` gives them, the CSV read back with the documented columns,
 //! refusals by the error contract, and no file left behind on failure.
 
-mod common;
-
-use common::sow;
+use crate::common::sow;
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -23,7 +21,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// A fresh, empty directory: no database, so small variants are solved on the fly.
 fn temp_dir(name: &str) -> PathBuf {
-    common::temp_dir("export", name)
+    crate::common::temp_dir("export", name)
 }
 
 fn ok(args: &[&str]) -> String {
@@ -200,7 +198,7 @@ fn values_agree_with_eval() {
     let dir = db.to_str().unwrap();
     let csv = ok(&["export", "kpe:3x2", "--positions", "all", "--db", dir]);
     let rows = rows_of(&csv);
-    let mut rng = common::Rng(7);
+    let mut rng = crate::common::Rng(7);
     let mut sample: Vec<&Row> = (0..16).map(|_| &rows[rng.below(rows.len())]).collect();
     // Both phases, and a finished game (value from the final sweep).
     sample.extend(rows.iter().filter(|r| r.phase == "opening").take(6));

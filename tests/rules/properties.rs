@@ -10,8 +10,7 @@ use sow::games::kpe::{self, KpeMove, KpePosition, KpeVariant};
 use sow::perft::perft;
 use sow::{Game, Side};
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 /// The positions of a random Kpé game (start included), at most `plies` moves.
 fn kpe_game(w: u8, k: u8, seed: u64, plies: usize) -> Vec<KpePosition> {

@@ -2,11 +2,9 @@
 //! pipe, Kiothi's opening perft counted by formula, refusal of a perft out
 //! of reach, completions and the man page.
 
-mod common;
-
 use std::process::Command;
 
-use common::{json_of, sow};
+use crate::common::{json_of, sow};
 
 use serde_json::Value;
 

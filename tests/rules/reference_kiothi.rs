@@ -16,8 +16,7 @@ use sow::Game;
 const PITS: usize = 20;
 const MAX_LAPS: u32 = 10_000;
 
-mod common;
-use common::Rng;
+use crate::common::Rng;
 
 thread_local! {
     /// Statistics of what the reference met, to show the tests reach every rule.

@@ -1,11 +1,9 @@
 //! Runs the built `sow` binary: human and JSON output of every command, the
 //! output and error contracts, and RULES §4's perft figures.
 
-mod common;
-
 use std::process::Output;
 
-use common::sow;
+use crate::common::sow;
 
 use serde_json::Value;
 
@@ -399,7 +397,7 @@ fn negative_values_short_limits_and_non_json_output_are_refused_by_name() {
     for (args, field) in cases {
         let mut json = vec!["--json"];
         json.extend_from_slice(args);
-        let e = common::error_of(&sow(&json));
+        let e = crate::common::error_of(&sow(&json));
         assert_eq!(e["field"], *field, "{args:?}: {e}");
     }
     // Without --json the page and the script still print.
@@ -417,7 +415,7 @@ fn an_argument_that_is_not_utf8_is_a_usage_error() {
         .args(["--json".as_ref(), "show".as_ref(), bad])
         .output()
         .expect("run sow");
-    let e = common::error_of(&o);
+    let e = crate::common::error_of(&o);
     assert_eq!(e["kind"], "usage", "{e}");
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
 }
@@ -427,9 +425,9 @@ fn an_argument_that_is_not_utf8_is_a_usage_error() {
 /// Kiothi's and only when proven (an estimate's 2-ply line said it).
 #[test]
 fn eval_names_the_games_result_and_one_warrior_victories_only_when_proven() {
-    let db = common::temp_dir("eval-result", "db");
+    let db = crate::common::temp_dir("eval-result", "db");
     let db = db.to_str().unwrap();
-    let v = common::json_of(&sow(&[
+    let v = crate::common::json_of(&sow(&[
         "--json",
         "eval",
         "kpe:3x3 2,0,0,0,0,0 S xxx xxx 4 12",
@@ -443,7 +441,7 @@ fn eval_names_the_games_result_and_one_warrior_victories_only_when_proven() {
     );
     assert_eq!(v["result"], "loss", "{v}");
     let estimate = "kiothi 3*,2*,2*,2*,1*,1*,6*,6*,6*,6*,1*,1*,1*,1*,0,0,5*,5*,5*,6* S play 0 0";
-    let v = common::json_of(&sow(&[
+    let v = crate::common::json_of(&sow(&[
         "--json",
         "--threads",
         "1",
@@ -459,10 +457,10 @@ fn eval_names_the_games_result_and_one_warrior_victories_only_when_proven() {
     );
     assert_eq!(v["one_warrior_victory"], false, "{v}");
     let kpe = "kpe 4,0,0,0,0,0,0,0 S xxxx xxxx 22 22";
-    let v = common::json_of(&sow(&["--json", "eval", kpe, "--depth", "30"]));
+    let v = crate::common::json_of(&sow(&["--json", "eval", kpe, "--depth", "30"]));
     assert_eq!(v["one_warrior_victory"], false, "{v}");
     let over = "kiothi 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 S play 31 29";
-    let v = common::json_of(&sow(&["--json", "eval", over]));
+    let v = crate::common::json_of(&sow(&["--json", "eval", over]));
     assert_eq!(v["one_warrior_victory"], true, "{v}");
 }
 
@@ -470,7 +468,7 @@ fn eval_names_the_games_result_and_one_warrior_victories_only_when_proven() {
 /// printed everything (found by hand on 2026-12-07).
 #[test]
 fn quiet_show_eval_and_solve_print_only_the_result() {
-    let db = common::temp_dir("quiet", "db");
+    let db = crate::common::temp_dir("quiet", "db");
     let db = db.to_str().unwrap();
     let lines = |args: &[&str]| {
         let o = sow(args);
@@ -554,7 +552,7 @@ fn openings_and_stats_list_every_game_they_take() {
 
 #[test]
 fn a_refused_command_leaves_no_output_directory() {
-    let tmp = common::temp_dir("cli", "no-empty-dirs");
+    let tmp = crate::common::temp_dir("cli", "no-empty-dirs");
     let out = tmp.join("out");
     let out_arg = out.to_str().unwrap();
     // An empty table was written and the command exited 0.
@@ -608,7 +606,7 @@ fn a_refused_command_leaves_no_output_directory() {
 
 #[test]
 fn variants_links_the_larger_page_only_where_it_is() {
-    let tmp = common::temp_dir("cli", "variants-link");
+    let tmp = crate::common::temp_dir("cli", "variants-link");
     let db = tmp.join("db");
     let out = tmp.join("out");
     let args = [
