@@ -522,7 +522,7 @@ fn variant_tag(b: &[u8]) -> Outcome {
         Ok(t) => t,
         Err(v) => return Ok(v),
     };
-    let v = match sow::cli::game_arg::parse_kpe_game(t) {
+    let v = match sow::games::game_name::parse_kpe_game(t) {
         Ok(v) => v,
         Err(e) if e.field.as_deref().is_some_and(|f| !f.is_empty()) => {
             return Ok(Verdict::Refused(format!("{}/{}", e.kind, e.field.unwrap())))

@@ -22,7 +22,7 @@ pub enum ExportFormat {
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
     /// `kpe` or `kpe:WxK`.
-    #[arg(value_parser = super::game_arg::parse_kpe_game)]
+    #[arg(value_parser = crate::games::game_name::parse_kpe_game)]
     pub game: KpeVariant,
     /// An unlocked layer (stones on the board: even, 0 to the total) or
     /// `all` (every layer, then the locked positions of the start).

@@ -9,7 +9,6 @@ pub mod args;
 pub mod completions;
 pub mod eval;
 pub mod export;
-pub mod game_arg;
 pub mod kiothi_tables;
 pub mod man;
 pub mod matches;

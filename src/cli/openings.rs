@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::game_arg::{parse_game, GameArg};
 use super::{args, CliError, Out};
 use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::{kiothi_openings, kpe_openings};
+use crate::games::game_name::{parse_game, GameName};
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpeVariant;
 use crate::infra::files::write_report;
@@ -19,7 +19,7 @@ use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
 pub struct OpeningsArgs {
     /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
     #[arg(value_parser = parse_game)]
-    pub game: GameArg,
+    pub game: GameName,
     #[command(flatten)]
     pub db: super::paths::DbDir,
     /// Directory of the reports.
@@ -35,14 +35,14 @@ impl OpeningsArgs {
         super::paths::check_out_dir("out", &self.out)?;
         self.refuse_other_games_flags()?;
         match self.game {
-            GameArg::Kiothi(setup) => run_kiothi(
+            GameName::Kiothi(setup) => run_kiothi(
                 &KiothiPosition::start(setup),
                 self.time,
                 rayon::current_num_threads(),
                 &self.out,
                 out,
             ),
-            GameArg::Kpe(v) => run_kpe(v, self.db.given(), &self.out, out),
+            GameName::Kpe(v) => run_kpe(v, self.db.given(), &self.out, out),
         }
     }
 
@@ -50,11 +50,11 @@ impl OpeningsArgs {
     /// were silently ignored.
     fn refuse_other_games_flags(&self) -> Result<(), CliError> {
         match self.game {
-            GameArg::Kpe(_) if self.time.is_some() => Err(CliError::usage(
+            GameName::Kpe(_) if self.time.is_some() => Err(CliError::usage(
                 "time",
                 "--time is for Kiothi (searched openings); Kpé openings are exact, from the database",
             )),
-            GameArg::Kiothi(_) if self.db.given().is_some() => Err(CliError::usage(
+            GameName::Kiothi(_) if self.db.given().is_some() => Err(CliError::usage(
                 "db",
                 "--db is for Kpé (its solved database); Kiothi openings are searched",
             )),

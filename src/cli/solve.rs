@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use super::args::refuse_given;
-use super::game_arg::parse_kpe_game;
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
 use crate::analysis::kpe_solve::{solve, solve_endgame};
+use crate::games::game_name::parse_kpe_game;
 use crate::infra::progress::Progress;
 use crate::kpe_db::estimate::OutOfCore;
 use crate::report::kpe_solve::{endgame_text, text};

@@ -3,10 +3,10 @@
 //! estimated by engine self-play for Kiothi (`analysis::kiothi_stats`).
 
 use super::args::{self, TableFormat};
-use super::game_arg::{parse_game, GameArg};
 use super::{CliError, Out};
 use crate::analysis::kiothi_stats::{self, SelfPlay};
 use crate::analysis::kpe_stats;
+use crate::games::game_name::{parse_game, GameName};
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::Progress;
 use crate::report::stats::{kiothi_csv, kpe_csv};
@@ -16,7 +16,7 @@ use crate::report::stats::{kiothi_csv, kpe_csv};
 pub struct StatsArgs {
     /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
     #[arg(value_parser = parse_game)]
-    pub game: GameArg,
+    pub game: GameName,
     /// `csv` or `json`.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: TableFormat,
@@ -37,19 +37,19 @@ impl StatsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         let progress = Progress::auto(out.quiet || out.json);
         let (json, csv) = match self.game {
-            GameArg::Kiothi(_) if self.db.given().is_some() => {
+            GameName::Kiothi(_) if self.db.given().is_some() => {
                 return Err(CliError::usage(
                     "db",
                     "--db is for Kpé (its solved database); Kiothi statistics come from self-play",
                 ))
             }
-            GameArg::Kiothi(setup) => {
+            GameName::Kiothi(setup) => {
                 let plan = SelfPlay::new(self.games, self.depth, self.seed)?;
                 let rows = kiothi_stats::sample(&KiothiPosition::start(setup), &plan, progress)?;
                 let json = kiothi_stats::rows_json(&self.game.to_string(), &plan, &rows);
                 (serde_json::to_value(json), kiothi_csv(&rows))
             }
-            GameArg::Kpe(variant) => {
+            GameName::Kpe(variant) => {
                 self.refuse_self_play_flags()?;
                 let rows = kpe_stats::rows(variant, self.db.given(), progress)?;
                 (

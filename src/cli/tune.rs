@@ -3,7 +3,7 @@
 //! the evaluation weights, written as `weights.json` (`--out`), which the
 //! engine compiles in from `data/kiothi/weights.json`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use super::{args, parse_any, paths, AnyPosition, CliError, Out};
@@ -11,7 +11,7 @@ use crate::analysis::tune::{
     self, fit, from_csv, to_csv, FitError, Sample, SelfPlay, TuneOutput, TuneProvenance,
 };
 use crate::games::kiothi::KiothiPosition;
-use crate::infra::files::write_atomic;
+use crate::infra::files::{self, write_atomic};
 use crate::infra::progress::Progress;
 
 /// `sow tune`: its command line.
@@ -98,7 +98,7 @@ impl TuneArgs {
                 format!("--ridge must be a number >= 0, found {}", self.ridge),
             ));
         }
-        if same_file(&self.data, &self.out) {
+        if files::same_file(&self.data, &self.out) {
             return Err(CliError::usage(
                 "out",
                 format!(
@@ -160,21 +160,4 @@ fn fit_refusal(e: FitError) -> CliError {
         FitError::RidgeTooLarge { ridge, data } => format!("--ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller --ridge"),
     };
     CliError::usage(e.field(), message)
-}
-
-/// Whether `a` and `b` name the same file: the same path, or the same
-/// name in the same directory reached another way (`./x`, a symbolic
-/// link); either may not exist yet.
-fn same_file(a: &Path, b: &Path) -> bool {
-    let resolve = |p: &Path| {
-        if let Ok(full) = p.canonicalize() {
-            return Some(full);
-        }
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        Some(dir.canonicalize().ok()?.join(p.file_name()?))
-    };
-    a == b || matches!((resolve(a), resolve(b)), (Some(x), Some(y)) if x == y)
 }

@@ -1,6 +1,7 @@
 //! Per-game rules, one module each.
 
 mod any;
+pub mod game_name;
 pub mod kiothi;
 pub mod kpe;
 

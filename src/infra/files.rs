@@ -255,6 +255,23 @@ pub fn write_report<T: serde::Serialize + ?Sized>(
     Ok((md_path, json_path))
 }
 
+/// Whether `a` and `b` name the same file: the same path, or the same
+/// name in the same directory reached another way (`./x`, a symbolic
+/// link); either may not exist yet.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let resolve = |p: &Path| {
+        if let Ok(full) = p.canonicalize() {
+            return Some(full);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    };
+    a == b || matches!((resolve(a), resolve(b)), (Some(x), Some(y)) if x == y)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

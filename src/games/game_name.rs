@@ -1,35 +1,35 @@
-//! The game argument of the commands that take a game, not a position
-//! (`solve`, `openings`, `stats`, `export`): the one parser, used by clap as
-//! the argument's value parser.
+//! A game named without a position (`kpe`, `kpe:WxK`, `kiothi`,
+//! `kiothi:five`), as the commands that take a game read it (`solve`,
+//! `openings`, `stats`, `export`): the one parser, which clap uses as the
+//! argument's value parser.
 
-use super::CliError;
-use crate::error::ErrorKind;
+use crate::error::{CliError, ErrorKind};
 use crate::games::kiothi::Setup;
 use crate::games::kpe::KpeVariant;
 
 /// `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameArg {
+pub enum GameName {
     Kpe(KpeVariant),
     Kiothi(Setup),
 }
 
-impl GameArg {
+impl GameName {
     /// The Kpé variant, for the commands that work on a solved database.
     pub fn kpe(self) -> Result<KpeVariant, CliError> {
         match self {
-            GameArg::Kpe(v) => Ok(v),
-            GameArg::Kiothi(setup) => Err(kpe_expected(&GameArg::Kiothi(setup).to_string())),
+            GameName::Kpe(v) => Ok(v),
+            GameName::Kiothi(setup) => Err(kpe_expected(&GameName::Kiothi(setup).to_string())),
         }
     }
 }
 
-impl std::fmt::Display for GameArg {
+impl std::fmt::Display for GameName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            GameArg::Kpe(v) => f.write_str(&v.tag()),
-            GameArg::Kiothi(Setup::SixPit) => f.write_str("kiothi"),
-            GameArg::Kiothi(Setup::FivePit) => f.write_str("kiothi:five"),
+            GameName::Kpe(v) => f.write_str(&v.tag()),
+            GameName::Kiothi(Setup::SixPit) => f.write_str("kiothi"),
+            GameName::Kiothi(Setup::FivePit) => f.write_str("kiothi:five"),
         }
     }
 }
@@ -41,7 +41,7 @@ fn kpe_expected(text: &str) -> CliError {
 
 /// Parses a game: `kpe`, `kpe:WxK`, `kiothi` or `kiothi:five`; a refusal
 /// lists all four (`openings` and `stats` take each of them).
-pub fn parse_game(text: &str) -> Result<GameArg, CliError> {
+pub fn parse_game(text: &str) -> Result<GameName, CliError> {
     parse_any_game(text)?.ok_or_else(|| {
         let message = format!(
             "expected `kpe`, `kpe:WxK` (W 2-8, K 1-8), `kiothi` or `kiothi:five`, found `{text}`"
@@ -60,12 +60,12 @@ pub fn parse_kpe_game(text: &str) -> Result<KpeVariant, CliError> {
 
 /// The game `text` names; `None` when it names none (the caller lists the
 /// games it takes), an error for a Kpé variant out of range.
-fn parse_any_game(text: &str) -> Result<Option<GameArg>, CliError> {
+fn parse_any_game(text: &str) -> Result<Option<GameName>, CliError> {
     Ok(match text.split_once(':') {
-        None if text == "kpe" => Some(GameArg::Kpe(KpeVariant::STANDARD)),
-        Some(("kpe", size)) => Some(GameArg::Kpe(KpeVariant::parse_tag(size)?)),
-        None if text == "kiothi" => Some(GameArg::Kiothi(Setup::SixPit)),
-        Some(("kiothi", "five")) => Some(GameArg::Kiothi(Setup::FivePit)),
+        None if text == "kpe" => Some(GameName::Kpe(KpeVariant::STANDARD)),
+        Some(("kpe", size)) => Some(GameName::Kpe(KpeVariant::parse_tag(size)?)),
+        None if text == "kiothi" => Some(GameName::Kiothi(Setup::SixPit)),
+        Some(("kiothi", "five")) => Some(GameName::Kiothi(Setup::FivePit)),
         _ => None,
     })
 }
@@ -78,11 +78,11 @@ mod tests {
     fn games_and_their_errors() {
         assert_eq!(
             parse_game("kpe:3x4").unwrap(),
-            GameArg::Kpe(KpeVariant::new(3, 4).unwrap())
+            GameName::Kpe(KpeVariant::new(3, 4).unwrap())
         );
         assert_eq!(
             parse_game("kiothi:five").unwrap(),
-            GameArg::Kiothi(Setup::FivePit)
+            GameName::Kiothi(Setup::FivePit)
         );
         for bad in ["chess", "kiothi:six", "kpe:9x9", "kpe:"] {
             let e = parse_game(bad).unwrap_err();
