@@ -343,19 +343,8 @@ fn play_through_a_pipe_finishes_a_game_at_perfect_without_losing_value() {
 
 #[test]
 fn play_ends_cleanly_at_the_end_of_input_and_refuses_bad_moves() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["play", "kpe:2x2", "--as", "N", "--level", "random"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"9\nflip\nundo\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = ["play", "kpe:2x2", "--as", "N", "--level", "random"];
+    let out = crate::common::sow_with_input(&args, b"9\nflip\nundo\n");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("refused: illegal move 9"), "{text}");
@@ -724,14 +713,7 @@ fn a_one_warrior_victory_is_reported_as_such() {
         "{text}"
     );
 
-    let mut play = Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["play", over, "--db", db])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    play.stdin.take().unwrap().write_all(b"quit\n").unwrap();
-    let out = play.wait_with_output().unwrap();
+    let out = crate::common::sow_with_input(&["play", over, "--db", db], b"quit\n");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("South 31 North 29: you win, a one-warrior victory"),

@@ -15,6 +15,22 @@ pub fn sow(args: &[&str]) -> Output {
         .expect("run sow")
 }
 
+/// Runs the built `sow` with `args`, `input` as its standard input.
+#[allow(dead_code)]
+pub fn sow_with_input(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sow");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().expect("run sow")
+}
+
 /// The JSON object a successful `--json` run printed.
 #[allow(dead_code)]
 pub fn json_of(out: &Output) -> serde_json::Value {

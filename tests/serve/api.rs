@@ -162,20 +162,8 @@ fn eval_and_values_are_the_cli_values() {
 
 /// `sow analyze --json` of the same game, read from standard input.
 fn cli_analyze(game: &str, db: &str) -> String {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
-        .args(["--json", "analyze", "-", "--db", db])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(game.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out =
+        crate::common::sow_with_input(&["--json", "analyze", "-", "--db", db], game.as_bytes());
     String::from_utf8(out.stdout)
         .unwrap()
         .trim_end()

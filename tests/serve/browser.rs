@@ -303,20 +303,9 @@ async fn run(c: &Client, base: &str, db: &Path) {
     )
     .await;
     let analysis = {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sow"))
-            .args(["--json", "analyze", "-", "--db", db.to_str().unwrap()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
         let game = format!("{start}\n1 {worst}\n");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(game.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let args = ["--json", "analyze", "-", "--db", db.to_str().unwrap()];
+        let out = crate::common::sow_with_input(&args, game.as_bytes());
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let marks: Vec<String> = analysis["plies"]

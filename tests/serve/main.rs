@@ -2,3 +2,5 @@
 
 mod api;
 mod browser;
+#[path = "../common/mod.rs"]
+mod common;
