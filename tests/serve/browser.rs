@@ -496,7 +496,7 @@ fn the_page_in_headless_chromium() {
             // Straight to stderr: libtest keeps a passing test's eprintln!.
             let _ = writeln!(
                 std::io::stderr(),
-                "serve_browser: SKIPPED the browser test: {why} ({help}; \
+                "tests/serve/browser.rs: SKIPPED the browser test: {why} ({help}; \
                  SOW_BROWSER_TEST=required makes this a failure)"
             );
             return;

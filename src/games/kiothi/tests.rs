@@ -81,38 +81,6 @@ pub(crate) fn random_position(rng: &mut Rng, on_board: u32) -> KiothiPosition {
     }
 }
 
-/// Finds never-ending moves and moveless non-empty rows in random positions
-/// (used once to find the positions hard-coded below).
-#[test]
-#[ignore]
-fn search_never_ending() {
-    let mut rng = Rng(0x1234_5678_9abc_def1);
-    let mut found = 0;
-    let mut stuck = 0;
-    for i in 0..5_000_000u64 {
-        let n = 4 + rng.below(57) as u32;
-        let pos = random_position(&mut rng, n);
-        if stuck < 3 && pos.row_sum(pos.side) > 0 && pos.move_count() == 0 {
-            println!("{i}: no legal move: {pos}");
-            stuck += 1;
-        }
-        if found < 3 {
-            let w = Words::from_pits(&pos.pits);
-            for p in row_start(pos.side)..row_start(pos.side) + 10 {
-                for c in 1..=pos.pits[p] as u32 {
-                    if sow(w, pos.protected, pos.side, p, c) == Sown::NeverEnds {
-                        println!("{i}: {pos} move {p}x{c}");
-                        found += 1;
-                    }
-                }
-            }
-        }
-        if found >= 3 && stuck >= 3 {
-            break;
-        }
-    }
-}
-
 fn after(pos: &KiothiPosition, mv: &str) -> KiothiPosition {
     pos.play(mv)
         .unwrap_or_else(|e| panic!("{mv} in {pos}: {e}"))
@@ -226,7 +194,8 @@ fn rule6_relay_ends_in_enemy_row_without_capture() {
     assert_eq!(next.prisons(), pos.prisons());
 }
 
-/// Found by `search_never_ending`; the relay state repeats.
+/// Found by a search of random positions for moves that never end; the
+/// relay state repeats.
 const NEVER_ENDING: &str = "kiothi 2*,0,2,1*,0,5*,2*,1,2,1,0,1,0,2*,1*,0,1,6,0,1 N play 32 0";
 
 #[test]
@@ -725,89 +694,9 @@ fn perft_generator_agrees_with_play_unchecked() {
     assert_eq!(perft(&pos, 2), perft_slow(&pos, 2));
 }
 
-/// Play-phase perft speed; run with
-/// `cargo test --release kiothi::tests::perft_speed -- --ignored --nocapture`.
+/// Enumerates every opening move of the five-pit start (about 2 s in a
+/// release build): the count of RULES §2.2 and the generator's last move.
 #[test]
-#[ignore]
-fn perft_speed() {
-    let mut rng = Rng(2024);
-    let mut total = 0u64;
-    let mut secs = 0f64;
-    // CPU time of this thread (the machine is shared; wall time overstates).
-    let cpu = || -> f64 {
-        let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-        s.split(' ')
-            .next()
-            .and_then(|t| t.parse::<f64>().ok())
-            .unwrap_or(0.0)
-            / 1e9
-    };
-    for i in 0..4 {
-        let pos = random_game(&mut rng, Setup::SixPit, 4 + 3 * i);
-        let t = std::time::Instant::now();
-        let c = cpu();
-        let d = 7;
-        let n = perft(&pos, d);
-        let wall = t.elapsed().as_secs_f64();
-        let s = cpu() - c;
-        println!("  wall {wall:.2}s, cpu {s:.2}s");
-        println!(
-            "{pos}\n  perft({d}) = {n} in {s:.2}s: {:.1} M leaves/s",
-            n as f64 / s / 1e6
-        );
-        total += n;
-        secs += s;
-    }
-    println!("overall {:.1} M leaves/s", total as f64 / secs / 1e6);
-}
-
-#[test]
-#[ignore]
-fn lap_statistics() {
-    let mut rng = Rng(2024);
-    let mut hist = std::collections::BTreeMap::<&str, (u64, u64)>::new();
-    for i in 0..200 {
-        let pos = random_game(&mut rng, Setup::SixPit, 4 + i % 30);
-        for p in row_start(pos.side)..row_start(pos.side) + 10 {
-            for c in 1..=pos.pits[p] as u32 {
-                // count laps with plain sowing
-                let mut b = pos.pits;
-                b[p] -= c as u8;
-                let (mut hand, mut at, mut laps) = (c, p, 0u64);
-                let kind = loop {
-                    laps += 1;
-                    let mut occ = false;
-                    while hand > 0 {
-                        at = (at + 1) % 20;
-                        occ = b[at] > 0;
-                        b[at] += 1;
-                        hand -= 1;
-                    }
-                    if !occ {
-                        break "end";
-                    }
-                    if laps == 1 && owner(at) == pos.side {
-                        break "firstlap";
-                    }
-                    if laps >= 10000 {
-                        break "never";
-                    }
-                    hand = b[at] as u32;
-                    b[at] = 0;
-                };
-                let e = hist.entry(kind).or_default();
-                e.0 += 1;
-                e.1 += laps;
-            }
-        }
-    }
-    println!("{hist:?}");
-}
-
-/// Enumerates every opening move of the five-pit start (about 2 s):
-/// `cargo test --release kiothi::tests::opening_full_enumeration -- --ignored`.
-#[test]
-#[ignore]
 fn opening_full_enumeration() {
     let five = KiothiPosition::start(Setup::FivePit);
     let mut n = 0u64;
