@@ -8,10 +8,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::over_ranks::RanksFigures;
 use super::{CliError, Out};
 use crate::infra::progress::Progress;
 use crate::kiothi_tables::{table_path, KiothiEndgames, LayerReport};
 use crate::kpe_db::estimate;
+use crate::retrograde::transport::Transport;
 
 /// Stone counts built when `--stones` is not given.
 pub const DEFAULT_STONES: usize = 10;
@@ -29,25 +31,58 @@ struct TablesReport {
     bytes_on_disk: u64,
     peak_rss_mib: Option<f64>,
     seconds: f64,
+    /// Under `mpirun` only: what the ranks did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ranks: Option<RanksFigures>,
 }
 
 pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
+    run_on(None, stones, db, out)
+}
+
+/// [`run`], by the ranks of `ranks` together when given (an MPI run,
+/// `cli/over_ranks.rs`): every rank solves its share of each stone count,
+/// rank 0 alone prints.
+pub fn run_on(
+    ranks: Option<&dyn Transport>,
+    stones: usize,
+    db: &Path,
+    out: &mut Out,
+) -> Result<(), CliError> {
     let t0 = Instant::now();
     let mut tables = KiothiEndgames::load(db, stones).map_err(CliError::from)?;
     let reused: Vec<usize> = (0..tables.stone_counts()).collect();
     check_fits(tables.stone_counts(), stones, db)?;
     let progress = Progress::auto(out.quiet || out.json);
     let mut solved = Vec::new();
+    let mut figures = ranks.map(|t| RanksFigures::new(t.size()));
     while tables.stone_counts() <= stones {
         let n = tables.stone_counts();
         let bar = progress.bar(KiothiEndgames::layer_size(n), format!("{n} stones"));
-        let report = tables.solve_next(&bar);
+        let report = match ranks {
+            None => {
+                let report = tables.solve_next(&bar);
+                tables.save_layer(db, n).map_err(CliError::from)?;
+                report
+            }
+            Some(t) => {
+                let (report, traffic) = tables
+                    .solve_next_over_ranks(db, t, &bar)
+                    .map_err(CliError::from)?;
+                if let Some(f) = figures.as_mut() {
+                    f.add_layer(report.boards, traffic);
+                }
+                report
+            }
+        };
         bar.finish_and_clear();
-        tables.save_layer(db, n).map_err(CliError::from)?;
         if !out.json {
             out.line(layer_line(&report))?;
         }
         solved.push(report);
+    }
+    if let (Some(t), Some(f)) = (ranks, figures.as_mut()) {
+        f.finish(t);
     }
     let bytes_on_disk = (0..=stones)
         .filter_map(|n| std::fs::metadata(table_path(db, n)).ok())
@@ -62,6 +97,7 @@ pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
         bytes_on_disk,
         peak_rss_mib: crate::analysis::kpe_db::peak_rss_mib(),
         seconds: t0.elapsed().as_secs_f64(),
+        ranks: figures,
     };
     if out.json {
         return out.model_sorted(&report);
@@ -74,7 +110,11 @@ pub fn run(stones: usize, db: &Path, out: &mut Out) -> Result<(), CliError> {
         report.reused.len(),
         report.solved.len(),
         report.seconds
-    ))
+    ))?;
+    match &report.ranks {
+        Some(r) => out.line(r.line()),
+        None => Ok(()),
+    }
 }
 
 /// Refuses, before any work, tables of `first..=last` warriors that would

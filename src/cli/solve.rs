@@ -12,6 +12,7 @@ use crate::infra::progress::Progress;
 use crate::kpe_db::endgame::LayerSteps;
 use crate::kpe_db::estimate::{Estimate, OutOfCore};
 use crate::kpe_db::solution::{BuildOptions, RegionResumed, Solution, SolveStats};
+use crate::retrograde::transport::Transport;
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -65,6 +66,20 @@ pub struct SolveArgs {
 
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        #[cfg(feature = "mpi")]
+        if let Some(mpi) = crate::retrograde::mpi::Mpi::init() {
+            return super::over_ranks::run(self, &mpi, out);
+        }
+        self.run_on(None, out)
+    }
+
+    /// [`Self::run`], by the ranks of `ranks` together when given (an MPI
+    /// run, `over_ranks.rs`).
+    pub(super) fn run_on(
+        &self,
+        ranks: Option<&dyn Transport>,
+        out: &mut Out,
+    ) -> Result<(), CliError> {
         let db = kpe_db::db_dir(self.db.given());
         if self.endgame_only && self.game.trim_start().starts_with("kiothi") {
             return Err(CliError::usage(
@@ -86,9 +101,18 @@ impl SolveArgs {
                 },
             )?;
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
-            return super::kiothi_tables::run(stones, &db, out);
+            return match ranks {
+                Some(t) => super::over_ranks::kiothi_tables(t, stones, &db, out),
+                None => super::kiothi_tables::run(stones, &db, out),
+            };
         }
         if self.game.trim_start().starts_with("kiothi") {
+            if ranks.is_some() {
+                return Err(CliError::usage(
+                    "game",
+                    "under mpirun, `sow solve` builds a Kpé database or the Kiothi endgame tables; a Kiothi position is proved by one process",
+                ));
+            }
             let args = super::prove::ProveArgs {
                 seconds: self.time,
                 nodes: self.nodes,
@@ -112,14 +136,13 @@ impl SolveArgs {
             format!("--{flag} is for Kiothi (a proof or the endgame tables); a Kpé solve always runs to the end")
         })?;
         let variant = parse_kpe_game(&self.game)?;
-        match self.endgame_only {
-            true => run_endgame(variant, self.db.given(), out),
-            false => run(
-                variant,
-                self.db.given(),
-                self.out_of_core.unwrap_or_default(),
-                out,
-            ),
+        let out_of_core = self.out_of_core.unwrap_or_default();
+        match (ranks, self.endgame_only) {
+            (Some(t), _) => {
+                super::over_ranks::kpe(t, variant, &db, self.endgame_only, out_of_core, out)
+            }
+            (None, true) => run_endgame(variant, self.db.given(), out),
+            (None, false) => run(variant, self.db.given(), out_of_core, out),
         }
     }
 }
@@ -137,6 +160,18 @@ fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Result<
 fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<(), CliError> {
     let dir = kpe_db::db_dir(db);
     let stats = Solution::build_endgame(variant, &dir, Progress::auto(out.quiet || out.json))?;
+    report_endgame(variant, &stats, &dir, None, out)
+}
+
+/// What `sow solve kpe:WxK --endgame-only` prints once the layers are
+/// built; `ranks` when the ranks of an MPI run built them together.
+pub(super) fn report_endgame(
+    variant: KpeVariant,
+    stats: &SolveStats,
+    dir: &Path,
+    ranks: Option<&super::over_ranks::RanksFigures>,
+    out: &mut Out,
+) -> Result<(), CliError> {
     /// `sow solve --endgame-only --json`: what was built, and the run's figures.
     #[derive(serde::Serialize)]
     struct EndgameOutput<'a> {
@@ -144,12 +179,16 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
         unlocked_positions: u64,
         #[serde(flatten)]
         build: BuildFigures<'a>,
+        /// Under `mpirun` only: what the ranks did.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ranks: Option<&'a super::over_ranks::RanksFigures>,
     }
     if out.json {
         return out.model_sorted(&EndgameOutput {
             variant: variant.tag(),
             unlocked_positions: stats.unlocked_positions,
-            build: BuildFigures::of(&stats, &dir, stats.seconds),
+            build: BuildFigures::of(stats, dir, stats.seconds),
+            ranks,
         });
     }
     out.line(format!(
@@ -159,16 +198,20 @@ fn run_endgame(variant: KpeVariant, db: Option<&Path>, out: &mut Out) -> Result<
         variant.tag()
     ))?;
     out.line(format!("positions: {} unlocked", stats.unlocked_positions))?;
-    out.line(layers_line(&stats))?;
+    out.line(layers_line(stats))?;
     if let Some(e) = &stats.estimate {
         out.line(format!("estimate before building: {}", e.summary()))?;
     }
     out.line(format!(
         "time {:.1} s{}, peak memory {} MiB",
         stats.seconds,
-        layer_steps_note(&stats, " (", ")"),
+        layer_steps_note(stats, " (", ")"),
         peak_rss_mib().map_or("?".to_string(), |p| format!("{p:.0}"))
-    ))
+    ))?;
+    match ranks {
+        Some(r) => out.line(r.line()),
+        None => Ok(()),
+    }
 }
 
 /// What `solve --json` tells of a build, with or without the region.
@@ -235,17 +278,32 @@ pub fn run(
     };
     let progress = Progress::auto(out.quiet || out.json);
     let (solution, stats) = Solution::build_with(variant, &dir, progress, options)?;
-    let start = kpe_db::start_json(&solution, variant)?;
+    report(&solution, variant, &stats, &dir, t0, None, out)
+}
+
+/// What `sow solve kpe:WxK` prints once the database is built; `ranks`
+/// when the ranks of an MPI run built its layers together.
+pub(super) fn report(
+    solution: &Solution,
+    variant: KpeVariant,
+    stats: &SolveStats,
+    dir: &Path,
+    t0: Instant,
+    ranks: Option<&super::over_ranks::RanksFigures>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let start = kpe_db::start_json(solution, variant)?;
     let seconds = t0.elapsed().as_secs_f64();
     if out.json {
         return out.model_sorted(&SolveOutput {
             start: &start,
-            build: BuildFigures::of(&stats, &dir, seconds),
+            build: BuildFigures::of(stats, dir, seconds),
             phase_seconds: PhaseSeconds {
                 layers: stats.layers_seconds,
                 opening_explore: stats.explore_seconds,
                 opening_solve: stats.region_seconds,
             },
+            ranks,
         });
     }
     out.line(format!(
@@ -257,7 +315,11 @@ pub fn run(
     if let Some(e) = &stats.estimate {
         out.line(estimate_line(e, stats.out_of_core))?;
     }
-    print_build(&start, &stats, seconds, out)
+    print_build(&start, stats, seconds, out)?;
+    match ranks {
+        Some(r) => out.line(r.line()),
+        None => Ok(()),
+    }
 }
 
 /// `sow solve --json`: the start summary and the run's figures.
@@ -268,6 +330,9 @@ struct SolveOutput<'a> {
     #[serde(flatten)]
     build: BuildFigures<'a>,
     phase_seconds: PhaseSeconds,
+    /// Under `mpirun` only: what the ranks did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ranks: Option<&'a super::over_ranks::RanksFigures>,
 }
 
 #[derive(serde::Serialize)]

@@ -53,6 +53,8 @@ use crate::infra::checksum::checksum;
 use crate::infra::progress::ProgressBar;
 use crate::retrograde::index::BoardIndex;
 
+pub mod over_ranks;
+
 /// The most warriors a table can cover: the move graph indexes its moves
 /// with `u32`, and 15 warriors (1.9·10⁹ boards) have about 7·10⁹ of them.
 pub const MAX_STONES: usize = 14;

@@ -59,10 +59,10 @@ pub const FORMAT_VERSION: u32 = 3;
 const ZSTD_LEVEL: i32 = 1;
 /// Decoded blocks kept per compressed file, so that warm probes skip zstd.
 const CACHE_SLOTS: usize = 64;
-const HEADER: usize = 64;
+pub(super) const HEADER: usize = 64;
 /// Payload bytes per checksummed block: small, so that the first probe of
 /// a block checks little more than it reads.
-const BLOCK: usize = 1 << 12;
+pub(super) const BLOCK: usize = 1 << 12;
 
 /// What a database file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,16 +282,7 @@ impl<'a> ValueFile<'a> {
                 parts: vec![Cow::Borrowed(values)],
             };
         }
-        let blocks: Vec<Cow<[u8]>> = values
-            .par_chunks(BLOCK)
-            .map_init(
-                || zstd::bulk::Compressor::new(ZSTD_LEVEL),
-                |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
-                    Some(z) if z.len() < raw.len() => Cow::Owned(z),
-                    _ => Cow::Borrowed(raw),
-                },
-            )
-            .collect();
+        let blocks = compressed_blocks(values);
         let mut offsets = Vec::with_capacity(blocks.len() + 1);
         let mut at = 0u64;
         for b in &blocks {
@@ -338,6 +329,53 @@ impl<'a> ValueFile<'a> {
     }
 }
 
+/// The stored blocks of zstd-encoded `values` (both threads compressing):
+/// each [`BLOCK`] of entries compressed on its own, or kept as it is when
+/// that is no smaller. A slice of a layer starting at a block boundary
+/// gives that layer's blocks (`db_over_ranks.rs`).
+pub(super) fn compressed_blocks(values: &[u8]) -> Vec<Cow<'_, [u8]>> {
+    use rayon::prelude::*;
+    values
+        .par_chunks(BLOCK)
+        .map_init(
+            || zstd::bulk::Compressor::new(ZSTD_LEVEL),
+            |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
+                Some(z) if z.len() < raw.len() => Cow::Owned(z),
+                _ => Cow::Borrowed(raw),
+            },
+        )
+        .collect()
+}
+
+/// The 64-byte header of a file of `entries` entries whose payload is
+/// `payload_len` bytes in `blocks` blocks, described by `table`.
+pub(super) fn header(
+    id: FileId,
+    encoding: Encoding,
+    entries: u64,
+    payload_len: u64,
+    (blocks, table): (usize, &[u8]),
+) -> Vec<u8> {
+    let mut header = Vec::with_capacity(HEADER);
+    header.extend_from_slice(&MAGIC);
+    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header.extend_from_slice(&(id.kind as u32).to_le_bytes());
+    header.extend_from_slice(&[
+        id.variant.w() as u8,
+        id.variant.k() as u8,
+        encoding as u8,
+        0,
+    ]);
+    header.extend_from_slice(&id.stones.to_le_bytes());
+    header.extend_from_slice(&entries.to_le_bytes());
+    header.extend_from_slice(&payload_len.to_le_bytes());
+    header.extend_from_slice(&checksum(table).to_le_bytes());
+    header.extend_from_slice(&(BLOCK as u64).to_le_bytes());
+    header.extend_from_slice(&(blocks as u64).to_le_bytes());
+    debug_assert_eq!(header.len(), HEADER);
+    header
+}
+
 /// Writes header, block table (`blocks` blocks) and payload parts to a
 /// temporary file, then renames it.
 fn write_raw(
@@ -351,23 +389,7 @@ fn write_raw(
     let dir = path.parent().expect("database files live in a directory");
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let payload_len: usize = parts.iter().map(|p| p.len()).sum();
-    let mut header = Vec::with_capacity(HEADER);
-    header.extend_from_slice(&MAGIC);
-    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    header.extend_from_slice(&(id.kind as u32).to_le_bytes());
-    header.extend_from_slice(&[
-        id.variant.w() as u8,
-        id.variant.k() as u8,
-        encoding as u8,
-        0,
-    ]);
-    header.extend_from_slice(&id.stones.to_le_bytes());
-    header.extend_from_slice(&entries.to_le_bytes());
-    header.extend_from_slice(&(payload_len as u64).to_le_bytes());
-    header.extend_from_slice(&checksum(table).to_le_bytes());
-    header.extend_from_slice(&(BLOCK as u64).to_le_bytes());
-    header.extend_from_slice(&(blocks as u64).to_le_bytes());
-    debug_assert_eq!(header.len(), HEADER);
+    let header = header(id, encoding, entries, payload_len as u64, (blocks, table));
     // A failed write (disk full, a file size limit, no permission) leaves
     // no partial file behind, and the error names the file being written.
     let mut all: Vec<&[u8]> = Vec::with_capacity(parts.len() + 2);

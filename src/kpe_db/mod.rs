@@ -4,7 +4,9 @@
 pub mod compact_keys;
 pub mod db;
 pub mod db_check;
+pub mod db_over_ranks;
 pub mod endgame;
+pub mod endgame_over_ranks;
 pub mod endless;
 pub mod estimate;
 pub mod lock;
