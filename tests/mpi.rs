@@ -173,11 +173,11 @@ fn rank_pids(rank: usize) -> Vec<u32> {
 fn a_run_with_a_rank_killed_mid_layer_resumes_to_the_same_files() {
     let Some(mpirun) = mpirun() else { return };
     let dir = scratch("killed");
-    let game = ["kpe:4x5", "--endgame-only"];
+    let game = ["kpe:4x4", "--endgame-only"];
     let alone = solve_alone(&game, &dir.join("alone"));
     assert!(alone.status.success(), "{}", text(&alone.stderr));
     let db = dir.join("ranks");
-    let layers = db.join("kpe-4x5");
+    let layers = db.join("kpe-4x4");
     let mut run = mpi_command(
         &mpirun,
         &[
@@ -195,11 +195,11 @@ fn a_run_with_a_rank_killed_mid_layer_resumes_to_the_same_files() {
     .stderr(Stdio::null())
     .spawn()
     .unwrap();
-    // Rank 1 dies once layer 24 (of 0-40) is written: in the middle of a
+    // Rank 1 dies once layer 20 (of 0-32) is written: in the middle of a
     // later layer.
     let deadline = Instant::now() + Duration::from_secs(120);
-    while !layers.join("layer-024.sowdb").exists() {
-        assert!(Instant::now() < deadline, "layer 24 never written");
+    while !layers.join("layer-020.sowdb").exists() {
+        assert!(Instant::now() < deadline, "layer 20 never written");
         assert!(run.try_wait().unwrap().is_none(), "the run ended early");
         std::thread::sleep(Duration::from_millis(2));
     }
@@ -212,7 +212,7 @@ fn a_run_with_a_rank_killed_mid_layer_resumes_to_the_same_files() {
     let status = run.wait().unwrap();
     assert!(!status.success(), "a run with a killed rank fails");
     assert!(
-        !layers.join("layer-040.sowdb").exists(),
+        !layers.join("layer-032.sowdb").exists(),
         "killed before the end"
     );
     let again = solve_over(&mpirun, 3, &game, &db);
@@ -227,7 +227,7 @@ fn a_run_with_a_rank_killed_mid_layer_resumes_to_the_same_files() {
         !line.contains("computed 0,") && !line.contains("reused 0"),
         "{line}"
     );
-    assert_same_files(&dir.join("alone/kpe-4x5"), &layers);
+    assert_same_files(&dir.join("alone/kpe-4x4"), &layers);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -92,6 +92,7 @@ mod tests {
     use crate::games::kpe::KpeVariant;
     use crate::kpe_db::db::FileKind;
     use crate::retrograde::transport::InProcess;
+    use std::fs;
 
     /// Written by 1 to 4 ranks (uneven slices, empty ranks), a value file
     /// is byte for byte the one a single process writes.
