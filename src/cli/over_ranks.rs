@@ -6,18 +6,12 @@
 //! single-process solver.
 
 use std::path::Path;
-use std::time::Instant;
 
 use serde::Serialize;
 
-use super::solve::SolveArgs;
 use super::{CliError, Out};
 use crate::analysis::kpe_db::peak_rss_mib;
-use crate::games::kpe::KpeVariant;
-use crate::infra::progress::Progress;
 use crate::kpe_db::endgame_over_ranks::RanksReport;
-use crate::kpe_db::estimate::OutOfCore;
-use crate::kpe_db::solution::{BuildOptions, Solution};
 use crate::retrograde::exchange::Traffic;
 use crate::retrograde::transport::{Reduce, Transport};
 
@@ -65,7 +59,7 @@ impl RanksFigures {
         self.peak_rss_mib_max = peak[0] as f64 / 1024.0;
     }
 
-    fn of_layers(r: &RanksReport) -> Self {
+    pub fn of_layers(r: &RanksReport) -> Self {
         let mut f = RanksFigures::new(r.ranks);
         f.add_layer(r.positions, r.traffic);
         f.peak_rss_mib_max = r.peak_rss_mib_max;
@@ -86,65 +80,23 @@ impl RanksFigures {
     }
 }
 
-/// `sow solve` as one rank of an MPI run: the database directory checked
-/// to be the same for every rank, then the solve; every rank waits for
-/// the others at the end (rank 0 may go on alone with the Kpé opening
-/// region), so that no rank leaves while another still needs it.
-pub fn run<T: Transport>(args: &SolveArgs, transport: &T, out: &mut Out) -> Result<(), CliError> {
+/// `sow solve` as one rank of an MPI run: the database directory `db`
+/// checked to be the same for every rank, then `solve`; every rank waits
+/// for the others at the end (rank 0 may go on alone with the Kpé opening
+/// region), so that no rank leaves while another still needs it. Ranks
+/// other than 0 print nothing but their errors.
+pub fn run<T: Transport>(
+    transport: &T,
+    db: &Path,
+    out: &mut Out,
+    solve: impl FnOnce(&mut Out) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     if transport.rank() != 0 {
         *out = Out::new(false, true, Box::new(std::io::sink()));
     }
-    let db = crate::analysis::kpe_db::db_dir(args.db.given());
-    let result = check_shared_dir(transport, &db).and_then(|()| args.run_on(Some(transport), out));
+    let result = check_shared_dir(transport, db).and_then(|()| solve(out));
     transport.barrier();
     result
-}
-
-/// `sow solve kpe:WxK [--endgame-only]` over the ranks.
-pub fn kpe(
-    transport: &dyn Transport,
-    variant: KpeVariant,
-    db: &Path,
-    endgame_only: bool,
-    out_of_core: OutOfCore,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let t0 = Instant::now();
-    let progress = Progress::auto(out.quiet || out.json || transport.rank() != 0);
-    if endgame_only {
-        let built =
-            Solution::build_endgame_over_ranks(variant, db, progress, transport, peak_rss_mib)?;
-        return match built {
-            Some((stats, report)) => {
-                let figures = RanksFigures::of_layers(&report);
-                super::solve::report_endgame(variant, &stats, db, Some(&figures), out)
-            }
-            None => Ok(()),
-        };
-    }
-    let options = BuildOptions {
-        out_of_core,
-        ..Default::default()
-    };
-    let built =
-        Solution::build_over_ranks(variant, db, progress, options, transport, peak_rss_mib)?;
-    match built {
-        Some((solution, stats, report)) => {
-            let figures = RanksFigures::of_layers(&report);
-            super::solve::report(&solution, variant, &stats, db, t0, Some(&figures), out)
-        }
-        None => Ok(()),
-    }
-}
-
-/// `sow solve kiothi --stones S` over the ranks.
-pub fn kiothi_tables(
-    transport: &dyn Transport,
-    stones: usize,
-    db: &Path,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    super::kiothi_tables::run_on(Some(transport), stones, db, out)
 }
 
 /// Refuses a database directory the ranks do not share: rank 0 writes a
@@ -154,7 +106,7 @@ fn check_shared_dir<T: Transport + ?Sized>(transport: &T, db: &Path) -> Result<(
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let token = transport.broadcast(nanos ^ (std::process::id() as u64) << 32, 0);
+    let token = transport.broadcast(nanos ^ ((std::process::id() as u64) << 32), 0);
     let name = format!(".sow-shared-check-{token:016x}");
     let path = db.join(&name);
     let mut created = false;

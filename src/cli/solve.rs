@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::game_arg::parse_kpe_game;
+use super::over_ranks::RanksFigures;
 use super::{CliError, Out};
 use crate::analysis::kpe_db::{self, peak_rss_mib};
 use crate::games::kpe::KpeVariant;
@@ -68,7 +69,8 @@ impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         #[cfg(feature = "mpi")]
         if let Some(mpi) = crate::retrograde::mpi::Mpi::init() {
-            return super::over_ranks::run(self, &mpi, out);
+            let db = kpe_db::db_dir(self.db.given());
+            return super::over_ranks::run(&mpi, &db, out, |out| self.run_on(Some(&mpi), out));
         }
         self.run_on(None, out)
     }
@@ -102,7 +104,7 @@ impl SolveArgs {
             )?;
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
             return match ranks {
-                Some(t) => super::over_ranks::kiothi_tables(t, stones, &db, out),
+                Some(t) => super::kiothi_tables::run_on(Some(t), stones, &db, out),
                 None => super::kiothi_tables::run(stones, &db, out),
             };
         }
@@ -138,9 +140,7 @@ impl SolveArgs {
         let variant = parse_kpe_game(&self.game)?;
         let out_of_core = self.out_of_core.unwrap_or_default();
         match (ranks, self.endgame_only) {
-            (Some(t), _) => {
-                super::over_ranks::kpe(t, variant, &db, self.endgame_only, out_of_core, out)
-            }
+            (Some(t), _) => run_over_ranks(t, variant, &db, self.endgame_only, out_of_core, out),
             (None, true) => run_endgame(variant, self.db.given(), out),
             (None, false) => run(variant, self.db.given(), out_of_core, out),
         }
@@ -169,7 +169,7 @@ pub(super) fn report_endgame(
     variant: KpeVariant,
     stats: &SolveStats,
     dir: &Path,
-    ranks: Option<&super::over_ranks::RanksFigures>,
+    ranks: Option<&RanksFigures>,
     out: &mut Out,
 ) -> Result<(), CliError> {
     /// `sow solve --endgame-only --json`: what was built, and the run's figures.
@@ -181,7 +181,7 @@ pub(super) fn report_endgame(
         build: BuildFigures<'a>,
         /// Under `mpirun` only: what the ranks did.
         #[serde(skip_serializing_if = "Option::is_none")]
-        ranks: Option<&'a super::over_ranks::RanksFigures>,
+        ranks: Option<&'a RanksFigures>,
     }
     if out.json {
         return out.model_sorted(&EndgameOutput {
@@ -281,6 +281,45 @@ pub fn run(
     report(&solution, variant, &stats, &dir, t0, None, out)
 }
 
+/// `sow solve kpe:WxK [--endgame-only]` as one of the ranks of an MPI run
+/// (`over_ranks.rs`): the layers over every rank, the opening region and
+/// the report on rank 0.
+fn run_over_ranks(
+    transport: &dyn Transport,
+    variant: KpeVariant,
+    db: &Path,
+    endgame_only: bool,
+    out_of_core: OutOfCore,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    let t0 = Instant::now();
+    let progress = Progress::auto(out.quiet || out.json || transport.rank() != 0);
+    if endgame_only {
+        let built =
+            Solution::build_endgame_over_ranks(variant, db, progress, transport, peak_rss_mib)?;
+        return match built {
+            Some((stats, report)) => {
+                let figures = RanksFigures::of_layers(&report);
+                report_endgame(variant, &stats, db, Some(&figures), out)
+            }
+            None => Ok(()),
+        };
+    }
+    let options = BuildOptions {
+        out_of_core,
+        ..Default::default()
+    };
+    let built =
+        Solution::build_over_ranks(variant, db, progress, options, transport, peak_rss_mib)?;
+    match built {
+        Some((solution, stats, report)) => {
+            let figures = RanksFigures::of_layers(&report);
+            self::report(&solution, variant, &stats, db, t0, Some(&figures), out)
+        }
+        None => Ok(()),
+    }
+}
+
 /// What `sow solve kpe:WxK` prints once the database is built; `ranks`
 /// when the ranks of an MPI run built its layers together.
 pub(super) fn report(
@@ -289,7 +328,7 @@ pub(super) fn report(
     stats: &SolveStats,
     dir: &Path,
     t0: Instant,
-    ranks: Option<&super::over_ranks::RanksFigures>,
+    ranks: Option<&RanksFigures>,
     out: &mut Out,
 ) -> Result<(), CliError> {
     let start = kpe_db::start_json(solution, variant)?;
@@ -332,7 +371,7 @@ struct SolveOutput<'a> {
     phase_seconds: PhaseSeconds,
     /// Under `mpirun` only: what the ranks did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    ranks: Option<&'a super::over_ranks::RanksFigures>,
+    ranks: Option<&'a RanksFigures>,
 }
 
 #[derive(serde::Serialize)]

@@ -8,7 +8,8 @@
 //! file (`db_over_ranks.rs`): the files are byte for byte those of one
 //! process. A layer already in the directory is read, not solved, as one
 //! process does, so a run stopped in any layer resumes after the last
-//! whole one.
+//! whole one. The locked opening region is then solved by rank 0 alone,
+//! as one process solves it.
 
 use std::path::Path;
 use std::time::Instant;
@@ -18,7 +19,11 @@ use rayon::prelude::*;
 use super::db::{self, entry, Encoding, BLOCK};
 use super::db_over_ranks::write_values_over_ranks;
 use super::endgame::{Endgame, LayerSteps, LayerValues};
-use super::solution::{layer_id, reuse, shared_layer, SolveError, SolveStats};
+use super::estimate::{OutOfCore, Scope};
+use super::solution::{
+    layer_id, reuse, shared_layer, BuildOptions, Solution, SolveError, SolveStats,
+};
+use crate::games::kpe::KpeVariant;
 use crate::infra::progress::Progress;
 use crate::retrograde::exchange::Traffic;
 use crate::retrograde::partition::Partition;
@@ -161,6 +166,88 @@ impl Endgame {
         transport.all_reduce(&mut peak, Reduce::Max);
         report.peak_rss_mib_max = peak[0] as f64 / 1024.0;
         Ok((layers, report))
+    }
+}
+
+impl Solution {
+    /// [`Self::build_with`] by the ranks of `transport` together: the
+    /// endgame layers over every rank (`endgame_over_ranks.rs`), the
+    /// locked region on rank 0 alone, which returns the solution; the
+    /// others return None once the layers are written. Every rank calls
+    /// it together; `peak_rss_mib` reads a process's peak memory.
+    pub fn build_over_ranks<T: Transport + ?Sized>(
+        variant: KpeVariant,
+        db_dir: &Path,
+        progress: Progress,
+        options: BuildOptions,
+        transport: &T,
+        peak_rss_mib: fn() -> Option<f64>,
+    ) -> Result<Option<(Self, SolveStats, RanksReport)>, SolveError> {
+        let (mut stats, writer) =
+            Self::prepare_over_ranks(variant, db_dir, Scope::Whole, options, transport)?;
+        let start = Instant::now();
+        let eg = Endgame::new(variant);
+        let (layers, report) =
+            eg.build_layers_over_ranks(db_dir, progress, transport, &mut stats, peak_rss_mib)?;
+        if writer.is_none() {
+            return Ok(None);
+        }
+        let (solution, stats) =
+            Self::build_region(eg, db_dir, progress, options.encoding, stats, layers, start)?;
+        Ok(Some((solution, stats, report)))
+    }
+
+    /// [`Self::build_endgame`] by the ranks of `transport` together; the
+    /// statistics on rank 0, None on the others.
+    pub fn build_endgame_over_ranks<T: Transport + ?Sized>(
+        variant: KpeVariant,
+        db_dir: &Path,
+        progress: Progress,
+        transport: &T,
+        peak_rss_mib: fn() -> Option<f64>,
+    ) -> Result<Option<(SolveStats, RanksReport)>, SolveError> {
+        let options = BuildOptions {
+            encoding: Encoding::Zstd,
+            out_of_core: OutOfCore::Never,
+        };
+        let (mut stats, writer) =
+            Self::prepare_over_ranks(variant, db_dir, Scope::Endgame, options, transport)?;
+        let start = Instant::now();
+        let eg = Endgame::new(variant);
+        let (_, report) =
+            eg.build_layers_over_ranks(db_dir, progress, transport, &mut stats, peak_rss_mib)?;
+        stats.layers_seconds = start.elapsed().as_secs_f64();
+        stats.seconds = stats.layers_seconds;
+        Ok(writer.map(|_| (stats, report)))
+    }
+
+    /// [`Self::prepare`] on rank 0 (which takes the writer's lock, and
+    /// returns it), its refusal on every rank.
+    fn prepare_over_ranks<T: Transport + ?Sized>(
+        variant: KpeVariant,
+        db_dir: &Path,
+        scope: Scope,
+        options: BuildOptions,
+        transport: &T,
+    ) -> Result<(SolveStats, Option<super::lock::DbLock>), SolveError> {
+        // Every rank's large blocks go back to the system when freed, as
+        // rank 0's do in `prepare`.
+        crate::infra::malloc::return_large_blocks_when_freed();
+        let prepared = match transport.rank() {
+            0 => Some(Self::prepare(variant, db_dir, scope, options.out_of_core)),
+            _ => None,
+        };
+        let refused = transport.broadcast(matches!(prepared, Some(Err(_))) as u64, 0);
+        match prepared {
+            Some(Ok((stats, writer))) => Ok((stats, Some(writer))),
+            Some(Err(e)) => Err(e),
+            None if refused == 0 => Ok((SolveStats::default(), None)),
+            None => Err(crate::InputError::unsupported(
+                "variant",
+                format!("{}: refused by rank 0", variant.tag()),
+            )
+            .into()),
+        }
     }
 }
 

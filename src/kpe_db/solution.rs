@@ -12,7 +12,6 @@ use super::db::{
     self, entry_can_end, entry_value, DbError, Encoding, FileId, FileKind, MappedFile,
 };
 use super::endgame::{Endgame, LayerSteps, LayerValues};
-use super::endgame_over_ranks::RanksReport;
 use super::estimate::{Estimate, OutOfCore, Scope};
 use super::opening::LockedRegion;
 use super::region_checkpoint::{Exploration, RegionCheckpoint};
@@ -357,86 +356,9 @@ impl Solution {
         Self::build_region(eg, db_dir, progress, encoding, stats, layers, start)
     }
 
-    /// [`Self::build_with`] by the ranks of `transport` together: the
-    /// endgame layers over every rank (`endgame_over_ranks.rs`), the
-    /// locked region on rank 0 alone, which returns the solution; the
-    /// others return None once the layers are written. Every rank calls
-    /// it together; `peak_rss_mib` reads a process's peak memory.
-    pub fn build_over_ranks<T: crate::retrograde::transport::Transport + ?Sized>(
-        variant: KpeVariant,
-        db_dir: &Path,
-        progress: Progress,
-        options: BuildOptions,
-        transport: &T,
-        peak_rss_mib: fn() -> Option<f64>,
-    ) -> Result<Option<(Self, SolveStats, RanksReport)>, SolveError> {
-        let (mut stats, writer) =
-            Self::prepare_over_ranks(variant, db_dir, Scope::Whole, options, transport)?;
-        let start = Instant::now();
-        let eg = Endgame::new(variant);
-        let (layers, report) =
-            eg.build_layers_over_ranks(db_dir, progress, transport, &mut stats, peak_rss_mib)?;
-        if writer.is_none() {
-            return Ok(None);
-        }
-        let (solution, stats) =
-            Self::build_region(eg, db_dir, progress, options.encoding, stats, layers, start)?;
-        Ok(Some((solution, stats, report)))
-    }
-
-    /// [`Self::build_endgame`] by the ranks of `transport` together; the
-    /// statistics on rank 0, None on the others.
-    pub fn build_endgame_over_ranks<T: crate::retrograde::transport::Transport + ?Sized>(
-        variant: KpeVariant,
-        db_dir: &Path,
-        progress: Progress,
-        transport: &T,
-        peak_rss_mib: fn() -> Option<f64>,
-    ) -> Result<Option<(SolveStats, RanksReport)>, SolveError> {
-        let options = BuildOptions {
-            encoding: Encoding::Zstd,
-            out_of_core: OutOfCore::Never,
-        };
-        let (mut stats, writer) =
-            Self::prepare_over_ranks(variant, db_dir, Scope::Endgame, options, transport)?;
-        let start = Instant::now();
-        let eg = Endgame::new(variant);
-        let (_, report) =
-            eg.build_layers_over_ranks(db_dir, progress, transport, &mut stats, peak_rss_mib)?;
-        stats.layers_seconds = start.elapsed().as_secs_f64();
-        stats.seconds = stats.layers_seconds;
-        Ok(writer.map(|_| (stats, report)))
-    }
-
-    /// [`Self::prepare`] on rank 0 (which takes the writer's lock, and
-    /// returns it), its refusal on every rank.
-    fn prepare_over_ranks<T: crate::retrograde::transport::Transport + ?Sized>(
-        variant: KpeVariant,
-        db_dir: &Path,
-        scope: Scope,
-        options: BuildOptions,
-        transport: &T,
-    ) -> Result<(SolveStats, Option<super::lock::DbLock>), SolveError> {
-        let prepared = match transport.rank() {
-            0 => Some(Self::prepare(variant, db_dir, scope, options.out_of_core)),
-            _ => None,
-        };
-        let refused = transport.broadcast(matches!(prepared, Some(Err(_))) as u64, 0);
-        match prepared {
-            Some(Ok((stats, writer))) => Ok((stats, Some(writer))),
-            Some(Err(e)) => Err(e),
-            None if refused == 0 => Ok((SolveStats::default(), None)),
-            None => Err(crate::InputError::unsupported(
-                "variant",
-                format!("{}: refused by rank 0", variant.tag()),
-            )
-            .into()),
-        }
-    }
-
     /// What [`Self::build_with`] does once the layers are there: the
     /// locked region, reused or solved and written, and the solution.
-    fn build_region(
+    pub(super) fn build_region(
         eg: Endgame,
         db_dir: &Path,
         progress: Progress,
@@ -538,7 +460,7 @@ impl Solution {
     /// represent, or (when files are missing) one that its estimate says
     /// cannot fit, in memory or out of core as `out_of_core` allows, before
     /// anything is written; then takes the directory's writer lock.
-    fn prepare(
+    pub(super) fn prepare(
         variant: KpeVariant,
         db_dir: &Path,
         scope: Scope,
