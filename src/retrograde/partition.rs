@@ -83,7 +83,7 @@ mod tests {
             for r in 0..ranks {
                 let range = p.range(r);
                 assert_eq!(range.start, covered, "{len} over {ranks}");
-                assert!(range.start % block == 0);
+                assert!(range.start.is_multiple_of(block));
                 for i in range.clone() {
                     assert_eq!(p.owner(i), r, "{len} over {ranks}: position {i}");
                 }
