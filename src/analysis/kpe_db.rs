@@ -30,10 +30,7 @@ pub fn open_solution(
 
 /// Peak resident memory of this process so far, in MiB (Linux).
 pub fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+    crate::infra::limits::peak_rss_mib()
 }
 
 /// "win", "draw" or "loss" for the mover.

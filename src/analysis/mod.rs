@@ -24,6 +24,7 @@ pub mod marks;
 pub mod matches;
 pub mod move_values;
 pub mod oracle;
+pub mod over_ranks;
 pub mod perft_report;
 pub mod play_session;
 pub mod position_models;

@@ -15,6 +15,7 @@ pub mod matches;
 pub mod moves;
 pub mod openings;
 pub mod output;
+pub mod over_ranks;
 pub mod paths;
 pub mod perft;
 pub mod play;

@@ -1,17 +1,22 @@
 //! `sow solve GAME`: a Kpé variant's database built (or completed) with
 //! the value of the start and of each first move; Kiothi's endgame tables
-//! built; or a Kiothi position's exact value proved.
+//! built; or a Kiothi position's exact value proved. Under `mpirun` (a
+//! binary built with `--features mpi`), the first two by every rank
+//! together (`over_ranks.rs`).
 
 use std::path::PathBuf;
 
 use super::args::refuse_given;
 use super::{CliError, Out};
 use crate::analysis::kpe_db;
-use crate::analysis::kpe_solve::{solve, solve_endgame};
+use crate::analysis::kpe_solve::{
+    solve, solve_endgame, solve_endgame_over_ranks, solve_over_ranks,
+};
 use crate::games::game_name::parse_kpe_game;
 use crate::infra::progress::Progress;
 use crate::kpe_db::estimate::OutOfCore;
 use crate::report::kpe_solve::{endgame_text, text};
+use crate::retrograde::ranks::Transport;
 
 /// `sow solve`: its command line.
 #[derive(clap::Args, Debug)]
@@ -65,6 +70,17 @@ pub struct SolveArgs {
 
 impl SolveArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        #[cfg(feature = "mpi")]
+        if let Some(mpi) = crate::retrograde::ranks::mpi::Mpi::init() {
+            let db = kpe_db::db_dir(self.db.given());
+            return super::over_ranks::run(&mpi, &db, out, |out| self.run_on(Some(&mpi), out));
+        }
+        self.run_on(None, out)
+    }
+
+    /// [`Self::run`], by the ranks of `ranks` together when given (an MPI
+    /// run, `over_ranks.rs`).
+    fn run_on(&self, ranks: Option<&dyn Transport>, out: &mut Out) -> Result<(), CliError> {
         let db = kpe_db::db_dir(self.db.given());
         if self.game.trim_start().starts_with("kiothi") {
             refuse_given(&[("endgame-only", self.endgame_only)], |_| {
@@ -82,9 +98,15 @@ impl SolveArgs {
                 },
             )?;
             let stones = self.stones.unwrap_or(super::kiothi_tables::DEFAULT_STONES);
-            return super::kiothi_tables::run(stones, &db, out);
+            return super::kiothi_tables::run(ranks, stones, &db, out);
         }
         if self.game.trim_start().starts_with("kiothi") {
+            if ranks.is_some() {
+                return Err(CliError::usage(
+                    "game",
+                    "under mpirun, `sow solve` builds a Kpé database or the Kiothi endgame tables; a Kiothi position is proved by one process",
+                ));
+            }
             let args = super::prove::ProveArgs {
                 seconds: self.time,
                 nodes: self.nodes,
@@ -108,12 +130,21 @@ impl SolveArgs {
             format!("--{flag} is for Kiothi (a proof or the endgame tables); a Kpé solve always runs to the end")
         })?;
         let variant = parse_kpe_game(&self.game)?;
-        let progress = Progress::auto(out.quiet || out.json);
-        if self.endgame_only {
-            let built = solve_endgame(variant, &db, progress)?;
-            return out.result(&built, endgame_text);
+        let quiet = out.quiet || out.json || ranks.is_some_and(|t| t.rank() != 0);
+        let progress = Progress::auto(quiet);
+        let out_of_core = self.out_of_core.unwrap_or_default();
+        // Over ranks, rank 0 alone has the run's figures to print.
+        match (ranks, self.endgame_only) {
+            (None, true) => out.result(&solve_endgame(variant, &db, progress)?, endgame_text),
+            (None, false) => out.result(&solve(variant, &db, out_of_core, progress)?, text),
+            (Some(t), true) => match solve_endgame_over_ranks(t, variant, &db, progress)? {
+                Some(built) => out.result(&built, endgame_text),
+                None => Ok(()),
+            },
+            (Some(t), false) => match solve_over_ranks(t, variant, &db, out_of_core, progress)? {
+                Some(solved) => out.result(&solved, text),
+                None => Ok(()),
+            },
         }
-        let solved = solve(variant, &db, self.out_of_core.unwrap_or_default(), progress)?;
-        out.result(&solved, text)
     }
 }

@@ -24,22 +24,34 @@ impl Checksum {
     pub fn value(self) -> u64 {
         self.0
     }
+
+    /// A checksum going on from the state `value` (what [`Self::value`]
+    /// gave): a file's checksum summed in slices by several processes.
+    pub fn resume(value: u64) -> Self {
+        Checksum(value)
+    }
+
+    /// Feeds `bytes` as 8-byte little-endian words, the tail padded with
+    /// zeros (so `bytes` must end the data, or be a multiple of 8 long).
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.word(u64::from_le_bytes(last));
+        }
+    }
 }
 
 /// The checksum of `bytes` as 8-byte little-endian words, the tail padded
 /// with zeros.
 pub fn checksum(bytes: &[u8]) -> u64 {
     let mut h = Checksum::default();
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        h.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h.word(u64::from_le_bytes(last));
-    }
+    h.bytes(bytes);
     h.value()
 }
 

@@ -63,6 +63,15 @@ pub fn mem_available_mib() -> Option<u64> {
     parse_mem_available(&info)
 }
 
+/// Peak resident memory of this process so far, in MiB (`VmHWM` of
+/// `/proc/self/status`; `None` where it does not say).
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
 fn parse_mem_available(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -1,7 +1,9 @@
 //! Building the tables of 0 to N warriors (`sow solve kiothi`): the stone
 //! counts whose files are already there are read, the others solved one
 //! after the other, fewest stones first (each solved from those below it,
-//! `retrograde.rs`), each saved before the next: the per-count loop.
+//! `retrograde.rs`), each saved before the next: the per-count loop; by
+//! the ranks of an MPI run together, each count solved and written over
+//! the ranks (`retrograde_over_ranks.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,7 @@ use super::retrograde::LayerReport;
 use super::tables::KiothiEndgames;
 use crate::infra::limits::{disk_budget, memory_budget};
 use crate::infra::progress::Progress;
+use crate::retrograde::ranks::{Traffic, Transport};
 
 /// A build of the tables up to some stone count, its existing files read.
 pub struct TablesBuild {
@@ -34,6 +37,8 @@ pub struct TablesBuilt {
     pub boards: u64,
     /// Bytes of their files.
     pub bytes_on_disk: u64,
+    /// Over ranks only: what the ranks exchanged solving (summed over them).
+    pub traffic: Option<Traffic>,
 }
 
 /// A build that would not fit this machine's memory or disk.
@@ -91,17 +96,41 @@ impl TablesBuild {
     /// Solves and saves every stone count not read, fewest stones first,
     /// calling `solved` with each one's report once it is saved.
     pub fn run<E: From<EndgameError>>(
+        self,
+        progress: Progress,
+        solved: impl FnMut(&LayerReport) -> Result<(), E>,
+    ) -> Result<TablesBuilt, E> {
+        self.run_on(None, progress, solved)
+    }
+
+    /// [`Self::run`], each stone count solved by the ranks of `ranks`
+    /// together when given (an MPI run, `retrograde_over_ranks.rs`: every
+    /// rank calls this together, and the files are the same).
+    pub fn run_on<E: From<EndgameError>>(
         mut self,
+        ranks: Option<&dyn Transport>,
         progress: Progress,
         mut solved: impl FnMut(&LayerReport) -> Result<(), E>,
     ) -> Result<TablesBuilt, E> {
         let mut reports = Vec::new();
+        let mut traffic = Traffic::default();
         while self.tables.stone_counts() <= self.stones {
             let n = self.tables.stone_counts();
             let bar = progress.bar(KiothiEndgames::layer_size(n), format!("{n} stones"));
-            let report = self.tables.solve_next(&bar);
-            bar.finish_and_clear();
-            self.tables.save_layer(&self.db, n)?;
+            let report = match ranks {
+                None => {
+                    let report = self.tables.solve_next(&bar);
+                    bar.finish_and_clear();
+                    self.tables.save_layer(&self.db, n)?;
+                    report
+                }
+                Some(t) => {
+                    let (report, moved) = self.tables.solve_next_over_ranks(&self.db, t, &bar)?;
+                    bar.finish_and_clear();
+                    traffic.add(moved);
+                    report
+                }
+            };
             solved(&report)?;
             reports.push(report);
         }
@@ -118,6 +147,7 @@ impl TablesBuild {
             solved: reports,
             boards: (0..=self.stones).map(KiothiEndgames::layer_size).sum(),
             bytes_on_disk,
+            traffic: ranks.map(|_| traffic),
         })
     }
 }

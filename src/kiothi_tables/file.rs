@@ -42,12 +42,7 @@ pub fn table_path(db: &Path, stones: usize) -> PathBuf {
 /// under a temporary name, then renamed.
 pub(super) fn write(db: &Path, n: usize, values: &[i8]) -> Result<(), EndgameError> {
     let payload: &[u8] = bytes_of(values);
-    let mut header = Vec::with_capacity(HEADER);
-    header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&(n as u64).to_le_bytes());
-    header.extend_from_slice(&(values.len() as u64).to_le_bytes());
-    header.extend_from_slice(&checksum(payload).to_le_bytes());
-    debug_assert_eq!(header.len(), HEADER);
+    let header = header(n, values.len() as u64, checksum(payload));
     crate::infra::files::write_atomic_parts(&table_path(db, n), &[&header, payload]).map_err(|e| {
         EndgameError::Io {
             path: e.path,
@@ -56,7 +51,20 @@ pub(super) fn write(db: &Path, n: usize, values: &[i8]) -> Result<(), EndgameErr
     })
 }
 
-fn bytes_of(values: &[i8]) -> &[u8] {
+/// The header of the table of `n` stones: `entries` boards whose payload
+/// has the checksum `sum` (also summed in slices, `retrograde_over_ranks.rs`).
+pub(super) fn header(n: usize, entries: u64, sum: u64) -> Vec<u8> {
+    let mut header = Vec::with_capacity(HEADER);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&(n as u64).to_le_bytes());
+    header.extend_from_slice(&entries.to_le_bytes());
+    header.extend_from_slice(&sum.to_le_bytes());
+    debug_assert_eq!(header.len(), HEADER);
+    header
+}
+
+/// A table's values as the bytes of its payload.
+pub(super) fn bytes_of(values: &[i8]) -> &[u8] {
     // SAFETY: i8 and u8 have the same size and alignment, every bit
     // pattern is valid for both.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) }

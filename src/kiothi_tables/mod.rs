@@ -23,12 +23,14 @@
 //! - `tables.rs`: the tables of every count up to N, solved or mapped;
 //! - `probe.rs`: a position's value, as the searches take it;
 //! - `retrograde.rs`: one stone count solved from the counts below;
+//!   `retrograde_over_ranks.rs`, by the ranks of an MPI run together;
 //! - `build.rs`: the per-count loop of `sow solve kiothi`.
 
 pub mod build;
 pub mod file;
 pub mod probe;
 pub mod retrograde;
+pub mod retrograde_over_ranks;
 pub mod tables;
 
 pub use file::{table_path, EndgameError};

@@ -144,7 +144,7 @@ impl KiothiEndgames {
     /// Calls `visit(i, children, (best, degree))` for the `len` boards of
     /// `n` stones from rank `first` on, `i` counted from `first`, with the
     /// ranks of their non-capturing moves' children ([`Self::board_moves`]).
-    fn for_each_board(
+    pub(super) fn for_each_board(
         &self,
         n: usize,
         first: usize,

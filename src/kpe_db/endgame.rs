@@ -163,9 +163,24 @@ impl Endgame {
         n: usize,
         layers: &impl LayerValues,
         bar: &indicatif::ProgressBar,
+        words: Vec<AtomicU32>,
+    ) -> LayerState {
+        let all = 0..self.index.layer_size(n);
+        self.initial_state_of(n, all, layers, bar, words)
+    }
+
+    /// [`Self::initial_state`] of the positions `range` of layer `n` (a
+    /// rank's share, `endgame_over_ranks.rs`), the first of them the
+    /// state's position 0.
+    pub(super) fn initial_state_of(
+        &self,
+        n: usize,
+        range: std::ops::Range<u64>,
+        layers: &impl LayerValues,
+        bar: &indicatif::ProgressBar,
         mut words: Vec<AtomicU32>,
     ) -> LayerState {
-        let size = self.index.layer_size(n) as usize;
+        let size = (range.end - range.start) as usize;
         // Sized once and filled in place: collected from the tasks, the
         // words passed through a list of pieces as large as themselves.
         // Grown, a large block is moved by the kernel (`mremap`), not
@@ -176,7 +191,7 @@ impl Endgame {
             .par_chunks_mut(CHUNK as usize)
             .enumerate()
             .for_each(|(c, words)| {
-                let mut board = self.index.unrank_word(n, c as u64 * CHUNK);
+                let mut board = self.index.unrank_word(n, range.start + c as u64 * CHUNK);
                 let mut captures = Vec::with_capacity(4 * PREFETCHED_POSITIONS);
                 for batch in words.chunks_mut(PREFETCHED_POSITIONS) {
                     self.classify_batch(n, layers, &mut board, batch, &mut captures);
@@ -345,7 +360,7 @@ impl Endgame {
 
     /// Appends `(parent, child)` for every internal (non-capturing) move
     /// into each board `child` of `chunk` of layer `n`.
-    fn unmove_edges(&self, n: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
+    pub(super) fn unmove_edges(&self, n: usize, chunk: &[u32], out: &mut Vec<(u32, u32)>) {
         let pits = self.variant.pits();
         let mut board = [0u8; 16];
         let mut at = None;

@@ -14,7 +14,8 @@
 //! - `check/`: content checks of the value files and the key index;
 //! - `unmove.rs`, `endgame.rs`, `endless.rs`: the unlocked layers'
 //!   retrograde (the per-layer loop is `Endgame::solve_layers`) and "can
-//!   end";
+//!   end"; `endgame_over_ranks.rs`, the same loop by the ranks of an MPI
+//!   run together;
 //! - `region/`: the locked region, explored and solved group by group;
 //! - `size.rs`, `estimate.rs`, `lock.rs`: what a variant needs, what this
 //!   tool and machine can take, one writer at a time;
@@ -24,6 +25,7 @@
 pub mod build;
 pub mod check;
 pub mod endgame;
+pub mod endgame_over_ranks;
 pub mod endless;
 pub mod entry;
 pub mod error;

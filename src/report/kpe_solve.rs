@@ -1,6 +1,7 @@
 //! `sow solve kpe[:WxK]`'s text: the start's value, first moves and line,
 //! the database's size, and how the build went.
 
+use super::over_ranks::ranks_line;
 use crate::analysis::kpe_solve::{BuildFigures, KpeEndgameBuild, KpeSolve};
 use crate::kpe_db::estimate::Estimate;
 
@@ -53,6 +54,7 @@ pub fn text(s: &KpeSolve) -> Vec<String> {
         p.opening_solve,
         peak(b)
     ));
+    lines.extend(s.ranks.as_ref().map(ranks_line));
     lines
 }
 
@@ -77,6 +79,7 @@ pub fn endgame_text(e: &KpeEndgameBuild) -> Vec<String> {
         layer_steps_note(b, " (", ")"),
         peak(b)
     ));
+    lines.extend(e.ranks.as_ref().map(ranks_line));
     lines
 }
 

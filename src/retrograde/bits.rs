@@ -68,6 +68,23 @@ impl Bits {
         }
     }
 
+    /// Words of the set (64 indices each).
+    pub fn word_count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the set has a member (not taken while other threads insert).
+    pub fn any(&self) -> bool {
+        self.0.par_iter().any(|w| w.load(Relaxed) != 0)
+    }
+
+    /// Appends the members of word `w` to `members`, in increasing order,
+    /// removing them from the set (a bounded share of the work list, for
+    /// the waves over ranks, `ranks/exchange.rs`).
+    pub fn take_word(&self, w: usize, members: &mut Vec<u32>) {
+        take_members(&self.0[w..w + 1], 64 * w as u64, members);
+    }
+
     /// Empties the set by handing its members to `visit`, a slice of the
     /// index space at a time (both threads taking slices), until none is
     /// left; `visit` may insert members again (anywhere: a slice not yet

@@ -38,6 +38,8 @@ use rayon::prelude::*;
 use super::bits::Bits;
 use crate::infra::prefetch::prefetch;
 
+pub mod distributed;
+
 /// Value of a position not yet determined.
 pub const UNKNOWN: i8 = i8::MIN;
 /// Exit value of a position with no move leaving the layer.

@@ -127,7 +127,7 @@ pub(super) fn reuse(
 /// `layers_are_shared_by_every_k_of_a_w`). A file of the other variant
 /// that is absent or fails its checks is not used (its own readers
 /// report it); this layer is then solved.
-fn shared_layer(
+pub(super) fn shared_layer(
     db_dir: &Path,
     variant: KpeVariant,
     n: usize,

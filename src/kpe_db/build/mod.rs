@@ -4,10 +4,14 @@
 //! whole under a temporary name and renamed, so that an interrupted build
 //! resumes after the files it finished. A build first refuses what cannot
 //! fit (`estimate.rs`) and takes the directory's writer lock (`lock.rs`);
-//! it ends by opening what it wrote ([`Solution`]).
+//! it ends by opening what it wrote ([`Solution`]). Under `mpirun`, the
+//! ranks of the run build the layers together (`over_ranks.rs`, its
+//! per-layer store `layers_over_ranks.rs`) and rank 0 the region.
 
 pub mod checkpoint;
 mod layers;
+mod layers_over_ranks;
+mod over_ranks;
 mod region;
 
 use std::path::{Path, PathBuf};
@@ -99,19 +103,10 @@ impl Solution {
     ) -> Result<(Self, SolveStats), SolveError> {
         let encoding = options.encoding;
         let (mut stats, _writer) = prepare(variant, db_dir, Scope::Whole, options.out_of_core)?;
-        let scratch = match stats.out_of_core {
-            true => Scratch::Disk(paths::variant_dir(db_dir, variant)),
-            false => Scratch::Memory,
-        };
         let start = Instant::now();
         let eg = Endgame::new(variant);
         let layers = build_layers(&eg, db_dir, progress, encoding, &mut stats)?;
-        stats.layers_seconds = start.elapsed().as_secs_f64();
-        let (start_region, layers) =
-            start_region(&eg, db_dir, scratch, progress, encoding, &mut stats, layers)?;
-        stats.region_positions = start_region.len() as u64;
-        stats.seconds = start.elapsed().as_secs_f64();
-        Ok((Solution::from_parts(eg, layers, start_region), stats))
+        finish_build(eg, db_dir, progress, encoding, stats, layers, start)
     }
 
     /// Builds (or completes) only the endgame database of a variant under
@@ -131,6 +126,30 @@ impl Solution {
         stats.seconds = stats.layers_seconds;
         Ok(stats)
     }
+}
+
+/// What a whole build does once its layers are there (since `start`):
+/// the start's region, reused or solved and written, and the solution
+/// opened.
+fn finish_build(
+    eg: Endgame,
+    db_dir: &Path,
+    progress: Progress,
+    encoding: Encoding,
+    mut stats: SolveStats,
+    layers: Vec<Vec<u8>>,
+    start: Instant,
+) -> Result<(Solution, SolveStats), SolveError> {
+    stats.layers_seconds = start.elapsed().as_secs_f64();
+    let scratch = match stats.out_of_core {
+        true => Scratch::Disk(paths::variant_dir(db_dir, eg.variant)),
+        false => Scratch::Memory,
+    };
+    let (start_region, layers) =
+        start_region(&eg, db_dir, scratch, progress, encoding, &mut stats, layers)?;
+    stats.region_positions = start_region.len() as u64;
+    stats.seconds = start.elapsed().as_secs_f64();
+    Ok((Solution::from_parts(eg, layers, start_region), stats))
 }
 
 /// What every build does first: refuses a variant this tool cannot

@@ -29,15 +29,23 @@
 //!
 //! - `header.rs`: the header, written and checked;
 //! - `write.rs`: blocks, checksums, compression, atomic writes;
-//! - `mapped.rs`: reading, each block checked once, decoded through a cache.
+//! - `mapped.rs`: reading, each block checked once, decoded through a cache;
+//! - `write_over_ranks.rs`: a value file written by the ranks of a run
+//!   together, each its slice (byte for byte the file `write.rs` writes).
 
 mod header;
 mod mapped;
 mod write;
+mod write_over_ranks;
 
 pub use header::{check_header, Encoding, FileId, FileKind, FORMAT_VERSION};
 pub use mapped::{EntryCheck, FileBytes, MappedFile};
 pub use write::{write_file, write_file_parts, write_values, ValueFile};
+pub use write_over_ranks::write_values_over_ranks;
+
+/// Entries per block of a value file: a layer split over ranks in whole
+/// blocks gives each rank whole blocks of its file.
+pub const BLOCK_ENTRIES: u64 = write::BLOCK as u64;
 
 #[cfg(test)]
 mod tests {

@@ -114,16 +114,7 @@ impl<'a> ValueFile<'a> {
                 parts: vec![Cow::Borrowed(values)],
             };
         }
-        let blocks: Vec<Cow<[u8]>> = values
-            .par_chunks(BLOCK)
-            .map_init(
-                || zstd::bulk::Compressor::new(ZSTD_LEVEL),
-                |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
-                    Some(z) if z.len() < raw.len() => Cow::Owned(z),
-                    _ => Cow::Borrowed(raw),
-                },
-            )
-            .collect();
+        let blocks = compressed_blocks(values);
         let mut offsets = Vec::with_capacity(blocks.len() + 1);
         let mut at = 0u64;
         for b in &blocks {
@@ -168,6 +159,24 @@ impl<'a> ValueFile<'a> {
             &parts,
         )
     }
+}
+
+/// The stored blocks of zstd-encoded `values` (both threads compressing):
+/// each [`BLOCK`] of entries compressed on its own, or kept as it is when
+/// that is no smaller. A slice of a layer starting at a block boundary
+/// gives that layer's blocks (`write_over_ranks.rs`).
+pub(super) fn compressed_blocks(values: &[u8]) -> Vec<Cow<'_, [u8]>> {
+    use rayon::prelude::*;
+    values
+        .par_chunks(BLOCK)
+        .map_init(
+            || zstd::bulk::Compressor::new(ZSTD_LEVEL),
+            |c, raw| match c.as_mut().ok().and_then(|c| c.compress(raw).ok()) {
+                Some(z) if z.len() < raw.len() => Cow::Owned(z),
+                _ => Cow::Borrowed(raw),
+            },
+        )
+        .collect()
 }
 
 /// Writes header, block table (`blocks` blocks) and payload parts to a
