@@ -30,6 +30,7 @@ pub mod play_session;
 pub mod position_models;
 pub mod provenance;
 pub mod search_budget;
+pub mod tables_build;
 #[cfg(test)]
 pub mod test_games;
 pub mod tune;

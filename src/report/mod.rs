@@ -21,5 +21,6 @@ pub mod position;
 pub mod regenerate;
 pub mod stats;
 pub mod svg;
+pub mod tables_build;
 pub mod tune;
 pub mod variants;
