@@ -1,16 +1,24 @@
-//! The exact best K of an opening turn under a separable evaluation (pit
-//! and column terms only), without enumerating the placements: a
-//! best-first search over the columns, in the enumeration's filling
-//! order, whose bound for a partial placement is exact for the columns
-//! left: `M_k[r]`, the best score of `r` warriors placed in columns `k..`,
-//! by dynamic programming. Complete placements come out of the queue best
-//! first. It costs about K × 10 × (n+1)²/2 queue operations for a hand of
-//! `n` warriors, whatever the number of placements (C(n+19, 19), which
-//! exceeds 10^10 from n = 17 on). The lift set rule of `turn` (a board is
-//! counted under the first lift set that leaves it) only involves the
-//! first two columns, which are always expanded: the bound there is
-//! optimistic, which keeps the order exact.
+//! The exact best K of an opening turn without enumerating every
+//! placement: a best-first search over the columns, in the enumeration's
+//! filling order, ordered by the separable part of the evaluation (pit and
+//! column terms). Its bound for a partial placement is exact for the
+//! columns left — `M_k[r]`, the best separable score of `r` warriors in
+//! columns `k..`, by dynamic programming — so complete placements come out
+//! best separable score first. Each is then scored in full (the
+//! evaluator's whole-board term added); the search stops when the next
+//! separable bound, plus the largest whole-board term there can be
+//! (`ScanEvaluator::board_bound`), cannot reach the K-th best full score:
+//! the K kept are then exactly the best K. A separable evaluation stops
+//! after K boards; one whose whole-board term is a penalty (E2's: minus
+//! South's best capture) after the boards whose separable score is within
+//! the K-th best penalty of the top. A cap on the boards examined makes
+//! the search stop early on a hard turn (the result says so).
+//!
+//! The lift set rule of `turn` (a board is counted under the first lift
+//! set that leaves it) only involves the first two columns, which are
+//! always expanded: the bound there is optimistic, which keeps the order.
 
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::games::kiothi::{PITS, ROW};
@@ -19,15 +27,24 @@ use super::enumerate::{LiftTables, ScanEvaluator};
 use super::topk::{best_first, Entry};
 use super::turn::OpeningTurn;
 
-/// Ties at the K-th score kept beyond K, to order them like the
-/// enumeration does (by lift set, then placement).
-const TIE_SLACK: usize = 4096;
+/// What the bounded search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BestK {
+    /// The best boards, best first, in the enumeration's total order.
+    pub best: Vec<Entry>,
+    /// Boards scored in full.
+    pub examined: u64,
+    /// Whether `best` is proved to be the best K (false when the cap on
+    /// the boards examined stopped the search first).
+    pub exact: bool,
+}
 
-/// A partial placement: columns `0..level/2` of its lift's order filled.
+/// A partial placement: the first `level / 2` columns of its lift's order
+/// filled.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Node {
     bound: i32,
-    /// Prefix score (columns filled so far).
+    /// Separable score of the columns filled so far.
     prefix: i32,
     lift: u16,
     /// Next level to fill (a column's first pit; `PITS` when complete).
@@ -37,7 +54,7 @@ struct Node {
 }
 
 impl Ord for Node {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+    fn cmp(&self, other: &Self) -> Ordering {
         self.bound
             .cmp(&other.bound)
             .then(other.lift.cmp(&self.lift))
@@ -47,13 +64,29 @@ impl Ord for Node {
 }
 
 impl PartialOrd for Node {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-/// `suffix[k][r]`: the best score of `r` warriors in columns `k..ROW` of
-/// one lift's order (`i32::MIN` when impossible: never, any `r` fits).
+/// A kept entry, the worst on top of the heap.
+#[derive(PartialEq, Eq)]
+struct Kept(Entry);
+
+impl Ord for Kept {
+    fn cmp(&self, other: &Self) -> Ordering {
+        best_first(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// `suffix[k][r]`: the best separable score of `r` warriors in columns
+/// `k..ROW` of one lift's order (`i32::MIN` when impossible).
 fn suffix_best(t: &LiftTables) -> Vec<Vec<i32>> {
     let n = t.n;
     let mut suffix = vec![vec![i32::MIN; n + 1]; ROW + 1];
@@ -75,16 +108,60 @@ fn suffix_best(t: &LiftTables) -> Vec<Vec<i32>> {
     suffix
 }
 
-/// The `keep` best boards of `turn` under the separable `eval` (whose
-/// `board` term must be 0), best first, in the enumeration's total order.
-pub fn best_k<E: ScanEvaluator>(turn: &OpeningTurn, eval: &E, keep: usize) -> Vec<Entry> {
-    let tables: Vec<LiftTables> = (0..turn.lifts.len())
-        .map(|i| LiftTables::new(eval, turn, i))
+/// The `keep` best boards of `turn` under `eval`, examining at most
+/// `limit` boards in full. `eval` must bound its whole-board term.
+pub fn best_k<E: ScanEvaluator>(turn: &OpeningTurn, eval: &E, keep: usize, limit: u64) -> BestK {
+    let all: Vec<usize> = (0..turn.lifts.len()).collect();
+    best_k_of_lifts(turn, eval, &all, keep, limit)
+}
+
+/// The `keep` best boards of each lift set of `turn` (boards counted
+/// under it, see `turn`), best first: a shortlist that every way of
+/// lifting enters.
+pub fn best_k_per_lift<E: ScanEvaluator>(
+    turn: &OpeningTurn,
+    eval: &E,
+    keep: usize,
+    limit: u64,
+) -> BestK {
+    let mut out = BestK {
+        best: Vec::new(),
+        examined: 0,
+        exact: true,
+    };
+    for i in 0..turn.lifts.len() {
+        let one = best_k_of_lifts(turn, eval, &[i], keep, limit);
+        out.best.extend(one.best);
+        out.examined += one.examined;
+        out.exact &= one.exact;
+    }
+    out.best.sort_unstable_by(best_first);
+    out
+}
+
+/// `best_k` over the lift sets listed in `lifts` only.
+pub fn best_k_of_lifts<E: ScanEvaluator>(
+    turn: &OpeningTurn,
+    eval: &E,
+    lifts: &[usize],
+    keep: usize,
+    limit: u64,
+) -> BestK {
+    let extra = eval
+        .board_bound()
+        .expect("best_k needs an evaluator whose whole-board term is bounded");
+    // Tables and bounds of the listed lift sets only.
+    let tables: Vec<Option<LiftTables>> = (0..turn.lifts.len())
+        .map(|i| lifts.contains(&i).then(|| LiftTables::new(eval, turn, i)))
         .collect();
-    let suffixes: Vec<Vec<Vec<i32>>> = tables.iter().map(suffix_best).collect();
+    let suffixes: Vec<Vec<Vec<i32>>> = tables
+        .iter()
+        .map(|t| t.as_ref().map_or_else(Vec::new, suffix_best))
+        .collect();
     let before = turn.before();
     let mut heap = BinaryHeap::new();
     for (i, t) in tables.iter().enumerate() {
+        let Some(t) = t else { continue };
         heap.push(Node {
             bound: suffixes[i][0][t.n],
             prefix: 0,
@@ -94,21 +171,43 @@ pub fn best_k<E: ScanEvaluator>(turn: &OpeningTurn, eval: &E, keep: usize) -> Ve
             placed: [0; PITS],
         });
     }
-    let mut out: Vec<Entry> = Vec::new();
+    let mut kept: BinaryHeap<Kept> = BinaryHeap::new();
+    let mut examined = 0u64;
+    let mut exact = true;
     while let Some(node) = heap.pop() {
-        if out.len() >= keep {
-            let last = out[keep - 1].score;
-            if node.bound < last || out.len() >= keep + TIE_SLACK {
+        if kept.len() >= keep {
+            let worst = kept.peek().map_or(i32::MIN, |k| k.0.score);
+            if node.bound.saturating_add(extra) < worst {
                 break;
             }
         }
-        let t = &tables[node.lift as usize];
+        let t = tables[node.lift as usize]
+            .as_ref()
+            .expect("nodes come from listed lift sets");
         if node.level as usize == PITS {
-            out.push(Entry {
-                score: node.prefix,
+            if examined >= limit {
+                exact = false;
+                break;
+            }
+            examined += 1;
+            let mut board = t.base;
+            for (b, &x) in board.iter_mut().zip(node.placed.iter()) {
+                *b += x;
+            }
+            let e = Entry {
+                score: node.prefix + eval.board(&board),
                 lift: node.lift,
                 placed: node.placed,
-            });
+            };
+            if kept.len() < keep {
+                kept.push(Kept(e));
+            } else if kept
+                .peek()
+                .is_some_and(|w| best_first(&e, &w.0) == Ordering::Less)
+            {
+                kept.pop();
+                kept.push(Kept(e));
+            }
             continue;
         }
         let k = node.level as usize / 2;
@@ -142,7 +241,11 @@ pub fn best_k<E: ScanEvaluator>(turn: &OpeningTurn, eval: &E, keep: usize) -> Ve
             }
         }
     }
-    out.sort_unstable_by(best_first);
-    out.truncate(keep);
-    out
+    let mut best: Vec<Entry> = kept.into_iter().map(|k| k.0).collect();
+    best.sort_unstable_by(best_first);
+    BestK {
+        best,
+        examined,
+        exact,
+    }
 }

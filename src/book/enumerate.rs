@@ -27,6 +27,10 @@ pub trait ScanEvaluator: Sync {
     /// Term of the whole board (0 for a separable evaluator).
     fn board(&self, board: &[u8; PITS]) -> i32;
 
+    /// An upper bound of `board` over every board, if one is known (the
+    /// bounded best K needs it); 0 for a separable evaluator.
+    fn board_bound(&self) -> Option<i32>;
+
     /// The full score of a board.
     fn score(&self, board: &[u8; PITS]) -> i32 {
         let mut s = self.board(board);

@@ -11,7 +11,7 @@ use crate::games::kiothi::{KiothiPosition, OpeningMove, Setup, PITS};
 use crate::infra::progress::ProgressBar;
 use crate::infra::rng::Rng;
 
-use super::best_k::best_k;
+use super::best_k::{best_k, best_k_per_lift};
 use super::engine::EngineValuer;
 use super::error::BookError;
 use super::model::{Layout, Model, Stage, TableEval};
@@ -47,12 +47,16 @@ pub fn default_layout(stage: Stage) -> Layout {
         Stage::AfterFirst => Layout {
             pit_edges: (1..=12).chain([14, 17, 21]).collect(),
             column_edges: vec![1, 2, 3, 5, 7, 10],
-            engine_features: true,
+            engine_features: false,
+            south_capture: false,
+            north_capture: false,
         },
         Stage::AfterReply => Layout {
             pit_edges: (1..=12).chain([14, 17, 21]).collect(),
             column_edges: vec![1, 2, 3, 5, 7, 10],
             engine_features: false,
+            south_capture: true,
+            north_capture: false,
         },
     }
 }
@@ -154,18 +158,27 @@ pub fn random_reply_samples(
 }
 
 /// E2 data where the reply scan must be right: the best `per` replies
-/// under `e2` to `positions` (turn 2), valued for North by the engine.
+/// under `e2` to `positions` (turn 2) and the best `per_lift` of each
+/// lift set (at most `limit` boards examined per search), valued for
+/// North by the engine.
 pub fn shortlist_reply_samples(
     positions: &[KiothiPosition],
     e2: &TableEval,
-    per: usize,
+    (per, per_lift): (usize, usize),
+    limit: u64,
     nodes: u64,
     bar: &ProgressBar,
 ) -> Result<Vec<Sample>, BookError> {
     let mut replies = Vec::new();
     for pos in positions {
         let turn = OpeningTurn::expect(pos, 2)?;
-        for e in best_k(&turn, e2, per) {
+        let mut best = best_k(&turn, e2, per, limit).best;
+        if per_lift > 0 {
+            best.extend(best_k_per_lift(&turn, e2, per_lift, limit).best);
+        }
+        best.sort_by(|a, b| (a.lift, a.placed).cmp(&(b.lift, b.placed)));
+        best.dedup();
+        for e in best {
             let lift = &turn.lifts[e.lift as usize];
             replies.push((*pos, OpeningMove::new(lift.lifted(), e.placed)));
         }
@@ -236,7 +249,30 @@ pub fn samples_csv(samples: &[Sample]) -> String {
     out
 }
 
-/// Reads `samples_csv`'s format.
+/// Valued first moves as CSV: the board after the move and its value
+/// (`samples_csv`'s columns), then the move and North's best reply,
+/// quoted.
+pub fn first_moves_csv(samples: &[FirstMoveSample], header: bool) -> String {
+    let mut out = String::new();
+    let counts: Vec<String> = (0..PITS).map(|p| format!("p{p}")).collect();
+    if header {
+        let _ = writeln!(out, "{},target,move,reply", counts.join(","));
+    }
+    for s in samples {
+        let c: Vec<String> = s.sample.board.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "{},{},\"{}\",\"{}\"",
+            c.join(","),
+            s.sample.target,
+            s.mv,
+            s.reply
+        );
+    }
+    out
+}
+
+/// Reads `samples_csv`'s format (and `first_moves_csv`'s, moves ignored).
 pub fn samples_from_csv(text: &str) -> Result<Vec<Sample>, BookError> {
     let bad = |line: usize, what: &str| BookError::BadParameter {
         field: "samples",
@@ -247,8 +283,9 @@ pub fn samples_from_csv(text: &str) -> Result<Vec<Sample>, BookError> {
         .skip(1)
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
-            let cells: Vec<&str> = line.split(',').collect();
-            if cells.len() != PITS + 1 {
+            // Cells after the 21st (the moves of `first_moves_csv`) are notes.
+            let cells: Vec<&str> = line.splitn(PITS + 2, ',').collect();
+            if cells.len() < PITS + 1 {
                 return Err(bad(i + 1, "expected 21 cells"));
             }
             let mut board = [0u8; PITS];

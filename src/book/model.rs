@@ -11,10 +11,12 @@
 //!
 //! Its terms: a bias; for each pit, one weight per bucket of its count;
 //! for each column (a pit and the pit opposite it), one weight per pair
-//! of count buckets; and optionally the engine's own features
+//! of count buckets; optionally the engine's own features
 //! (`search::kiothi_eval::features`) of the position reached, for the
-//! player to move there. Without the engine's features a model is
-//! separable (pit and column terms only), which the reply scan needs.
+//! player to move there; and optionally each side's best immediate
+//! capture (`best_capture`). The pit and column terms are the separable
+//! part, which the scans build column by column; the others are the
+//! whole-board term.
 
 use serde::{Deserialize, Serialize};
 
@@ -70,6 +72,28 @@ pub struct Layout {
     pub column_edges: Vec<u8>,
     /// Whether the engine's features (all but its bias) are terms.
     pub engine_features: bool,
+    /// Whether South's best immediate capture is a term.
+    #[serde(default)]
+    pub south_capture: bool,
+    /// Whether North's best immediate capture is a term.
+    #[serde(default)]
+    pub north_capture: bool,
+}
+
+/// The largest capture (warriors taken, ending warrior included: RULES
+/// §2.7–2.9) that `side` can make by one move on `board` in the play
+/// phase with every occupied pit protected — after North's reply, South's
+/// threats at turn 3 exactly; elsewhere a measure of the threats the next
+/// redistribution has to answer.
+pub fn best_capture(board: &[u8; PITS], side: Side) -> i32 {
+    let mut p = Stage::AfterReply.position(board);
+    p.side = side;
+    let mut best = 0;
+    let _ = p.for_each_play_child(|_, child| {
+        best = best.max(child.prisons()[side.index()] as i32);
+        std::ops::ControlFlow::Continue(())
+    });
+    best
 }
 
 /// Bucket of `count` for `edges`.
@@ -99,9 +123,25 @@ impl Layout {
         self.column_base() + ROW * self.column_buckets() * self.column_buckets()
     }
 
+    fn capture_base(&self) -> usize {
+        self.engine_base() + if self.engine_features { FEATURES - 1 } else { 0 }
+    }
+
+    /// The sides whose best capture is a term, in weight order.
+    fn capture_sides(&self) -> Vec<Side> {
+        let mut out = Vec::new();
+        if self.south_capture {
+            out.push(Side::South);
+        }
+        if self.north_capture {
+            out.push(Side::North);
+        }
+        out
+    }
+
     /// Number of weights.
     pub fn len(&self) -> usize {
-        self.engine_base() + if self.engine_features { FEATURES - 1 } else { 0 }
+        self.capture_base() + self.capture_sides().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -137,6 +177,9 @@ impl Layout {
                 row.push((self.engine_base() + i - 1, v as f64));
             }
         }
+        for (i, side) in self.capture_sides().into_iter().enumerate() {
+            row.push((self.capture_base() + i, best_capture(board, side) as f64));
+        }
         row
     }
 
@@ -157,6 +200,9 @@ impl Layout {
         }
         if self.engine_features {
             out.extend(FEATURE_NAMES[1..].iter().map(|s| format!("engine:{s}")));
+        }
+        for side in self.capture_sides() {
+            out.push(format!("capture:{}", side.letter()));
         }
         out
     }
@@ -183,7 +229,7 @@ impl Model {
 
     /// Whether it has pit and column terms only.
     pub fn is_separable(&self) -> bool {
-        !self.layout.engine_features
+        !self.layout.engine_features && self.layout.capture_sides().is_empty()
     }
 
     /// The model as the scans' fixed-point tables.
@@ -215,12 +261,16 @@ impl Model {
             *b = bucket(&l.column_edges, c as u8) as u8;
         }
         let engine = if l.engine_features {
-            Some(std::array::from_fn(|i| {
-                (self.weights[l.engine_base() + i] * SCORE_SCALE as f64).round() as i32
-            }))
+            Some(std::array::from_fn(|i| fixed(self.weights[l.engine_base() + i])))
         } else {
             None
         };
+        let captures = l
+            .capture_sides()
+            .into_iter()
+            .enumerate()
+            .map(|(i, side)| (side, fixed(self.weights[l.capture_base() + i])))
+            .collect();
         TableEval {
             stage: self.stage,
             pit,
@@ -228,6 +278,7 @@ impl Model {
             column_buckets: nc,
             column_bucket,
             engine,
+            captures,
         }
     }
 }
@@ -241,6 +292,8 @@ pub struct TableEval {
     column_bucket: [u8; MAX_COUNT + 1],
     /// Weights of the engine's features but its bias, if used.
     engine: Option<[i32; FEATURES - 1]>,
+    /// The capture terms: side and weight.
+    captures: Vec<(Side, i32)>,
 }
 
 impl ScanEvaluator for TableEval {
@@ -259,8 +312,24 @@ impl ScanEvaluator for TableEval {
 
     #[inline]
     fn board(&self, board: &[u8; PITS]) -> i32 {
-        let Some(w) = &self.engine else { return 0 };
-        let f = features(&self.stage.position(board));
-        w.iter().zip(&f[1..]).map(|(w, &x)| w * x).sum()
+        let mut s = 0;
+        if let Some(w) = &self.engine {
+            let f = features(&self.stage.position(board));
+            s += w.iter().zip(&f[1..]).map(|(w, &x)| w * x).sum::<i32>();
+        }
+        for &(side, w) in &self.captures {
+            s += w * best_capture(board, side);
+        }
+        s
+    }
+
+    /// The capture terms are bounded (a capture takes 0 to every warrior
+    /// on the board); the engine's features are not bounded here.
+    fn board_bound(&self) -> Option<i32> {
+        if self.engine.is_some() {
+            return None;
+        }
+        let most = crate::games::kiothi::Setup::SixPit.total() as i32;
+        Some(self.captures.iter().map(|&(_, w)| w.max(0) * most).sum())
     }
 }

@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::enumerate::ScanEvaluator;
 use super::model::{Model, Stage, TableEval};
 
 /// The models file: both evaluations and how they were fitted.
@@ -23,7 +24,10 @@ static FILE: LazyLock<ModelsFile> = LazyLock::new(|| {
             .expect("data/kiothi/opening_models.json is a models file");
     assert_eq!(file.after_first.stage, Stage::AfterFirst);
     assert_eq!(file.after_reply.stage, Stage::AfterReply);
-    assert!(file.after_reply.is_separable(), "the reply scan needs a separable E2");
+    assert!(
+        file.after_reply.tables().board_bound().is_some(),
+        "the reply scan needs E2's whole-board term bounded"
+    );
     file
 });
 

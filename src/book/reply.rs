@@ -2,7 +2,9 @@
 //! and through it the value of a first move.
 //!
 //! The reply scan's shortlist (the best replies under E2, exactly, see
-//! `scan_replies`), with a few seeded random replies, is searched by the
+//! `scan_replies`, and the best few of each pair of pits lifted, so that
+//! every way of lifting is tried), with a few seeded random replies,
+//! duplicates dropped, is searched by the
 //! engine in play phase, each reply with the same node budget on one
 //! thread (deterministic), replies in parallel. The best few are then
 //! improved locally: a step searches the best neighbours under E2 (and a
@@ -22,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::games::kiothi::{KiothiMove, KiothiPosition, OpeningMove, PITS};
 use crate::infra::rng::{fnv1a, Rng};
 
-use super::best_k::best_k;
+use super::best_k::{best_k, best_k_per_lift};
 use super::engine::EngineValuer;
 use super::enumerate::ScanEvaluator;
 use super::score::stones;
@@ -35,8 +37,12 @@ use super::turn::OpeningTurn;
 /// What a reply search may spend.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplyBudget {
-    /// Replies of the scan's shortlist searched.
+    /// Replies of the scan's shortlist searched: its best ...
     pub shortlist: usize,
+    /// ... and the best of each lift set (pair of pits lifted).
+    pub per_lift: usize,
+    /// Most boards the reply scan scores in full (see `best_k`).
+    pub scan_limit: u64,
     /// Seeded random replies searched with them.
     pub random: usize,
     /// Node budget of each engine search.
@@ -56,7 +62,9 @@ pub struct ReplyBudget {
 impl Default for ReplyBudget {
     fn default() -> Self {
         ReplyBudget {
-            shortlist: 24,
+            shortlist: 16,
+            per_lift: 2,
+            scan_limit: 100_000,
             random: 4,
             nodes: 10_000,
             climbs: 3,
@@ -75,6 +83,8 @@ impl ReplyBudget {
         let m = |x: usize| x.saturating_mul(k as usize);
         ReplyBudget {
             shortlist: m(self.shortlist),
+            per_lift: m(self.per_lift),
+            scan_limit: self.scan_limit.saturating_mul(k),
             random: m(self.random),
             nodes: self.nodes.saturating_mul(k),
             climbs: m(self.climbs),
@@ -328,7 +338,10 @@ pub fn reply_search_with(
     let t0 = Instant::now();
     let turn = OpeningTurn::expect(position, 2)?;
     let mut rng = Rng::new(seed ^ fnv1a(&position.pits()));
-    let shortlist = best_k(&turn, e2, budget.shortlist);
+    let mut shortlist = best_k(&turn, e2, budget.shortlist, budget.scan_limit).best;
+    if budget.per_lift > 0 {
+        shortlist.extend(best_k_per_lift(&turn, e2, budget.per_lift, budget.scan_limit).best);
+    }
     let mut s = Search {
         e2,
         turn,

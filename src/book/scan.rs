@@ -58,6 +58,10 @@ pub struct Scan {
     /// Distinct boards they leave, each scored once.
     pub boards: u64,
     pub method: ScanMethod,
+    /// Boards scored in full (all of them by enumeration).
+    pub scored: u64,
+    /// Whether `best` is proved to be the best `keep` boards.
+    pub exact: bool,
     /// `E1` (board after South's first move) or `E2` (after North's reply).
     pub evaluator: &'static str,
     pub seconds: f64,
@@ -119,6 +123,8 @@ fn enumerated<E: ScanEvaluator>(
         moves: found.boards + found.repeats,
         boards: found.boards,
         method: ScanMethod::Enumeration,
+        scored: found.boards,
+        exact: true,
         evaluator: name,
         seconds: t0.elapsed().as_secs_f64(),
         best: moves_of(turn, &found.best),
@@ -135,14 +141,15 @@ pub fn scan_first_moves(setup: Setup, keep: usize, progress: Progress) -> Result
     Ok(enumerated(&turn, after_first(), "E1", keep, &bar))
 }
 
-/// The `keep` best replies to the turn-2 `position` under E2, exactly, by
-/// bounds: milliseconds whatever North's hand (see `best_k`).
-pub fn scan_replies(position: &KiothiPosition, keep: usize) -> Result<Scan, BookError> {
+/// The `keep` best replies to the turn-2 `position` under E2 by bounds
+/// (see `best_k`), scoring at most `limit` boards in full: exact unless
+/// the limit was reached (`exact`), whatever North's hand.
+pub fn scan_replies(position: &KiothiPosition, keep: usize, limit: u64) -> Result<Scan, BookError> {
     check_keep(keep)?;
     let t0 = Instant::now();
     let turn = OpeningTurn::expect(position, 2)?;
     let counts = opening_counts(&turn);
-    let best = best_k(&turn, after_reply(), keep);
+    let found = best_k(&turn, after_reply(), keep, limit);
     Ok(Scan {
         position: position.to_string(),
         turn: 2,
@@ -151,7 +158,9 @@ pub fn scan_replies(position: &KiothiPosition, keep: usize) -> Result<Scan, Book
         method: ScanMethod::Bounds,
         evaluator: "E2",
         seconds: t0.elapsed().as_secs_f64(),
-        best: moves_of(&turn, &best),
+        scored: found.examined,
+        exact: found.exact,
+        best: moves_of(&turn, &found.best),
         histogram: None,
         fine_histogram: None,
     })
