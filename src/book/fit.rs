@@ -12,13 +12,13 @@ use crate::infra::progress::ProgressBar;
 use crate::infra::rng::Rng;
 
 use super::best_k::{best_k, best_k_per_lift};
+use super::correlation::spearman;
 use super::engine::EngineValuer;
 use super::error::BookError;
 use super::model::{Layout, Model, Stage, TableEval};
 use super::reply::{first_move_value_with, ReplyBudget};
 use super::ridge::NormalEquations;
 use super::sample::random_opening_move;
-use super::trust::spearman;
 use super::turn::OpeningTurn;
 
 /// A board and the value a model is fitted to (stones, for the player who
@@ -93,13 +93,18 @@ pub fn quality(samples: &[Sample], predict: impl Fn(&[u8; PITS]) -> f64) -> FitQ
     let target: Vec<f64> = samples.iter().map(|s| s.target).collect();
     let mean = target.iter().sum::<f64>() / n;
     let err = |f: &dyn Fn(usize) -> f64| {
-        let sq = (0..samples.len()).map(|i| (f(i) - target[i]).powi(2)).sum::<f64>();
+        let sq = (0..samples.len())
+            .map(|i| (f(i) - target[i]).powi(2))
+            .sum::<f64>();
         (sq / n).sqrt()
     };
     FitQuality {
         samples: samples.len(),
         rmse: err(&|i| pred[i]),
-        mae: (0..samples.len()).map(|i| (pred[i] - target[i]).abs()).sum::<f64>() / n,
+        mae: (0..samples.len())
+            .map(|i| (pred[i] - target[i]).abs())
+            .sum::<f64>()
+            / n,
         spearman: spearman(&pred, &target),
         rmse_constant: err(&|_| mean),
     }

@@ -7,6 +7,7 @@
 //! of the scanned turn (South at turn 1, North at turn 2).
 
 pub mod best_k;
+pub mod correlation;
 pub mod count;
 pub mod engine;
 pub mod enumerate;

@@ -6,53 +6,14 @@
 
 use serde::Serialize;
 
+use super::correlation::spearman;
+use super::enumerate::ScanEvaluator;
+use super::error::BookError;
+use super::fit::Sample;
+use super::models::after_first;
+use super::scan::Scan;
+use super::score::stones;
 use super::topk::Histogram;
-
-/// Ranks of `x` from 1, ties sharing their mean rank.
-fn ranks(x: &[f64]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..x.len()).collect();
-    idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-    let mut r = vec![0.0; x.len()];
-    let mut i = 0;
-    while i < idx.len() {
-        let mut j = i;
-        while j + 1 < idx.len() && x[idx[j + 1]] == x[idx[i]] {
-            j += 1;
-        }
-        let mean = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &idx[i..=j] {
-            r[k] = mean;
-        }
-        i = j + 1;
-    }
-    r
-}
-
-/// Pearson correlation (0 when either side is constant).
-fn pearson(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    if n == 0 {
-        return 0.0;
-    }
-    let ma = a.iter().sum::<f64>() / n as f64;
-    let mb = b.iter().sum::<f64>() / n as f64;
-    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
-    for i in 0..n {
-        sab += (a[i] - ma) * (b[i] - mb);
-        saa += (a[i] - ma).powi(2);
-        sbb += (b[i] - mb).powi(2);
-    }
-    if saa == 0.0 || sbb == 0.0 {
-        0.0
-    } else {
-        sab / (saa * sbb).sqrt()
-    }
-}
-
-/// Spearman's rank correlation, ties given their mean rank.
-pub fn spearman(a: &[f64], b: &[f64]) -> f64 {
-    pearson(&ranks(a), &ranks(b))
-}
 
 /// The recall of one cut.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -121,16 +82,51 @@ pub fn filter_trust(
     }
 }
 
+/// The first-move scan's filter measured on `sample` (first moves of the
+/// scanned setup, each board with its value for South by the reply
+/// search), with the scan `scan` (`scan_first_moves`, same setup) for the
+/// cuts: the sample's boards are scored by E1 as the scan scores them.
+pub fn first_move_filter(
+    sample: &[Sample],
+    scan: &Scan,
+    keeps: &[u64],
+) -> Result<FilterTrust, BookError> {
+    let histogram = scan
+        .fine_histogram
+        .as_ref()
+        .ok_or(BookError::BadParameter {
+            field: "scan",
+            message: "the trust measure needs an enumerated scan (with its histogram)".into(),
+        })?;
+    let scores: Vec<f64> = sample
+        .iter()
+        .map(|s| stones(after_first().score(&s.board)))
+        .collect();
+    let values: Vec<f64> = sample.iter().map(|s| s.target).collect();
+    Ok(filter_trust(&scores, &values, histogram, keeps))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::book::score::SCORE_SCALE;
 
     #[test]
-    fn spearman_of_monotone_and_reversed_and_tied_data() {
-        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
-        assert!((spearman(&a, &[10.0, 20.0, 25.0, 100.0, 1000.0]) - 1.0).abs() < 1e-12);
-        assert!((spearman(&a, &[5.0, 4.0, 3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
-        assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), vec![3.5, 1.0, 3.5, 2.0]);
-        assert_eq!(spearman(&a, &[1.0; 5]), 0.0);
+    fn recall_is_the_share_of_the_best_hundredth_above_the_kth_best_score() {
+        // 200 moves valued 0..199 and scored alike, but the best one scored -5.
+        let values: Vec<f64> = (0..200).map(f64::from).collect();
+        let mut scores = values.clone();
+        scores[199] = -5.0;
+        let mut h = Histogram::new();
+        for &s in &scores {
+            h.add((s * SCORE_SCALE as f64) as i32);
+        }
+        let t = filter_trust(&scores, &values, &h, &[10, 200]);
+        assert_eq!((t.sample, t.top), (200, 2));
+        // The 10th best score is 189: value 198 clears it, value 199 does not.
+        assert_eq!(t.recall[0].cut, 189.0);
+        assert_eq!(t.recall[0].recall, 0.5);
+        assert_eq!(t.recall[1].recall, 1.0);
+        assert!(t.spearman > 0.9 && t.spearman < 1.0);
     }
 }
