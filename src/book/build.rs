@@ -172,9 +172,11 @@ fn choose(book: &BookState, order: &[NodeId]) -> Vec<Work> {
 fn widening_cost(book: &BookState, id: NodeId, c: u64) -> u64 {
     let node = book.dag.node(id);
     let mut values: Vec<i32> = node.edges.iter().map(|e| book.dag.move_value(e)).collect();
-    values.sort_unstable_by(|a, b| b.cmp(a));
     let k = (book.params.width.max(1) as usize).min(values.len());
-    let estimate = values.get(k.wrapping_sub(1)).copied().unwrap_or(node.value as i32);
+    let estimate = match k {
+        0 => node.value as i32,
+        _ => *values.select_nth_unstable_by(k - 1, |a, b| b.cmp(a)).1,
+    };
     let drop = (node.value as i32 - estimate).max(0) as u64;
     c + book.params.depth_penalty as u64 + drop
 }
@@ -276,10 +278,12 @@ fn plan(book: &BookState, provider: &dyn MoveProvider, w: Work) -> Plan {
 /// Adds a planned expansion's edges (its new positions are in the book).
 fn apply(book: &mut BookState, p: Plan) {
     let id = p.work.node();
-    for (mv, child) in &p.moves {
-        let c = book.dag.find(child).expect("valued before");
-        book.dag.link(id, *mv, c);
-    }
+    let moves: Vec<(KiothiMove, NodeId)> = p
+        .moves
+        .iter()
+        .map(|(mv, child)| (*mv, book.dag.find(child).expect("valued before")))
+        .collect();
+    book.dag.link_all(id, &moves);
     let node = book.dag.node_mut(id);
     if node.is_opening() {
         node.asked = p.asked;

@@ -198,28 +198,36 @@ impl Dag {
 
     /// Adds the move `mv` from `parent` to `child`, unless `parent` has an
     /// edge to `child` already (two moves to one position: the first is
-    /// kept). Marks it `repeat` when `parent` is reached from `child`.
-    /// Returns whether an edge was added.
+    /// kept). Returns whether an edge was added.
     pub fn link(&mut self, parent: NodeId, mv: KiothiMove, child: NodeId) -> bool {
-        if self.nodes[parent as usize]
-            .edges
-            .iter()
-            .any(|e| e.child == child)
-        {
-            return false;
+        self.link_all(parent, &[(mv, child)]) == 1
+    }
+
+    /// [`Self::link`] for each of `moves` in turn; returns how many edges
+    /// were added. An edge is marked `repeat` when `parent` is reached
+    /// from its child.
+    pub fn link_all(&mut self, parent: NodeId, moves: &[(KiothiMove, NodeId)]) -> usize {
+        let mut have: HashSet<NodeId> =
+            self.nodes[parent as usize].edges.iter().map(|e| e.child).collect();
+        let mut added = 0;
+        for &(mv, child) in moves {
+            if !have.insert(child) {
+                continue;
+            }
+            let gain = KiothiPosition::capture_gain(
+                &self.nodes[parent as usize].pos,
+                &self.nodes[child as usize].pos,
+            );
+            let repeat = self.reaches(child, parent);
+            self.nodes[parent as usize].edges.push(Edge {
+                mv,
+                child,
+                gain: gain.clamp(0, u8::MAX as i32) as u8,
+                repeat,
+            });
+            added += 1;
         }
-        let gain = KiothiPosition::capture_gain(
-            &self.nodes[parent as usize].pos,
-            &self.nodes[child as usize].pos,
-        );
-        let repeat = self.reaches(child, parent);
-        self.nodes[parent as usize].edges.push(Edge {
-            mv,
-            child,
-            gain: gain.clamp(0, u8::MAX as i32) as u8,
-            repeat,
-        });
-        true
+        added
     }
 
     /// Whether `target` is reached from `from` by edges that are not
@@ -227,6 +235,12 @@ impl Dag {
     /// §2.3), so a node with a prison fuller than `target`'s, or without
     /// one of its marks, cannot lead to it: the search stops there.
     fn reaches(&self, from: NodeId, target: NodeId) -> bool {
+        if from == target {
+            return true;
+        }
+        if self.nodes[from as usize].edges.is_empty() {
+            return false;
+        }
         let goal = &self.nodes[target as usize].pos;
         let could_lead = |p: &KiothiPosition| {
             let [s, n] = p.prisons();
