@@ -457,3 +457,38 @@ fn a_budget_that_cannot_be_parsed_is_a_usage_error_and_nothing_is_written() {
     assert!(!dir.join("new").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ctrl_c_writes_the_book_as_of_its_last_batch_and_stops() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = temp_dir("book", "ctrl-c");
+    let file = dir.join("b.sowbook");
+    let child = Command::new(env!("CARGO_BIN_EXE_sow"))
+        .args(["openings", "kiothi", "--book", file.to_str().unwrap()])
+        .args(["--expansions", "1000000", "--leaf-nodes", "2000", "--width", "4"])
+        .arg("--json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The new book is written as soon as its root is valued.
+    let t = Instant::now();
+    while !file.exists() {
+        assert!(t.elapsed() < Duration::from_secs(120), "no book written");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    // SAFETY: sends a signal to our own child, which is still running.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let v = json_of(&out);
+    assert_eq!(v["stopped"], "interrupted");
+    assert_eq!(v["interrupted"], true);
+    let book = Book::open(&file).unwrap();
+    assert_eq!(book.state().expansions, v["expansions"].as_u64().unwrap());
+    assert_eq!(book.positions() as u64, v["positions"].as_u64().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

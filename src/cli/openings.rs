@@ -322,8 +322,8 @@ fn run_book(setup: Setup, a: &BookArgs, out: &mut Out) -> Result<(), CliError> {
         report.stopped
     ))?;
     out.line(format!(
-        "start value {:+} for South (book depth {})",
-        report.value, report.depth
+        "start value {:+} for South (book depth {}, {} first moves in the book)",
+        report.value, report.depth, report.moves
     ))?;
     for m in &report.best {
         out.line(format!("{:+4}  depth {:3}  {}", m.value, m.depth, m.mv))?;
@@ -355,9 +355,10 @@ struct BookRun {
     seconds: f64,
     stopped: &'static str,
     interrupted: bool,
-    /// The start's value for South and its book depth.
+    /// The start's value for South, its book depth and its book moves.
     value: i32,
     depth: u32,
+    moves: usize,
     best: Vec<BestMove>,
     seed: u64,
     leaf_nodes: u64,
@@ -389,6 +390,7 @@ impl BookRun {
             interrupted: run.stopped == Stopped::Interrupted,
             value: entry.value,
             depth: entry.depth,
+            moves: entry.moves.len(),
             best: entry
                 .moves
                 .iter()
