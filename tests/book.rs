@@ -160,7 +160,14 @@ fn book_equals_minimax(root: KiothiPosition, p: BuildParams) -> usize {
         memo: HashMap::new(),
     };
     let mut memo = HashMap::new();
-    let root_value = minimax(&root, &plies, p.max_ply, &mut leaves, &mut memo, &mut vec![]);
+    let root_value = minimax(
+        &root,
+        &plies,
+        p.max_ply,
+        &mut leaves,
+        &mut memo,
+        &mut vec![],
+    );
     // Every position within the horizon is in the book, once.
     assert_eq!(book.dag.len(), plies.len());
     let mut expanded = 0;
@@ -202,7 +209,10 @@ fn two_a_side_book_values_equal_exhaustive_minimax() {
     for p in [6, 7, 16, 17] {
         pits[p] = 1;
     }
-    let expanded = book_equals_minimax(KiothiPosition::test_opening(pits), params(9, 40, 16, 2048, 3));
+    let expanded = book_equals_minimax(
+        KiothiPosition::test_opening(pits),
+        params(9, 40, 16, 2048, 3),
+    );
     eprintln!("{expanded} positions expanded");
     assert!(expanded > 1000, "{expanded} positions expanded");
 }
@@ -321,7 +331,10 @@ fn every_flipped_byte_is_refused_naming_the_file() {
             let mut b = bytes.clone();
             b[i] ^= bit;
             let err = decode(&b, name).expect_err(&format!("byte {i} flipped was taken"));
-            assert!(err.to_string().starts_with("some/dir/flipped.sowbook: "), "{err}");
+            assert!(
+                err.to_string().starts_with("some/dir/flipped.sowbook: "),
+                "{err}"
+            );
         }
     }
 }
@@ -330,7 +343,18 @@ fn every_flipped_byte_is_refused_naming_the_file() {
 fn truncated_foreign_and_other_version_files_are_refused() {
     let bytes = small_book();
     let name = Path::new("x.sowbook");
-    for len in [0, 5, 8, 10, 11, 100, 144, 151, bytes.len() - 9, bytes.len() - 1] {
+    for len in [
+        0,
+        5,
+        8,
+        10,
+        11,
+        100,
+        144,
+        151,
+        bytes.len() - 9,
+        bytes.len() - 1,
+    ] {
         let err = decode(&bytes[..len], name).unwrap_err();
         match err {
             BookError::Truncated { .. } if len >= 8 => {}
@@ -367,7 +391,10 @@ fn lookup_ignores_prisons_and_misses_positions_out_of_the_book() {
     let book = Book::from_bytes(&small_book(), Path::new("b")).unwrap();
     let root = book.lookup(&tiny()).unwrap();
     assert!(!root.moves.is_empty());
-    assert_eq!(root.depth, root.moves.iter().map(|m| m.depth).max().unwrap());
+    assert_eq!(
+        root.depth,
+        root.moves.iter().map(|m| m.depth).max().unwrap()
+    );
     assert!(book.lookup(&KiothiPosition::start(Setup::SixPit)).is_none());
     // A leaf: its engine value and depth, no moves.
     let leaf = book
@@ -389,7 +416,16 @@ fn the_command_builds_resumes_and_refuses() {
     let file = dir.join("b.sowbook");
     let f = file.to_str().unwrap();
     let base = [
-        "openings", "kiothi", "--book", f, "--leaf-nodes", "200", "--width", "3", "--batch", "2",
+        "openings",
+        "kiothi",
+        "--book",
+        f,
+        "--leaf-nodes",
+        "200",
+        "--width",
+        "3",
+        "--batch",
+        "2",
         "--json",
     ];
     let with = |extra: &[&str]| {
@@ -406,7 +442,13 @@ fn the_command_builds_resumes_and_refuses() {
     assert_eq!(bytes.len() as u64, first["file_bytes"].as_u64().unwrap());
     // Resumed: the parameters are the book's.
     let more = json_of(&sow(&[
-        "openings", "kiothi", "--book", f, "--expansions", "3", "--json",
+        "openings",
+        "kiothi",
+        "--book",
+        f,
+        "--expansions",
+        "3",
+        "--json",
     ]));
     assert_eq!(more["expansions"], 3);
     assert_eq!(more["added_expansions"], 2);
@@ -427,7 +469,13 @@ fn the_command_builds_resumes_and_refuses() {
     // A six-pit book extended as the five-pit one: refused.
     std::fs::write(&file, &before).unwrap();
     let e = error_of(&sow(&[
-        "openings", "kiothi:five", "--book", f, "--expansions", "9", "--json",
+        "openings",
+        "kiothi:five",
+        "--book",
+        f,
+        "--expansions",
+        "9",
+        "--json",
     ]));
     assert_eq!(e["kind"], "book");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -445,7 +493,9 @@ fn a_budget_that_cannot_be_parsed_is_a_usage_error_and_nothing_is_written() {
         ("--expansions", "0"),
         ("--checkpoint", "soon"),
     ] {
-        let e = error_of(&sow(&["openings", "kiothi", flag, bad, "--book", f, "--json"]));
+        let e = error_of(&sow(&[
+            "openings", "kiothi", flag, bad, "--book", f, "--json",
+        ]));
         assert_eq!(e["kind"], "usage", "{flag} {bad}");
         assert_eq!(e["field"], &flag[2..], "{flag} {bad}");
     }
@@ -466,7 +516,14 @@ fn ctrl_c_writes_the_book_as_of_its_last_batch_and_stops() {
     let file = dir.join("b.sowbook");
     let child = Command::new(env!("CARGO_BIN_EXE_sow"))
         .args(["openings", "kiothi", "--book", file.to_str().unwrap()])
-        .args(["--expansions", "1000000", "--leaf-nodes", "2000", "--width", "4"])
+        .args([
+            "--expansions",
+            "1000000",
+            "--leaf-nodes",
+            "2000",
+            "--width",
+            "4",
+        ])
         .arg("--json")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

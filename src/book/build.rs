@@ -70,7 +70,11 @@ impl Stopped {
 }
 
 /// A new book: its root valued, nothing expanded.
-pub fn new_book(root: KiothiPosition, params: BuildParams, provider: &dyn MoveProvider) -> BookState {
+pub fn new_book(
+    root: KiothiPosition,
+    params: BuildParams,
+    provider: &dyn MoveProvider,
+) -> BookState {
     let v = value_leaf(&root, params.leaf_nodes);
     BookState::new(root, v, params, provider.name())
 }
@@ -181,26 +185,27 @@ fn widening_cost(book: &BookState, id: NodeId, c: u64) -> u64 {
     c + book.params.depth_penalty as u64 + drop
 }
 
-/// A seeded hash of `pos`: the order of expansions of equal cost.
+/// A seeded hash of `pos` (its packed fields, each word mixed by
+/// splitmix64): the order of expansions of equal cost.
 fn tie_break(seed: u64, pos: &KiothiPosition) -> u64 {
-    let mut h = seed ^ 0x626f_6f6b_7469_6573;
-    let mut mix = |w: u64| {
-        h ^= w;
-        splitmix64(&mut h);
-    };
     let pits = pos.pits();
-    for chunk in pits.chunks(8) {
-        let mut w = [0u8; 8];
-        w[..chunk.len()].copy_from_slice(chunk);
-        mix(u64::from_le_bytes(w));
-    }
     let [s, n] = pos.prisons();
-    mix(pos.protected() as u64
+    let last = pos.protected() as u64
         | (s as u64) << 24
         | (n as u64) << 40
         | (pos.side().index() as u64) << 56
-        | (pos.is_opening() as u64) << 57);
-    splitmix64(&mut h)
+        | (pos.is_opening() as u64) << 57;
+    let words = pits.chunks(8).map(|chunk| {
+        let mut w = [0u8; 8];
+        w[..chunk.len()].copy_from_slice(chunk);
+        u64::from_le_bytes(w)
+    });
+    words
+        .chain([last])
+        .fold(seed ^ 0x626f_6f6b_7469_6573, |h, w| {
+            let mut state = h ^ w;
+            splitmix64(&mut state)
+        })
 }
 
 /// Plans `work`, values its new positions in parallel and adds them.
@@ -263,7 +268,16 @@ fn plan(book: &BookState, provider: &dyn MoveProvider, w: Work) -> Plan {
         Work::Widen(_) => node.asked.saturating_add(p.width),
     };
     let mut moves = provider.opening_moves(&node.pos, asked as usize, p.seed);
+    moves.truncate(asked as usize);
     let exhausted = moves.len() < asked as usize;
+    for (mv, child) in &moves {
+        assert!(
+            node.pos.play_move(mv) == Some(*child),
+            "move provider `{}`: {mv} is not a legal move to {child} from {}",
+            provider.name(),
+            node.pos
+        );
+    }
     // Widening: the moves the node has already are not new.
     let have: HashSet<NodeId> = node.edges.iter().map(|e| e.child).collect();
     moves.retain(|(_, child)| book.dag.find(child).is_none_or(|id| !have.contains(&id)));

@@ -39,7 +39,7 @@ pub struct LeafValue {
     pub depth: u32,
     /// The game is over in this position.
     pub terminal: bool,
-    /// Nodes the search visited.
+    /// Nodes the search had visited when its last iteration completed.
     pub nodes: u64,
 }
 
@@ -129,7 +129,10 @@ impl Dag {
                 return Err(format!("position {} is held by two nodes", n.pos));
             }
             if let Some(e) = n.edges.iter().find(|e| e.child as usize >= nodes.len()) {
-                return Err(format!("node {i} has an edge to node {}, past the last", e.child));
+                return Err(format!(
+                    "node {i} has an edge to node {}, past the last",
+                    e.child
+                ));
             }
         }
         Ok(Dag { nodes, index })
@@ -207,8 +210,11 @@ impl Dag {
     /// were added. An edge is marked `repeat` when `parent` is reached
     /// from its child.
     pub fn link_all(&mut self, parent: NodeId, moves: &[(KiothiMove, NodeId)]) -> usize {
-        let mut have: HashSet<NodeId> =
-            self.nodes[parent as usize].edges.iter().map(|e| e.child).collect();
+        let mut have: HashSet<NodeId> = self.nodes[parent as usize]
+            .edges
+            .iter()
+            .map(|e| e.child)
+            .collect();
         let mut added = 0;
         for &(mv, child) in moves {
             if !have.insert(child) {

@@ -315,9 +315,10 @@ fn read_header(bytes: &[u8]) -> Header {
 fn state_from(h: &Header, compressed: &[u8]) -> Result<BookState, String> {
     let n = h.nodes;
     let e = h.edges;
-    let wanted = n
-        .checked_mul(NODE_LEN as u64)
-        .and_then(|a| e.checked_mul(EDGE_LEN as u64).and_then(|b| a.checked_add(b)));
+    let wanted = n.checked_mul(NODE_LEN as u64).and_then(|a| {
+        e.checked_mul(EDGE_LEN as u64)
+            .and_then(|b| a.checked_add(b))
+    });
     if wanted != Some(h.raw_len) || h.raw_len > MAX_PAYLOAD || n == 0 || n > REPEAT_BIT as u64 {
         return Err(format!(
             "{n} nodes and {e} edges do not fill a payload of {} bytes",
@@ -356,7 +357,10 @@ fn state_from(h: &Header, compressed: &[u8]) -> Result<BookState, String> {
     };
     let root = unpack_root(&h.root, setup)?;
     if setup_code(&root) != h.setup {
-        return Err(format!("the root {root} does not match setup code {}", h.setup));
+        return Err(format!(
+            "the root {root} does not match setup code {}",
+            h.setup
+        ));
     }
     let total = root.board_sum();
     let mut nodes = Vec::with_capacity(n);
@@ -391,7 +395,11 @@ fn state_from(h: &Header, compressed: &[u8]) -> Result<BookState, String> {
             if child as usize >= n {
                 return Err(format!("node {i}: an edge to node {child}, past the last"));
             }
-            edges.push((child, raw & REPEAT_BIT != 0, [moves[k * 2], moves[k * 2 + 1]]));
+            edges.push((
+                child,
+                raw & REPEAT_BIT != 0,
+                [moves[k * 2], moves[k * 2 + 1]],
+            ));
         }
         edge_at += count;
         nodes.push((
@@ -412,7 +420,10 @@ fn state_from(h: &Header, compressed: &[u8]) -> Result<BookState, String> {
         return Err(format!("{edge_at} edges listed, {e} announced"));
     }
     if nodes[0].0 != root {
-        return Err(format!("the first node is {}, not the root {root}", nodes[0].0));
+        return Err(format!(
+            "the first node is {}, not the root {root}",
+            nodes[0].0
+        ));
     }
     let positions: Vec<KiothiPosition> = nodes.iter().map(|t| t.0).collect();
     let mut out = Vec::with_capacity(n);
@@ -465,14 +476,24 @@ fn unpack_position(
     let pos = KiothiPosition {
         pits,
         protected,
-        side: if flags & 1 != 0 { Side::North } else { Side::South },
-        phase: if flags & 2 != 0 { Phase::Play } else { Phase::Opening },
+        side: if flags & 1 != 0 {
+            Side::North
+        } else {
+            Side::South
+        },
+        phase: if flags & 2 != 0 {
+            Phase::Play
+        } else {
+            Phase::Opening
+        },
         prisons,
         setup,
     };
     let board: u32 = pits.iter().map(|&c| c as u32).sum();
     if board + prisons[0] as u32 + prisons[1] as u32 != total {
-        return Err(format!("{board} warriors on the board and {prisons:?} in prison, not {total}"));
+        return Err(format!(
+            "{board} warriors on the board and {prisons:?} in prison, not {total}"
+        ));
     }
     let occupied = (0..PITS).fold(0u32, |m, i| m | ((pits[i] > 0) as u32) << i);
     if protected & !occupied != 0 {
@@ -485,7 +506,11 @@ fn unpack_position(
 }
 
 /// The move of an edge from `from` to `to`, encoded as `mv`.
-fn decode_move(from: &KiothiPosition, to: &KiothiPosition, mv: [u8; 2]) -> Result<KiothiMove, String> {
+fn decode_move(
+    from: &KiothiPosition,
+    to: &KiothiPosition,
+    mv: [u8; 2],
+) -> Result<KiothiMove, String> {
     let [a, b] = mv;
     if from.phase() == Phase::Play {
         if a as usize >= PITS || b == 0 {
@@ -500,7 +525,11 @@ fn decode_move(from: &KiothiPosition, to: &KiothiPosition, mv: [u8; 2]) -> Resul
     let (src, dst) = (from.pits(), to.pits());
     let mut placed = [0u8; PITS];
     for i in 0..PITS {
-        let left = if lifted.contains(&(i as u8)) { 0 } else { src[i] };
+        let left = if lifted.contains(&(i as u8)) {
+            0
+        } else {
+            src[i]
+        };
         placed[i] = dst[i]
             .checked_sub(left)
             .ok_or_else(|| format!("an opening move that takes warriors from pit {i}"))?;

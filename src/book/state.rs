@@ -32,7 +32,7 @@ impl Default for BuildParams {
     fn default() -> Self {
         BuildParams {
             seed: 1,
-            leaf_nodes: 20_000,
+            leaf_nodes: 50_000,
             batch: 8,
             width: 16,
             depth_penalty: 3,
@@ -64,7 +64,8 @@ pub struct BookState {
     pub expansions: u64,
     /// Batches done.
     pub batches: u64,
-    /// Engine nodes searched to value the book's leaves.
+    /// Engine nodes of the leaves' searches, counted to the end of each
+    /// one's last completed iteration (the node limit stops the next).
     pub engine_nodes: u64,
 }
 
@@ -76,7 +77,10 @@ impl BookState {
         params: BuildParams,
         provider: &str,
     ) -> BookState {
-        assert!(provider.len() <= PROVIDER_NAME_LEN, "provider name too long");
+        assert!(
+            provider.len() <= PROVIDER_NAME_LEN,
+            "provider name too long"
+        );
         BookState {
             params,
             provider: provider.to_string(),

@@ -56,7 +56,7 @@ pub struct BookArgs {
     /// to the move provider). Default 1.
     #[arg(long, value_name = "N", value_parser = seed)]
     pub seed: Option<u64>,
-    /// New book: engine nodes per leaf search (default 20000).
+    /// New book: engine nodes per leaf search (default 50000).
     #[arg(long, value_name = "N", value_parser = leaf_nodes)]
     pub leaf_nodes: Option<u64>,
     /// New book: expansions chosen together, then valued in parallel (default 8).
@@ -419,9 +419,8 @@ const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
 /// at most once and in that order), or plain seconds (`120`, `0.5`).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
-    let bad = || {
-        format!("`{text}` is not a duration (write 90s, 45m, 2h, 1h30m, or plain seconds)")
-    };
+    let bad =
+        || format!("`{text}` is not a duration (write 90s, 45m, 2h, 1h30m, or plain seconds)");
     if t.is_empty() {
         return Err(bad());
     }
