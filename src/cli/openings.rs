@@ -118,13 +118,13 @@ impl BookArgs {
 
 impl OpeningsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
+        super::paths::check_out_dir("out", &self.out)?;
         self.refuse_other_games_flags()?;
         if let GameArg::Kiothi(setup) = self.game {
             if self.book.builds() {
                 return run_book(setup, &self.book, out);
             }
         }
-        super::paths::check_out_dir("out", &self.out)?;
         match self.game {
             GameArg::Kiothi(setup) => run_kiothi(
                 &KiothiPosition::start(setup),
