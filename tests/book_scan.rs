@@ -432,17 +432,39 @@ fn fit_step() {
                 for g in test.chunks(group) {
                     let p: Vec<f64> = g.iter().map(|s| model.predict(&s.board)).collect();
                     let t: Vec<f64> = g.iter().map(|s| s.target).collect();
-                    sum += sow::book::trust::spearman(&p, &t);
+                    sum += sow::book::correlation::spearman(&p, &t);
                     n += 1;
                 }
                 eprintln!("test within groups of {group}: mean spearman {:.3}", sum / n as f64);
             }
             let mut m = models(&env("MODELS", String::new()));
+            let record = serde_json::json!({
+                "ridge": ridge,
+                "train": q(&train),
+                "test": q(&test),
+                "data": env("DATA", String::new()),
+            });
+            if !m.fit.is_object() || m.fit.get("bootstrap").is_some() {
+                m.fit = serde_json::json!({});
+            }
             match stage {
-                Stage::AfterFirst => m.after_first = model,
-                Stage::AfterReply => m.after_reply = model,
+                Stage::AfterFirst => {
+                    m.after_first = model;
+                    m.fit["after_first"] = record;
+                }
+                Stage::AfterReply => {
+                    m.after_reply = model;
+                    m.fit["after_reply"] = record;
+                }
             }
             std::fs::write(&out, serde_json::to_string(&m).unwrap()).unwrap();
+        }
+        "e1twoply" => {
+            // N uniform and N concentrated first moves valued by the two-ply estimate.
+            let mut moves = random_first_moves(Setup::SixPit, n, seed);
+            moves.extend(concentrated_first_moves(Setup::SixPit, n, seed + 1));
+            let s = two_ply_samples(Setup::SixPit, &moves, env("LIMIT", 100_000), &bar).unwrap();
+            std::fs::write(&out, samples_csv(&s)).unwrap();
         }
         "e1data" => {
             // Random first moves valued by the reply search, appended in chunks.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::games::kiothi::{KiothiPosition, OpeningMove, Setup, PITS};
+use crate::games::kiothi::{KiothiMove, KiothiPosition, OpeningMove, Setup, PITS};
 use crate::infra::progress::ProgressBar;
 use crate::infra::rng::Rng;
 
@@ -19,6 +19,8 @@ use super::model::{Layout, Model, Stage, TableEval};
 use super::reply::{first_move_value_with, ReplyBudget};
 use super::ridge::NormalEquations;
 use super::sample::random_opening_move;
+use super::scan::two_ply_score;
+use super::score::stones;
 use super::turn::OpeningTurn;
 
 /// A board and the value a model is fitted to (stones, for the player who
@@ -239,6 +241,55 @@ pub fn random_first_moves(setup: Setup, count: usize, seed: u64) -> Vec<OpeningM
     let mut rng = Rng::new(seed);
     (0..count)
         .map(|_| random_opening_move(&start, &mut rng).expect("the setup has moves"))
+        .collect()
+}
+
+/// `count` random first moves of `setup` that drop the lifted warriors
+/// into one to three pits (the shape of the engine's candidates and of the
+/// scan's best moves, which uniform moves almost never take): a uniform
+/// lift set, targets uniform among the 20 pits, warriors split at random.
+pub fn concentrated_first_moves(setup: Setup, count: usize, seed: u64) -> Vec<OpeningMove> {
+    let start = KiothiPosition::start(setup);
+    let turn = OpeningTurn::expect(&start, 1).expect("a setup is turn 1");
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let lift = &turn.lifts[rng.below(turn.lifts.len())];
+        let targets: Vec<usize> = (0..1 + rng.below(3)).map(|_| rng.below(PITS)).collect();
+        let mut placed = [0u8; PITS];
+        for _ in 0..lift.warriors {
+            placed[targets[rng.below(targets.len())]] += 1;
+        }
+        let mv = OpeningMove::new(lift.lifted(), placed);
+        if start.play_move(&KiothiMove::Opening(mv)).is_some() {
+            out.push(mv);
+        }
+    }
+    out
+}
+
+/// E1 data by distillation: the boards `moves` leave from the start of
+/// `setup`, each valued for South by the two-ply estimate of the scans
+/// (minus North's best reply under E2, `two_ply_score`), in parallel.
+pub fn two_ply_samples(
+    setup: Setup,
+    moves: &[OpeningMove],
+    limit: u64,
+    bar: &ProgressBar,
+) -> Result<Vec<Sample>, BookError> {
+    let start = KiothiPosition::start(setup);
+    bar.set_length(moves.len() as u64);
+    moves
+        .par_iter()
+        .map(|mv| {
+            let after = start.play_opening(mv);
+            let v = two_ply_score(&after, limit)?;
+            bar.inc(1);
+            Ok(Sample {
+                board: after.pits(),
+                target: stones(v),
+            })
+        })
         .collect()
 }
 

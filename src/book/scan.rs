@@ -188,3 +188,12 @@ pub fn scan_replies_enumerated(
     let bar = progress.bar(0, "replies");
     Ok(enumerated(&turn, after_reply(), "E2", keep, &bar))
 }
+
+/// South's two-ply estimate of the turn-2 `position`: minus North's best
+/// reply under E2 (exact by bounds unless `limit` boards were scored), in
+/// 1/`SCORE_SCALE` stones.
+pub fn two_ply_score(position: &KiothiPosition, limit: u64) -> Result<i32, BookError> {
+    let turn = OpeningTurn::expect(position, 2)?;
+    let best = best_k(&turn, after_reply(), 1, limit).best;
+    Ok(best.first().map_or(0, |e| -e.score))
+}
