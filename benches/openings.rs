@@ -33,7 +33,9 @@ fn enumerate_e1(bencher: Bencher) {
     let boards = opening_counts(&turn).boards;
     bencher
         .counter(ItemsCount::new(boards as usize))
-        .bench_local(|| enumerate(black_box(&turn), after_first(), 64, &ProgressBar::hidden()).boards);
+        .bench_local(|| {
+            enumerate(black_box(&turn), after_first(), 64, &ProgressBar::hidden()).boards
+        });
 }
 
 /// The same with E2's separable tables only, per board.
@@ -43,7 +45,9 @@ fn enumerate_e2(bencher: Bencher) {
     let boards = opening_counts(&turn).boards;
     bencher
         .counter(ItemsCount::new(boards as usize))
-        .bench_local(|| enumerate(black_box(&turn), after_reply(), 64, &ProgressBar::hidden()).boards);
+        .bench_local(|| {
+            enumerate(black_box(&turn), after_reply(), 64, &ProgressBar::hidden()).boards
+        });
 }
 
 /// E1 on one board, from scratch (the scan's whole-board term dominates).

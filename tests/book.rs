@@ -12,11 +12,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use common::{error_of, json_of, sow, temp_dir};
 use sow::book::file::{decode, encode, verify_moves};
 use sow::book::leaf::value_leaf;
+use sow::book::scan::{scan_first_moves, scan_replies, two_ply_score};
+use sow::book::scan_provider::{FIRST_MOVES_KEPT, REPLY_SCAN_LIMIT};
 use sow::book::{
     grow, new_book, Book, BookError, BookState, BuildParams, EngineCandidates, EveryMove,
-    MoveProvider, RunLimits, Stopped,
+    MoveProvider, RunLimits, ScanProvider, Stopped,
 };
 use sow::games::kiothi::{KiothiMove, KiothiPosition, Setup};
+use sow::infra::progress::Progress;
 use sow::search::Searchable;
 use sow::Game;
 
@@ -426,6 +429,8 @@ fn the_command_builds_resumes_and_refuses() {
         "3",
         "--batch",
         "2",
+        "--provider",
+        "candidates",
         "--json",
     ];
     let with = |extra: &[&str]| {
@@ -453,6 +458,21 @@ fn the_command_builds_resumes_and_refuses() {
     assert_eq!(more["expansions"], 3);
     assert_eq!(more["added_expansions"], 2);
     assert_eq!(more["leaf_nodes"], 200);
+    assert_eq!(more["provider"], "candidates");
+    // Another provider for the same file: refused, naming the flag.
+    let e = error_of(&sow(&[
+        "openings",
+        "kiothi",
+        "--book",
+        f,
+        "--expansions",
+        "9",
+        "--provider",
+        "scan",
+        "--json",
+    ]));
+    assert_eq!(e["kind"], "usage");
+    assert_eq!(e["field"], "provider");
     // Another seed for the same file: refused, the file untouched.
     let before = std::fs::read(&file).unwrap();
     let e = error_of(&with(&["--expansions", "9", "--seed", "5"]));
@@ -526,6 +546,8 @@ fn ctrl_c_writes_the_book_as_of_its_last_batch_and_stops() {
             "2000",
             "--width",
             "4",
+            "--provider",
+            "candidates",
         ])
         .arg("--json")
         .stdout(Stdio::piped())
@@ -550,5 +572,99 @@ fn ctrl_c_writes_the_book_as_of_its_last_batch_and_stops() {
     let book = Book::open(&file).unwrap();
     assert_eq!(book.state().expansions, v["expansions"].as_u64().unwrap());
     assert_eq!(book.positions() as u64, v["positions"].as_u64().unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The scan's provider: at the setup's turn 1 the full scan's best first
+/// moves, ranked by the two-ply estimate, a larger request extending a
+/// smaller; at turn 2 the reply scan's best replies; nothing in play.
+#[test]
+fn the_scan_provider_proposes_the_scans_best_moves() {
+    let start = KiothiPosition::start(Setup::FivePit);
+    let p = ScanProvider::new(Setup::FivePit, 40, Progress::Hidden).unwrap();
+    assert_eq!(p.name(), "scan");
+    let first = p.first_moves();
+    assert_eq!(first.len(), 40);
+    let mut scanned: Vec<String> = scan_first_moves(Setup::FivePit, 40, Progress::Hidden)
+        .unwrap()
+        .best
+        .iter()
+        .map(|m| m.mv.clone())
+        .collect();
+    let mut proposed: Vec<String> = first.iter().map(|m| m.opening.to_string()).collect();
+    scanned.sort();
+    proposed.sort();
+    assert_eq!(proposed, scanned);
+    assert!(first.windows(2).all(|w| w[0].two_ply >= w[1].two_ply));
+    for m in &first[..5] {
+        let v = two_ply_score(
+            &start.play_move(&KiothiMove::Opening(m.opening)).unwrap(),
+            REPLY_SCAN_LIMIT,
+        )
+        .unwrap();
+        assert_eq!(m.two_ply, v as f64 / sow::book::score::SCORE_SCALE as f64);
+    }
+    let ten = p.opening_moves(&start, 10, 1);
+    let three = p.opening_moves(&start, 3, 1);
+    assert_eq!(ten.len(), 10);
+    assert_eq!(&ten[..3], &three[..]);
+    for (i, (mv, child)) in ten.iter().enumerate() {
+        assert_eq!(*mv, KiothiMove::Opening(first[i].opening));
+        assert_eq!(start.play_move(mv).as_ref(), Some(child));
+    }
+    // Turn 2: the reply scan's best, in its order.
+    let turn2 = ten[0].1;
+    let replies: Vec<String> = p
+        .opening_moves(&turn2, 6, 1)
+        .iter()
+        .map(|(m, _)| m.to_string())
+        .collect();
+    let scan: Vec<String> = scan_replies(&turn2, 6, REPLY_SCAN_LIMIT)
+        .unwrap()
+        .best
+        .iter()
+        .map(|m| m.mv.clone())
+        .collect();
+    assert_eq!(replies, scan);
+    // Play phase: nothing to propose.
+    let (_, play) = p.opening_moves(&turn2, 1, 1)[0];
+    assert!(!play.is_opening());
+    assert!(p.opening_moves(&play, 5, 1).is_empty());
+}
+
+/// The command's default provider is the scan's.
+#[test]
+fn the_command_grows_the_book_over_the_scans_moves() {
+    let dir = temp_dir("book", "scan-provider");
+    let file = dir.join("b.sowbook");
+    let v = json_of(&sow(&[
+        "openings",
+        "kiothi:five",
+        "--book",
+        file.to_str().unwrap(),
+        "--expansions",
+        "1",
+        "--width",
+        "2",
+        "--leaf-nodes",
+        "200",
+        "--json",
+    ]));
+    assert_eq!(v["provider"], "scan");
+    assert_eq!(v["positions"], 3);
+    let p = ScanProvider::new(Setup::FivePit, FIRST_MOVES_KEPT, Progress::Hidden).unwrap();
+    let mut ours: Vec<String> = p.first_moves()[..2]
+        .iter()
+        .map(|m| m.opening.to_string())
+        .collect();
+    let mut book: Vec<String> = v["best"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap().to_string())
+        .collect();
+    ours.sort();
+    book.sort();
+    assert_eq!(book, ours);
     std::fs::remove_dir_all(&dir).unwrap();
 }

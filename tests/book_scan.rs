@@ -45,9 +45,9 @@ impl ScanEvaluator for RandomEval {
         if !self.board_term {
             return 0;
         }
-        let h = board
-            .iter()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, &c| (h ^ c as u64).wrapping_mul(0x100_0000_01b3));
+        let h = board.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &c| {
+            (h ^ c as u64).wrapping_mul(0x100_0000_01b3)
+        });
         (h % 3001) as i32 - 1500
     }
     fn board_bound(&self) -> Option<i32> {
@@ -152,7 +152,11 @@ fn best_k_by_bounds_equals_the_enumeration() {
                 assert_eq!(fast.best, found.best, "{pos} seed {seed} keep {keep}");
                 if !board_term {
                     // The separable order needs no board beyond the K best.
-                    assert!(fast.examined <= keep as u64 + 64, "{pos}: {}", fast.examined);
+                    assert!(
+                        fast.examined <= keep as u64 + 64,
+                        "{pos}: {}",
+                        fast.examined
+                    );
                 }
             }
         }
@@ -181,11 +185,21 @@ fn the_reply_search_finds_the_planted_best_reply() {
         ControlFlow::Continue(())
     });
     all.sort_by(|a, b| b.0.cmp(&a.0));
-    assert!(all[0].0 >= all[1].0 + 3, "not a clear best: {:?} {:?}", all[0], all[1]);
+    assert!(
+        all[0].0 >= all[1].0 + 3,
+        "not a clear best: {:?} {:?}",
+        all[0],
+        all[1]
+    );
     let r = reply_search(&pos, &budget, 1).unwrap();
     let found = pos.play_move(&KiothiMove::Opening(r.best.opening)).unwrap();
     assert_eq!((r.best.value, found.pits()), all[0], "{}", r.best.mv);
-    assert!(r.searched < all.len(), "{} of {} replies searched", r.searched, all.len());
+    assert!(
+        r.searched < all.len(),
+        "{} of {} replies searched",
+        r.searched,
+        all.len()
+    );
     // Deterministic: the same seed gives the same search.
     assert_eq!(reply_search(&pos, &budget, 1).unwrap().replies, r.replies);
 }
@@ -197,21 +211,37 @@ fn positions_that_are_not_the_right_opening_turn_are_refused() {
     let budget = ReplyBudget::default();
     assert!(matches!(
         reply_search(&start, &budget, 1),
-        Err(BookError::WrongTurn { found: 1, wanted: 2, .. })
+        Err(BookError::WrongTurn {
+            found: 1,
+            wanted: 2,
+            ..
+        })
     ));
     let play = parse_position("kiothi 0,0,0,0,5,5,5,5,5,5,0,0,0,0,5,5,5,5,5,5 S play").unwrap();
     let e = reply_search(&play, &budget, 1).unwrap_err();
     assert!(matches!(e, BookError::NotOpening { .. }));
     assert!(e.to_string().contains("not an opening position"), "{e}");
-    let over = parse_position("kiothi 10,10,10,10,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 N opening").unwrap();
-    assert!(matches!(scan_replies(&over, 5, 1000), Err(BookError::NoMove { .. })));
-    let turn2 = start.play_move(&start.parse_move("4+5>9,9,9,9,9,9,9,9,9,9").unwrap()).unwrap();
-    assert!(matches!(scan_replies(&turn2, 0, 1000), Err(BookError::BadParameter { field: "keep", .. })));
+    let over =
+        parse_position("kiothi 10,10,10,10,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 N opening").unwrap();
+    assert!(matches!(
+        scan_replies(&over, 5, 1000),
+        Err(BookError::NoMove { .. })
+    ));
+    let turn2 = start
+        .play_move(&start.parse_move("4+5>9,9,9,9,9,9,9,9,9,9").unwrap())
+        .unwrap();
+    assert!(matches!(
+        scan_replies(&turn2, 0, 1000),
+        Err(BookError::BadParameter { field: "keep", .. })
+    ));
     let none = ReplyBudget {
         nodes: 0,
         ..ReplyBudget::default()
     };
-    assert!(matches!(reply_search(&turn2, &none, 1), Err(BookError::BadParameter { .. })));
+    assert!(matches!(
+        reply_search(&turn2, &none, 1),
+        Err(BookError::BadParameter { .. })
+    ));
 }
 
 fn binomial(n: u64, k: u64) -> u64 {
@@ -226,7 +256,10 @@ fn binomial(n: u64, k: u64) -> u64 {
 /// counted by the scan itself, board by board.
 #[test]
 fn first_move_scans_count_every_move_and_board_of_both_setups() {
-    for (setup, moves) in [(Setup::SixPit, 300_450_150u64), (Setup::FivePit, 200_300_100)] {
+    for (setup, moves) in [
+        (Setup::SixPit, 300_450_150u64),
+        (Setup::FivePit, 200_300_100),
+    ] {
         let filled = if setup == Setup::SixPit { 6 } else { 5 };
         let pairs = filled * (filled - 1) / 2;
         let short1: u64 = (1..=5).map(|d| binomial(d + 18, 18)).sum();
@@ -238,8 +271,17 @@ fn first_move_scans_count_every_move_and_board_of_both_setups() {
         let counts = opening_counts(&turn);
         assert_eq!((counts.moves, counts.boards), (moves, boards), "{setup:?}");
         let t = Instant::now();
-        let found = enumerate(&turn, &RandomEval::new(5, false), 16, &ProgressBar::hidden());
-        eprintln!("{setup:?}: {} boards in {:.1} s", found.boards, t.elapsed().as_secs_f64());
+        let found = enumerate(
+            &turn,
+            &RandomEval::new(5, false),
+            16,
+            &ProgressBar::hidden(),
+        );
+        eprintln!(
+            "{setup:?}: {} boards in {:.1} s",
+            found.boards,
+            t.elapsed().as_secs_f64()
+        );
         assert_eq!(found.boards, boards, "{setup:?}");
         assert_eq!(found.boards + found.repeats, moves, "{setup:?}");
         assert_eq!(found.histogram.total(), boards);
@@ -255,13 +297,19 @@ fn first_move_scans_count_every_move_and_board_of_both_setups() {
 #[test]
 #[ignore]
 fn explore_engine_values() {
-    let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let n: usize = std::env::var("N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
     let budgets: Vec<u64> = std::env::var("BUDGETS")
         .unwrap_or("2000,8000,32000".into())
         .split(',')
         .map(|s| s.parse().unwrap())
         .collect();
-    let seed: u64 = std::env::var("SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let seed: u64 = std::env::var("SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7);
     let start = KiothiPosition::start(Setup::SixPit);
     let mut rng = Rng::new(seed);
     let positions: Vec<KiothiPosition> = (0..n)
@@ -276,9 +324,19 @@ fn explore_engine_values() {
     let lines: Vec<String> = positions
         .par_iter()
         .map_init(
-            || budgets.iter().map(|&b| EngineValuer::new(b)).collect::<Vec<_>>(),
+            || {
+                budgets
+                    .iter()
+                    .map(|&b| EngineValuer::new(b))
+                    .collect::<Vec<_>>()
+            },
             |valuers, p2| {
-                let mut line = p2.pits().iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+                let mut line = p2
+                    .pits()
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",");
                 for v in valuers.iter() {
                     let t = Instant::now();
                     let r = v.value(p2);
@@ -320,9 +378,14 @@ fn explore_planted() {
         pits[b] = 1;
         let text = format!(
             "kiothi {} N opening",
-            pits.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+            pits.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         );
-        let Ok(pos) = parse_position(&text) else { continue };
+        let Ok(pos) = parse_position(&text) else {
+            continue;
+        };
         let mut values: Vec<(i32, String, [u8; PITS])> = Vec::new();
         let mut seen = HashSet::new();
         let _ = pos.for_each_child(|mv, child| {
@@ -360,13 +423,19 @@ fn explore_reply_search() {
             r.searched, r.nodes, r.seconds
         );
         for rv in &r.replies {
-            println!("  {} value {} depth {} score {:.1}", rv.mv, rv.value, rv.depth, rv.score);
+            println!(
+                "  {} value {} depth {} score {:.1}",
+                rv.mv, rv.value, rv.depth, rv.score
+            );
         }
     }
 }
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Data and fits for the opening models, one step at a time (env STEP).
@@ -405,11 +474,13 @@ fn fit_step() {
             let m = models(&env("MODELS", String::new()));
             let e2 = m.after_reply.tables();
             let mut rng = Rng::new(seed);
-            let positions: Vec<KiothiPosition> =
-                (0..n).map(|_| random_turn2(Setup::SixPit, &mut rng)).collect();
+            let positions: Vec<KiothiPosition> = (0..n)
+                .map(|_| random_turn2(Setup::SixPit, &mut rng))
+                .collect();
             let per = (env("PER", 8), env("PER_LIFT", 0));
-            let s = shortlist_reply_samples(&positions, &e2, per, env("LIMIT", 100_000), nodes, &bar)
-                .unwrap();
+            let s =
+                shortlist_reply_samples(&positions, &e2, per, env("LIMIT", 100_000), nodes, &bar)
+                    .unwrap();
             std::fs::write(&out, samples_csv(&s)).unwrap();
         }
         "fit" => {
@@ -435,7 +506,10 @@ fn fit_step() {
                     sum += sow::book::correlation::spearman(&p, &t);
                     n += 1;
                 }
-                eprintln!("test within groups of {group}: mean spearman {:.3}", sum / n as f64);
+                eprintln!(
+                    "test within groups of {group}: mean spearman {:.3}",
+                    sum / n as f64
+                );
             }
             let mut m = models(&env("MODELS", String::new()));
             let record = serde_json::json!({
@@ -474,9 +548,20 @@ fn fit_step() {
             let budget = sow::book::ReplyBudget::default();
             let skip: usize = env("SKIP", 0);
             for (c, chunk) in moves.chunks(50).enumerate().skip(skip / 50) {
-                let v = value_first_moves(Setup::SixPit, chunk, &e2, &budget, seed * 1_000_003 + c as u64, &bar)
+                let v = value_first_moves(
+                    Setup::SixPit,
+                    chunk,
+                    &e2,
+                    &budget,
+                    seed * 1_000_003 + c as u64,
+                    &bar,
+                )
+                .unwrap();
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&out)
                     .unwrap();
-                let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&out).unwrap();
                 f.write_all(first_moves_csv(&v, c == 0).as_bytes()).unwrap();
             }
         }

@@ -216,7 +216,11 @@ pub fn best_k_of_lifts<E: ScanEvaluator>(
         let lift = &turn.lifts[node.lift as usize];
         for x in 0..=r {
             // The last column takes every warrior left.
-            let ys = if k == ROW - 1 { r - x..=r - x } else { 0..=r - x };
+            let ys = if k == ROW - 1 {
+                r - x..=r - x
+            } else {
+                0..=r - x
+            };
             for y in ys {
                 let mut placed = node.placed;
                 placed[p] = x as u8;

@@ -24,7 +24,10 @@ pub enum BookError {
     NoMove { position: String },
     /// A parameter out of its range (a shortlist of zero moves, ...).
     #[error("bad parameter {field}: {message}")]
-    BadParameter { field: &'static str, message: String },
+    BadParameter {
+        field: &'static str,
+        message: String,
+    },
     /// A book file that cannot be read or written.
     #[error("{}: {source}", path.display())]
     Io {

@@ -50,11 +50,7 @@ impl Requested {
                 self.depth_penalty.map(u64::from),
                 book.depth_penalty as u64,
             ),
-            (
-                "max-ply",
-                self.max_ply.map(u64::from),
-                book.max_ply as u64,
-            ),
+            ("max-ply", self.max_ply.map(u64::from), book.max_ply as u64),
         ];
         for (field, given, found) in pairs {
             if let Some(g) = given.filter(|&g| g != found) {

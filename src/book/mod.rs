@@ -50,7 +50,9 @@ pub use probe::{Book, BookEntry, BookMove};
 pub use provider::{EngineCandidates, EveryMove, MoveProvider};
 pub use reply::{first_move_value, reply_search, FirstMoveValue, Replies, ReplyBudget, ReplyValue};
 pub use sample::random_opening_move;
+pub use scan::{
+    scan_first_moves, scan_replies, scan_replies_enumerated, Scan, ScanMethod, ScannedMove,
+};
 pub use scan_provider::ScanProvider;
-pub use scan::{scan_first_moves, scan_replies, scan_replies_enumerated, Scan, ScanMethod, ScannedMove};
 pub use state::{BookState, BuildParams};
 pub use turn::{Lift, OpeningTurn};

@@ -124,7 +124,12 @@ impl Layout {
     }
 
     fn capture_base(&self) -> usize {
-        self.engine_base() + if self.engine_features { FEATURES - 1 } else { 0 }
+        self.engine_base()
+            + if self.engine_features {
+                FEATURES - 1
+            } else {
+                0
+            }
     }
 
     /// The sides whose best capture is a term, in weight order.
@@ -261,7 +266,9 @@ impl Model {
             *b = bucket(&l.column_edges, c as u8) as u8;
         }
         let engine = if l.engine_features {
-            Some(std::array::from_fn(|i| fixed(self.weights[l.engine_base() + i])))
+            Some(std::array::from_fn(|i| {
+                fixed(self.weights[l.engine_base() + i])
+            }))
         } else {
             None
         };

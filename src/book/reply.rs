@@ -27,11 +27,11 @@ use crate::infra::rng::{fnv1a, Rng};
 use super::best_k::{best_k, best_k_per_lift};
 use super::engine::EngineValuer;
 use super::enumerate::ScanEvaluator;
-use super::score::stones;
 use super::error::BookError;
 use super::model::TableEval;
 use super::models::after_reply;
 use super::sample::random_opening_move;
+use super::score::stones;
 use super::turn::OpeningTurn;
 
 /// What a reply search may spend.

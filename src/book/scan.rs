@@ -13,9 +13,9 @@ use crate::infra::progress::{Progress, ProgressBar};
 use super::best_k::best_k;
 use super::count::opening_counts;
 use super::enumerate::{enumerate, ScanEvaluator};
-use super::score::stones;
 use super::error::BookError;
 use super::models::{after_first, after_reply};
+use super::score::stones;
 use super::topk::{Entry, Histogram};
 use super::turn::OpeningTurn;
 

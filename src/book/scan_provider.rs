@@ -118,9 +118,8 @@ impl MoveProvider for ScanProvider {
         let best = best_k(&turn, eval, count, REPLY_SCAN_LIMIT).best;
         Self::with_children(
             pos,
-            best.iter().map(|e| {
-                OpeningMove::new(turn.lifts[e.lift as usize].lifted(), e.placed)
-            }),
+            best.iter()
+                .map(|e| OpeningMove::new(turn.lifts[e.lift as usize].lifted(), e.placed)),
         )
     }
 }

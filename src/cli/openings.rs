@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use super::game_arg::{parse_game, GameArg};
 use super::{args, CliError, Out};
-use crate::error::ErrorKind;
 use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::book::extend::{extend, Extension, Requested};
@@ -17,6 +16,7 @@ use crate::book::{
     scan_first_moves, Book, BookError, BookState, EngineCandidates, MoveProvider, RunLimits,
     Stopped,
 };
+use crate::error::ErrorKind;
 use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::KpeVariant;
 use crate::infra::files::write_report;
@@ -60,7 +60,6 @@ pub enum ProviderArg {
 
 /// The opening book's flags (Kiothi).
 #[derive(clap::Args, Debug, Default)]
-#[command(next_help_heading = "Opening book (Kiothi)")]
 pub struct BookArgs {
     /// Build or extend the book for this long: 90s, 45m, 2h, 1h30m, or
     /// plain seconds.
