@@ -668,3 +668,76 @@ fn the_command_grows_the_book_over_the_scans_moves() {
     assert_eq!(book, ours);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `sow` run in `dir`, where it looks for the shipped book.
+fn sow_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sow"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `eval` of an opening position the shipped book expanded answers from
+/// the book (`"book": true`, the book's depth, its best move and line);
+/// a position out of the book is searched as before, without the key; a
+/// damaged book is refused (exit 2, `database`).
+#[test]
+fn eval_answers_from_the_shipped_book() {
+    let dir = temp_dir("book", "eval");
+    let file = dir.join("data").join("kiothi").join("book-six.sowbook");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let built = json_of(&sow(&[
+        "openings",
+        "kiothi",
+        "--book",
+        file.to_str().unwrap(),
+        "--expansions",
+        "1",
+        "--width",
+        "3",
+        "--leaf-nodes",
+        "300",
+        "--provider",
+        "candidates",
+        "--json",
+    ]));
+    let v = json_of(&sow_in(
+        &dir,
+        &["--json", "eval", "kiothi", "--multipv", "2"],
+    ));
+    assert_eq!(v["book"], true, "{v}");
+    assert_eq!(v["value"], built["value"]);
+    assert_eq!(v["depth"], built["depth"]);
+    assert_eq!(v["best"], built["best"][0]["move"]);
+    assert_eq!(v["pv"][0], v["best"]);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2);
+    assert_eq!(moves[1]["move"], built["best"][1]["move"]);
+    assert_eq!(moves[1]["value"], built["best"][1]["value"]);
+    let text = String::from_utf8(sow_in(&dir, &["eval", "kiothi"]).stdout).unwrap();
+    assert!(text.contains("opening book; book depth"), "{text}");
+    // A book leaf (a turn-2 position) and a play-phase position: searched.
+    let start = KiothiPosition::start(Setup::SixPit);
+    let best: KiothiMove = start.parse_move(v["best"].as_str().unwrap()).unwrap();
+    let turn2 = start.play_move(&best).unwrap().to_string();
+    let s = json_of(&sow_in(
+        &dir,
+        &["--json", "eval", &turn2, "--nodes", "2000"],
+    ));
+    assert!(s.get("book").is_none(), "{s}");
+    assert!(s["nodes"].as_u64().unwrap() > 0);
+    // A damaged book: refused, naming it.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let out = sow_in(&dir, &["--json", "eval", "kiothi"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = error_of(&out);
+    assert_eq!(e["kind"], "database");
+    assert!(
+        e["message"].as_str().unwrap().contains("book-six.sowbook"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

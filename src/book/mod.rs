@@ -46,7 +46,7 @@ pub use build::{grow, new_book, RunLimits, Stopped};
 pub use count::{opening_counts, OpeningCounts};
 pub use engine::{EngineValuer, Valued};
 pub use error::BookError;
-pub use probe::{Book, BookEntry, BookMove};
+pub use probe::{default_path, Book, BookEntry, BookMove};
 pub use provider::{EngineCandidates, EveryMove, MoveProvider};
 pub use reply::{first_move_value, reply_search, FirstMoveValue, Replies, ReplyBudget, ReplyValue};
 pub use sample::random_opening_move;

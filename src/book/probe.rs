@@ -2,7 +2,7 @@
 //! commands that meet the opening (`eval`, `play`'s hint, `analyze`, the
 //! web page's opening list).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 
@@ -11,7 +11,17 @@ use super::error::BookError;
 use super::file;
 use super::state::{BookState, BuildParams};
 use crate::game::Game;
-use crate::games::kiothi::{KiothiMove, KiothiPosition};
+use crate::games::kiothi::{KiothiMove, KiothiPosition, Setup};
+
+/// The shipped book of a setup, relative to the working directory (the
+/// repository's root): `data/kiothi/book-six.sowbook` or `book-five.sowbook`.
+pub fn default_path(setup: Setup) -> PathBuf {
+    let name = match setup {
+        Setup::SixPit => "book-six.sowbook",
+        Setup::FivePit => "book-five.sowbook",
+    };
+    Path::new("data").join("kiothi").join(name)
+}
 
 /// A book, read and indexed.
 #[derive(Clone, Debug)]
@@ -89,6 +99,30 @@ impl Book {
     /// Positions in the book.
     pub fn positions(&self) -> usize {
         self.state.dag.len()
+    }
+
+    /// The book's best line from `pos`: its best move, then the best move
+    /// of the position it leads to, while the book has moves there (at
+    /// most `max` moves, and no position twice).
+    pub fn line(&self, pos: &KiothiPosition, max: usize) -> Vec<KiothiMove> {
+        let mut line = Vec::new();
+        let mut seen = vec![pos.repetition_key()];
+        let mut at = *pos;
+        while line.len() < max {
+            let Some(best) = self.lookup(&at).and_then(|e| e.moves.first().map(|m| m.mv)) else {
+                break;
+            };
+            let Some(next) = at.play_move(&best) else {
+                break;
+            };
+            line.push(best);
+            if seen.contains(&next.repetition_key()) {
+                break;
+            }
+            seen.push(next.repetition_key());
+            at = next;
+        }
+        line
     }
 
     /// What the book knows of `pos`, if it holds it (prisons aside).

@@ -13,8 +13,8 @@ use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::book::extend::{extend, Extension, Requested};
 use crate::book::scan_provider::{ScanProvider, FIRST_MOVES_KEPT};
 use crate::book::{
-    scan_first_moves, Book, BookError, BookState, EngineCandidates, MoveProvider, RunLimits,
-    Stopped,
+    default_path, scan_first_moves, Book, BookError, BookState, EngineCandidates, MoveProvider,
+    RunLimits, Stopped,
 };
 use crate::error::ErrorKind;
 use crate::games::kiothi::{KiothiPosition, Setup};
@@ -287,15 +287,6 @@ pub fn run_kiothi(
     ))
 }
 
-/// The default book file of a setup.
-pub fn default_book(setup: Setup) -> PathBuf {
-    let name = match setup {
-        Setup::SixPit => "book-six.sowbook",
-        Setup::FivePit => "book-five.sowbook",
-    };
-    Path::new("data").join("kiothi").join(name)
-}
-
 /// How often a build writes its book when `--checkpoint` is not given.
 const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(600);
 
@@ -381,7 +372,7 @@ fn run_scan(setup: Setup, keep: usize, out: &mut Out) -> Result<(), CliError> {
 
 /// `sow openings kiothi --budget D | --expansions N`: builds or extends the book.
 fn run_book(setup: Setup, a: &BookArgs, out: &mut Out) -> Result<(), CliError> {
-    let path = a.book.clone().unwrap_or_else(|| default_book(setup));
+    let path = a.book.clone().unwrap_or_else(|| default_path(setup));
     super::paths::check_out_file("book", &path)?;
     let root = KiothiPosition::start(setup);
     let stop = crate::infra::interrupt::ctrl_c_flag();
