@@ -184,7 +184,7 @@ fn the_reply_search_finds_the_planted_best_reply() {
         }
         ControlFlow::Continue(())
     });
-    all.sort_by(|a, b| b.0.cmp(&a.0));
+    all.sort_by_key(|a| std::cmp::Reverse(a.0));
     assert!(
         all[0].0 >= all[1].0 + 3,
         "not a clear best: {:?} {:?}",
@@ -394,7 +394,7 @@ fn explore_planted() {
             }
             ControlFlow::Continue(())
         });
-        values.sort_by(|x, y| y.0.cmp(&x.0));
+        values.sort_by_key(|x| std::cmp::Reverse(x.0));
         println!(
             "{text}\n  best {} {} second {} {} third {}",
             values[0].0, values[0].1, values[1].0, values[1].1, values[2].0

@@ -183,7 +183,7 @@ pub fn shortlist_reply_samples(
         if per_lift > 0 {
             best.extend(best_k_per_lift(&turn, e2, per_lift, limit).best);
         }
-        best.sort_by(|a, b| (a.lift, a.placed).cmp(&(b.lift, b.placed)));
+        best.sort_by_key(|e| (e.lift, e.placed));
         best.dedup();
         for e in best {
             let lift = &turn.lifts[e.lift as usize];

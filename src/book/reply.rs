@@ -192,7 +192,7 @@ impl Search<'_> {
     /// Searches the candidates not searched yet, in parallel.
     fn search(&mut self, mut cands: Vec<Candidate>) {
         cands.retain(|c| !self.known.contains_key(&c.board));
-        cands.sort_by(|a, b| a.board.cmp(&b.board));
+        cands.sort_by_key(|c| c.board);
         cands.dedup_by(|a, b| a.board == b.board);
         let pos = self.turn.position;
         let nodes = self.budget.nodes;

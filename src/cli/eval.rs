@@ -68,7 +68,7 @@ impl EvalArgs {
             }
             false => Arc::default(),
         };
-        if let Some(e) = self.from_book(&pos)? {
+        if let Some(e) = self.book_answer(&pos)? {
             let side = crate::with_position!(&pos, p => crate::game::Game::side_to_move(p));
             let quiet = out.quiet;
             return out.result(&e, |e| text(e, side, quiet));
@@ -95,7 +95,7 @@ impl EvalArgs {
 
     /// The opening book's answer for a Kiothi position of turn 1 or 2, when
     /// the setup's shipped book exists and has moves there.
-    fn from_book(&self, pos: &AnyPosition) -> Result<Option<Evaluation>, CliError> {
+    fn book_answer(&self, pos: &AnyPosition) -> Result<Option<Evaluation>, CliError> {
         let AnyPosition::Kiothi(p) = pos else {
             return Ok(None);
         };
