@@ -113,8 +113,9 @@ mod tests {
 
     #[test]
     fn recall_is_the_share_of_the_best_hundredth_above_the_kth_best_score() {
-        // 200 moves valued 0..199 and scored alike, but the best one scored -5.
-        let values: Vec<f64> = (0..200).map(f64::from).collect();
+        // 200 moves valued 0, 0.25, ..., 49.75 stones (inside the
+        // histogram's range) and scored alike, but the best one scored -5.
+        let values: Vec<f64> = (0..200).map(|i| f64::from(i) / 4.0).collect();
         let mut scores = values.clone();
         scores[199] = -5.0;
         let mut h = Histogram::new();
@@ -123,8 +124,9 @@ mod tests {
         }
         let t = filter_trust(&scores, &values, &h, &[10, 200]);
         assert_eq!((t.sample, t.top), (200, 2));
-        // The 10th best score is 189: value 198 clears it, value 199 does not.
-        assert_eq!(t.recall[0].cut, 189.0);
+        // The 10th best score is 47.25 (the 190th move's): the second best
+        // value clears it, the best does not.
+        assert_eq!(t.recall[0].cut, 47.25);
         assert_eq!(t.recall[0].recall, 0.5);
         assert_eq!(t.recall[1].recall, 1.0);
         assert!(t.spearman > 0.9 && t.spearman < 1.0);
