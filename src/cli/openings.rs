@@ -1,14 +1,23 @@
 //! `sow openings GAME`: the opening report of a game, written as Markdown
 //! and JSON under `--out` (Kpé: exact, from the solved database; Kiothi:
-//! estimated by search).
+//! estimated by search); with `--budget` or `--expansions`, Kiothi's
+//! opening book built or extended instead (`crate::book`).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use super::{args, CliError, Out};
 use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::{kiothi_openings, kpe_openings};
+use crate::book::extend::{extend, Extension, Requested};
+use crate::book::scan_provider::{ScanProvider, FIRST_MOVES_KEPT};
+use crate::book::{
+    default_path, scan_first_moves, Book, BookError, BookState, EngineCandidates, MoveProvider,
+    RunLimits, Stopped,
+};
+use crate::error::ErrorKind;
 use crate::games::game_name::{parse_game, GameName};
-use crate::games::kiothi::KiothiPosition;
+use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::KpeVariant;
 use crate::infra::files::write_report;
 use crate::infra::progress::Progress;
@@ -28,12 +37,123 @@ pub struct OpeningsArgs {
     /// Kiothi: search time per candidate, in seconds.
     #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
     pub time: Option<f64>,
+    /// Kiothi: scan every first move of the setup (RULES §2.2), scored by
+    /// the opening evaluation E1, and print the best and the histogram;
+    /// nothing is written.
+    #[arg(long)]
+    pub scan: bool,
+    /// With --scan: how many of the best first moves to print (default 20).
+    #[arg(long, value_name = "N", value_parser = keep, requires = "scan")]
+    pub keep: Option<usize>,
+    #[command(flatten)]
+    pub book: BookArgs,
+}
+
+/// Where the book's opening moves come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProviderArg {
+    /// The full scan's best first moves and the reply scan's best replies.
+    Scan,
+    /// The engine's candidate families (the comparison baseline).
+    Candidates,
+}
+
+/// The opening book's flags (Kiothi).
+#[derive(clap::Args, Debug, Default)]
+pub struct BookArgs {
+    /// Build or extend the book for this long: 90s, 45m, 2h, 1h30m, or
+    /// plain seconds.
+    #[arg(long, value_name = "DURATION", value_parser = budget)]
+    pub budget: Option<Duration>,
+    /// Build or extend the book until it counts N expansions in all (the
+    /// same N gives the same book, whatever the threads and the stops).
+    #[arg(long, value_name = "N", value_parser = expansions)]
+    pub expansions: Option<u64>,
+    /// The book file (default: data/kiothi/book-six.sowbook, or
+    /// book-five.sowbook for kiothi:five).
+    #[arg(long, value_name = "FILE")]
+    pub book: Option<PathBuf>,
+    /// New book: the seed (ties between equally urgent expansions; passed
+    /// to the move provider). Default 1.
+    #[arg(long, value_name = "N", value_parser = seed)]
+    pub seed: Option<u64>,
+    /// New book: engine nodes per leaf search (default 50000).
+    #[arg(long, value_name = "N", value_parser = leaf_nodes)]
+    pub leaf_nodes: Option<u64>,
+    /// New book: expansions chosen together, then valued in parallel (default 8).
+    #[arg(long, value_name = "N", value_parser = batch)]
+    pub batch: Option<u32>,
+    /// New book: moves of an opening position taken from the move provider
+    /// at first, and added by each widening (default 16).
+    #[arg(long, value_name = "N", value_parser = width)]
+    pub width: Option<u32>,
+    /// New book: drop-out expansion's depth penalty, in warriors per ply (0:
+    /// plain best-first; large: breadth-first). Default 3.
+    #[arg(long, value_name = "N", value_parser = depth_penalty)]
+    pub depth_penalty: Option<u32>,
+    /// New book: plies from the start that are not expanded (turns 1 and 2
+    /// are plies 0 and 1). Default 12.
+    #[arg(long, value_name = "N", value_parser = max_ply)]
+    pub max_ply: Option<u32>,
+    /// Write the book at least this often while building (default 10m).
+    #[arg(long, value_name = "DURATION", value_parser = checkpoint)]
+    pub checkpoint: Option<Duration>,
+    /// New book: where its moves at turns 1 and 2 come from (default
+    /// scan; an existing book keeps its own).
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: Option<ProviderArg>,
+}
+
+impl BookArgs {
+    /// Whether the book is to be built (a budget given).
+    fn builds(&self) -> bool {
+        self.budget.is_some() || self.expansions.is_some()
+    }
+
+    /// The first book flag given, if any.
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            ("budget", self.budget.is_some()),
+            ("expansions", self.expansions.is_some()),
+            ("book", self.book.is_some()),
+            ("seed", self.seed.is_some()),
+            ("leaf-nodes", self.leaf_nodes.is_some()),
+            ("batch", self.batch.is_some()),
+            ("width", self.width.is_some()),
+            ("depth-penalty", self.depth_penalty.is_some()),
+            ("max-ply", self.max_ply.is_some()),
+            ("checkpoint", self.checkpoint.is_some()),
+            ("provider", self.provider.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, given)| *given)
+        .map(|(flag, _)| flag)
+    }
+
+    fn requested(&self) -> Requested {
+        Requested {
+            seed: self.seed,
+            leaf_nodes: self.leaf_nodes,
+            batch: self.batch,
+            width: self.width,
+            depth_penalty: self.depth_penalty,
+            max_ply: self.max_ply,
+        }
+    }
 }
 
 impl OpeningsArgs {
     pub fn run(&self, out: &mut Out) -> Result<(), CliError> {
         super::paths::check_out_dir("out", &self.out)?;
         self.refuse_other_games_flags()?;
+        if let GameName::Kiothi(setup) = self.game {
+            if self.scan {
+                return run_scan(setup, self.keep.unwrap_or(DEFAULT_KEEP), out);
+            }
+            if self.book.builds() {
+                return run_book(setup, &self.book, out);
+            }
+        }
         match self.game {
             GameName::Kiothi(setup) => run_kiothi(
                 &KiothiPosition::start(setup),
@@ -50,6 +170,17 @@ impl OpeningsArgs {
     /// were silently ignored.
     fn refuse_other_games_flags(&self) -> Result<(), CliError> {
         match self.game {
+            GameName::Kpe(_) if self.scan => Err(CliError::usage(
+                "scan",
+                "--scan is for Kiothi's opening redistribution; Kpé openings are exact, from the database",
+            )),
+            GameName::Kiothi(_) if self.scan && (self.book.first_given().is_some() || self.time.is_some()) => {
+                let flag = self.book.first_given().unwrap_or("time");
+                Err(CliError::usage(
+                    flag,
+                    format!("--{flag} does not go with --scan, which only scans the first moves"),
+                ))
+            }
             GameName::Kpe(_) if self.time.is_some() => Err(CliError::usage(
                 "time",
                 "--time is for Kiothi (searched openings); Kpé openings are exact, from the database",
@@ -58,6 +189,24 @@ impl OpeningsArgs {
                 "db",
                 "--db is for Kpé (its solved database); Kiothi openings are searched",
             )),
+            GameName::Kpe(_) => match self.book.first_given() {
+                Some(flag) => Err(CliError::usage(
+                    flag,
+                    format!("--{flag} is for Kiothi's opening book; Kpé openings are exact, from the database"),
+                )),
+                None => Ok(()),
+            },
+            GameName::Kiothi(_) if self.book.builds() && self.time.is_some() => Err(CliError::usage(
+                "time",
+                "--time is for the searched opening report; the book's leaves are searched --leaf-nodes nodes each",
+            )),
+            GameName::Kiothi(_) if !self.book.builds() => match self.book.first_given() {
+                Some(flag) => Err(CliError::usage(
+                    flag,
+                    format!("--{flag} is a flag of the opening book, built with --budget or --expansions"),
+                )),
+                None => Ok(()),
+            },
             _ => Ok(()),
         }
     }
@@ -136,4 +285,343 @@ pub fn run_kiothi(
         md_path.display(),
         json_path.display()
     ))
+}
+
+/// How often a build writes its book when `--checkpoint` is not given.
+const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(600);
+
+/// How many of the best first moves a build prints.
+const BEST_SHOWN: usize = 10;
+
+/// A book refused or failed, as the error contract names it: a file that
+/// cannot be read or written is `io`, a damaged or foreign one `database`,
+/// a build parameter that differs from the book's a `usage` error of its
+/// flag, a position or parameter the scan refuses a `usage` error of
+/// `field`; the file's name is in the message.
+fn book_error(e: BookError, field: &str) -> CliError {
+    let kind = match &e {
+        BookError::Io { .. } | BookError::Locked { .. } => ErrorKind::Io,
+        BookError::NotABook { .. }
+        | BookError::Version { .. }
+        | BookError::OtherGame { .. }
+        | BookError::Truncated { .. }
+        | BookError::Checksum { .. }
+        | BookError::Damaged { .. }
+        | BookError::OtherSetup { .. } => ErrorKind::Database,
+        BookError::Parameter { field, .. } => {
+            return CliError::usage(field, e.to_string());
+        }
+        BookError::NotOpening { .. }
+        | BookError::WrongTurn { .. }
+        | BookError::NoMove { .. }
+        | BookError::BadParameter { .. } => ErrorKind::Usage,
+    };
+    CliError::new(kind, Some(field), e.to_string())
+}
+
+/// The provider asked for, or the existing book's, or the scan's.
+fn provider_of(
+    setup: Setup,
+    path: &Path,
+    asked: Option<ProviderArg>,
+    progress: &Progress,
+) -> Result<Box<dyn MoveProvider>, CliError> {
+    let chosen = match asked {
+        Some(p) => p,
+        None if path.exists() => {
+            let book = Book::open(path).map_err(|e| book_error(e, "book"))?;
+            match book.state().provider.as_str() {
+                "candidates" => ProviderArg::Candidates,
+                _ => ProviderArg::Scan,
+            }
+        }
+        None => ProviderArg::Scan,
+    };
+    Ok(match chosen {
+        ProviderArg::Candidates => Box::new(EngineCandidates),
+        ProviderArg::Scan => Box::new(
+            ScanProvider::new(setup, FIRST_MOVES_KEPT, *progress)
+                .map_err(|e| book_error(e, "provider"))?,
+        ),
+    })
+}
+
+/// First moves `--scan` prints when `--keep` is not given.
+const DEFAULT_KEEP: usize = 20;
+
+/// `sow openings kiothi --scan`: every first move scanned, the best printed.
+fn run_scan(setup: Setup, keep: usize, out: &mut Out) -> Result<(), CliError> {
+    let progress = Progress::auto(out.quiet || out.json);
+    let scan = scan_first_moves(setup, keep, progress).map_err(|e| book_error(e, "keep"))?;
+    if out.json {
+        return out.model_sorted(&scan);
+    }
+    out.line(format!(
+        "{} first moves, {} distinct boards, scored by {} in {:.1} s ({:.1} M boards/s)",
+        scan.moves,
+        scan.boards,
+        scan.evaluator,
+        scan.seconds,
+        scan.boards as f64 / scan.seconds.max(1e-9) / 1e6
+    ))?;
+    for m in &scan.best {
+        out.line(format!("{:+8.2}  {}", m.score, m.mv))?;
+    }
+    Ok(())
+}
+
+/// `sow openings kiothi --budget D | --expansions N`: builds or extends the book.
+fn run_book(setup: Setup, a: &BookArgs, out: &mut Out) -> Result<(), CliError> {
+    let path = a.book.clone().unwrap_or_else(|| default_path(setup));
+    super::paths::check_out_file("book", &path)?;
+    let root = KiothiPosition::start(setup);
+    let stop = crate::infra::interrupt::ctrl_c_flag();
+    let started = Instant::now();
+    let limits = RunLimits {
+        expansions: a.expansions,
+        deadline: a.budget.map(|d| started + d),
+        stop: &stop,
+    };
+    let progress = Progress::auto(out.quiet || out.json);
+    let bar = match a.budget {
+        Some(d) => progress.count(d.as_secs().max(1), "book", "s"),
+        None => progress.count(a.expansions.unwrap_or(0), "book", "expansions"),
+    };
+    let mut on_batch = |b: &BookState| {
+        match a.budget {
+            Some(_) => bar.set_position(started.elapsed().as_secs()),
+            None => bar.set_position(b.expansions),
+        }
+        bar.set_message(format!(
+            "{} positions, start {:+}",
+            b.dag.len(),
+            b.dag.root().value
+        ));
+    };
+    let provider = provider_of(setup, &path, a.provider, &progress)?;
+    let run = extend(
+        &path,
+        &root,
+        &a.requested(),
+        provider.as_ref(),
+        &limits,
+        a.checkpoint.unwrap_or(DEFAULT_CHECKPOINT),
+        &mut on_batch,
+    );
+    bar.finish_and_clear();
+    let run = run.map_err(|e| book_error(e, "book"))?;
+    let report = BookRun::new(&path, setup, &run, started.elapsed().as_secs_f64());
+    if out.json {
+        return out.model_sorted(&report);
+    }
+    out.line(format!(
+        "book {}: {} positions (+{}), {} expansions (+{}), {} bytes; stopped: {}",
+        report.book,
+        report.positions,
+        report.added_positions,
+        report.expansions,
+        report.added_expansions,
+        report.file_bytes,
+        report.stopped
+    ))?;
+    out.line(format!(
+        "start value {:+} for South (book depth {}, {} first moves in the book)",
+        report.value, report.depth, report.moves
+    ))?;
+    for m in &report.best {
+        out.line(format!("{:+4}  depth {:3}  {}", m.value, m.depth, m.mv))?;
+    }
+    Ok(())
+}
+
+/// A book move in the command's output.
+#[derive(serde::Serialize)]
+struct BestMove {
+    #[serde(rename = "move")]
+    mv: String,
+    value: i32,
+    depth: u32,
+}
+
+/// What `sow openings kiothi --budget` prints.
+#[derive(serde::Serialize)]
+struct BookRun {
+    book: String,
+    setup: String,
+    positions: usize,
+    edges: usize,
+    expansions: u64,
+    added_positions: usize,
+    added_expansions: u64,
+    engine_nodes: u64,
+    file_bytes: u64,
+    seconds: f64,
+    stopped: &'static str,
+    interrupted: bool,
+    /// The start's value for South, its book depth and its book moves.
+    value: i32,
+    depth: u32,
+    moves: usize,
+    best: Vec<BestMove>,
+    seed: u64,
+    leaf_nodes: u64,
+    batch: u32,
+    width: u32,
+    depth_penalty: u32,
+    max_ply: u32,
+    provider: String,
+}
+
+impl BookRun {
+    fn new(path: &Path, setup: Setup, run: &Extension, seconds: f64) -> BookRun {
+        let b = &run.book;
+        let book = Book::from_state(b.clone());
+        let entry = book.lookup(b.root()).expect("the root is in its book");
+        let p = &b.params;
+        BookRun {
+            book: path.display().to_string(),
+            setup: GameName::Kiothi(setup).to_string(),
+            positions: b.dag.len(),
+            edges: b.dag.edge_count(),
+            expansions: b.expansions,
+            added_positions: run.added_positions,
+            added_expansions: run.added_expansions,
+            engine_nodes: b.engine_nodes,
+            file_bytes: run.file_bytes,
+            seconds,
+            stopped: run.stopped.token(),
+            interrupted: run.stopped == Stopped::Interrupted,
+            value: entry.value,
+            depth: entry.depth,
+            moves: entry.moves.len(),
+            best: entry
+                .moves
+                .iter()
+                .take(BEST_SHOWN)
+                .map(|m| BestMove {
+                    mv: m.mv.to_string(),
+                    value: m.value,
+                    depth: m.depth,
+                })
+                .collect(),
+            seed: p.seed,
+            leaf_nodes: p.leaf_nodes,
+            batch: p.batch,
+            width: p.width,
+            depth_penalty: p.depth_penalty,
+            max_ply: p.max_ply,
+            provider: b.provider.clone(),
+        }
+    }
+}
+
+/// The longest `--budget` or `--checkpoint`: a year.
+const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// A duration: `90s`, `45m`, `2h`, `1h30m` (hours, minutes, seconds, each
+/// at most once and in that order), or plain seconds (`120`, `0.5`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let bad =
+        || format!("`{text}` is not a duration (write 90s, 45m, 2h, 1h30m, or plain seconds)");
+    if t.is_empty() {
+        return Err(bad());
+    }
+    let seconds = if t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        t.parse::<f64>().map_err(|_| bad())?
+    } else {
+        let mut total = 0f64;
+        let mut rest = t;
+        let mut units = "hms";
+        while !rest.is_empty() {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let unit = rest[digits..].chars().next().ok_or_else(bad)?;
+            let at = units.find(unit).ok_or_else(bad)?;
+            let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
+            total += n as f64 * [3600.0, 60.0, 1.0][at + 3 - units.len()];
+            units = &units[at + 1..];
+            rest = &rest[digits + unit.len_utf8()..];
+        }
+        total
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!("`{text}` is not a positive duration"));
+    }
+    if seconds > MAX_DURATION.as_secs_f64() {
+        return Err(format!("`{text}` is longer than a year"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+fn budget(text: &str) -> Result<Duration, CliError> {
+    parse_duration(text).map_err(|m| CliError::usage("budget", format!("--budget: {m}")))
+}
+
+fn checkpoint(text: &str) -> Result<Duration, CliError> {
+    parse_duration(text).map_err(|m| CliError::usage("checkpoint", format!("--checkpoint: {m}")))
+}
+
+/// A whole number of `flag` from `min` to `max`.
+fn bounded(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, CliError> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(CliError::usage(
+            flag,
+            format!("--{flag} must be a whole number from {min} to {max}, found `{text}`"),
+        )),
+    }
+}
+
+fn keep(text: &str) -> Result<usize, CliError> {
+    bounded("keep", text, 1, 1_000_000).map(|n| n as usize)
+}
+
+fn expansions(text: &str) -> Result<u64, CliError> {
+    bounded("expansions", text, 1, u32::MAX as u64)
+}
+
+fn seed(text: &str) -> Result<u64, CliError> {
+    bounded("seed", text, 0, u64::MAX)
+}
+
+fn leaf_nodes(text: &str) -> Result<u64, CliError> {
+    bounded("leaf-nodes", text, 1, 1 << 32)
+}
+
+fn batch(text: &str) -> Result<u32, CliError> {
+    bounded("batch", text, 1, 4096).map(|n| n as u32)
+}
+
+fn width(text: &str) -> Result<u32, CliError> {
+    bounded("width", text, 1, 1 << 20).map(|n| n as u32)
+}
+
+fn depth_penalty(text: &str) -> Result<u32, CliError> {
+    bounded("depth-penalty", text, 0, 1_000_000).map(|n| n as u32)
+}
+
+fn max_ply(text: &str) -> Result<u32, CliError> {
+    bounded("max-ply", text, 1, 200).map(|n| n as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_written_and_nonsense_is_refused() {
+        let s = |t: &str| parse_duration(t).map(|d| d.as_secs_f64());
+        assert_eq!(s("90s"), Ok(90.0));
+        assert_eq!(s("45m"), Ok(2700.0));
+        assert_eq!(s("2h"), Ok(7200.0));
+        assert_eq!(s("1h30m"), Ok(5400.0));
+        assert_eq!(s("1h0m5s"), Ok(3605.0));
+        assert_eq!(s("120"), Ok(120.0));
+        assert_eq!(s("0.5"), Ok(0.5));
+        for bad in [
+            "2x", "", "h", "1m1h", "1h1h", "-5", "0", "0s", "1.5h", "1 h", "s5", "9999999h",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} was taken");
+        }
+    }
 }
