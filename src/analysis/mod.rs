@@ -23,6 +23,7 @@ pub mod levels;
 pub mod marks;
 pub mod matches;
 pub mod move_values;
+pub mod opening_book;
 pub mod oracle;
 pub mod over_ranks;
 pub mod perft_report;

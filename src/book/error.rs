@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use crate::error::{CliError, ErrorKind};
+
 /// A request the opening room cannot serve.
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
@@ -87,5 +89,29 @@ impl BookError {
             path: path.to_path_buf(),
             source,
         }
+    }
+
+    /// The error contract's refusal, `field` naming the input at fault: a
+    /// file that cannot be read or written is `io`, a damaged or foreign
+    /// one `database`, a build parameter that differs from the book's a
+    /// `usage` error of its own flag, a position or parameter the scan
+    /// refuses a `usage` error of `field`; the file's name is in the message.
+    pub fn refusal(self, field: &str) -> CliError {
+        let kind = match &self {
+            BookError::Io { .. } | BookError::Locked { .. } => ErrorKind::Io,
+            BookError::NotABook { .. }
+            | BookError::Version { .. }
+            | BookError::OtherGame { .. }
+            | BookError::Truncated { .. }
+            | BookError::Checksum { .. }
+            | BookError::Damaged { .. }
+            | BookError::OtherSetup { .. } => ErrorKind::Database,
+            BookError::Parameter { field, .. } => return CliError::usage(field, self.to_string()),
+            BookError::NotOpening { .. }
+            | BookError::WrongTurn { .. }
+            | BookError::NoMove { .. }
+            | BookError::BadParameter { .. } => ErrorKind::Usage,
+        };
+        CliError::new(kind, Some(field), self.to_string())
     }
 }

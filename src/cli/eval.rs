@@ -10,7 +10,6 @@ use crate::analysis::evaluation::{book_evaluation, evaluate, Evaluation};
 use crate::analysis::search_budget::Budget;
 use crate::analysis::value_sources::ValueSources;
 use crate::book::{default_path, Book};
-use crate::error::ErrorKind;
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::Progress;
 use crate::report::evaluation::{iteration_line, text};
@@ -103,8 +102,7 @@ impl EvalArgs {
         if !p.is_opening() || !path.exists() {
             return Ok(None);
         }
-        let book = Book::open(&path)
-            .map_err(|e| CliError::new(ErrorKind::Database, Some("book"), e.to_string()))?;
+        let book = Book::open(&path).map_err(|e| e.refusal("book"))?;
         if book.root() != &KiothiPosition::start(p.setup()) {
             return Ok(None);
         }

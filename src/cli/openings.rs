@@ -4,23 +4,21 @@
 //! opening book built or extended instead (`crate::book`).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{args, CliError, Out};
 use crate::analysis::kpe_openings::KpeOpeningReport;
+use crate::analysis::opening_book::{BookBuild, ProviderKind, DEFAULT_CHECKPOINT};
 use crate::analysis::{kiothi_openings, kpe_openings};
-use crate::book::extend::{extend, Extension, Requested};
-use crate::book::scan_provider::{ScanProvider, FIRST_MOVES_KEPT};
-use crate::book::{
-    default_path, scan_first_moves, Book, BookError, BookState, EngineCandidates, MoveProvider,
-    RunLimits, Stopped,
-};
-use crate::error::ErrorKind;
+use crate::book::extend::Requested;
+use crate::book::{default_path, scan_first_moves};
 use crate::games::game_name::{parse_game, GameName};
 use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::KpeVariant;
+use crate::infra::duration::parse_duration;
 use crate::infra::files::write_report;
 use crate::infra::progress::Progress;
+use crate::report::opening_book::{run_text, scan_text};
 use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
 
 /// `sow openings`: its command line.
@@ -47,15 +45,6 @@ pub struct OpeningsArgs {
     pub keep: Option<usize>,
     #[command(flatten)]
     pub book: BookArgs,
-}
-
-/// Where the book's opening moves come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProviderArg {
-    /// The full scan's best first moves and the reply scan's best replies.
-    Scan,
-    /// The engine's candidate families (the comparison baseline).
-    Candidates,
 }
 
 /// The opening book's flags (Kiothi).
@@ -101,7 +90,7 @@ pub struct BookArgs {
     /// New book: where its moves at turns 1 and 2 come from (default
     /// scan; an existing book keeps its own).
     #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: Option<ProviderArg>,
+    pub provider: Option<ProviderKind>,
 }
 
 impl BookArgs {
@@ -287,270 +276,32 @@ pub fn run_kiothi(
     ))
 }
 
-/// How often a build writes its book when `--checkpoint` is not given.
-const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(600);
-
-/// How many of the best first moves a build prints.
-const BEST_SHOWN: usize = 10;
-
-/// A book refused or failed, as the error contract names it: a file that
-/// cannot be read or written is `io`, a damaged or foreign one `database`,
-/// a build parameter that differs from the book's a `usage` error of its
-/// flag, a position or parameter the scan refuses a `usage` error of
-/// `field`; the file's name is in the message.
-fn book_error(e: BookError, field: &str) -> CliError {
-    let kind = match &e {
-        BookError::Io { .. } | BookError::Locked { .. } => ErrorKind::Io,
-        BookError::NotABook { .. }
-        | BookError::Version { .. }
-        | BookError::OtherGame { .. }
-        | BookError::Truncated { .. }
-        | BookError::Checksum { .. }
-        | BookError::Damaged { .. }
-        | BookError::OtherSetup { .. } => ErrorKind::Database,
-        BookError::Parameter { field, .. } => {
-            return CliError::usage(field, e.to_string());
-        }
-        BookError::NotOpening { .. }
-        | BookError::WrongTurn { .. }
-        | BookError::NoMove { .. }
-        | BookError::BadParameter { .. } => ErrorKind::Usage,
-    };
-    CliError::new(kind, Some(field), e.to_string())
-}
-
-/// The provider asked for, or the existing book's, or the scan's.
-fn provider_of(
-    setup: Setup,
-    path: &Path,
-    asked: Option<ProviderArg>,
-    progress: &Progress,
-) -> Result<Box<dyn MoveProvider>, CliError> {
-    let chosen = match asked {
-        Some(p) => p,
-        None if path.exists() => {
-            let book = Book::open(path).map_err(|e| book_error(e, "book"))?;
-            match book.state().provider.as_str() {
-                "candidates" => ProviderArg::Candidates,
-                _ => ProviderArg::Scan,
-            }
-        }
-        None => ProviderArg::Scan,
-    };
-    Ok(match chosen {
-        ProviderArg::Candidates => Box::new(EngineCandidates),
-        ProviderArg::Scan => Box::new(
-            ScanProvider::new(setup, FIRST_MOVES_KEPT, *progress)
-                .map_err(|e| book_error(e, "provider"))?,
-        ),
-    })
-}
-
 /// First moves `--scan` prints when `--keep` is not given.
 const DEFAULT_KEEP: usize = 20;
 
 /// `sow openings kiothi --scan`: every first move scanned, the best printed.
 fn run_scan(setup: Setup, keep: usize, out: &mut Out) -> Result<(), CliError> {
     let progress = Progress::auto(out.quiet || out.json);
-    let scan = scan_first_moves(setup, keep, progress).map_err(|e| book_error(e, "keep"))?;
-    if out.json {
-        return out.model_sorted(&scan);
-    }
-    out.line(format!(
-        "{} first moves, {} distinct boards, scored by {} in {:.1} s ({:.1} M boards/s)",
-        scan.moves,
-        scan.boards,
-        scan.evaluator,
-        scan.seconds,
-        scan.boards as f64 / scan.seconds.max(1e-9) / 1e6
-    ))?;
-    for m in &scan.best {
-        out.line(format!("{:+8.2}  {}", m.score, m.mv))?;
-    }
-    Ok(())
+    let scan = scan_first_moves(setup, keep, progress).map_err(|e| e.refusal("keep"))?;
+    out.result(&scan, scan_text)
 }
 
 /// `sow openings kiothi --budget D | --expansions N`: builds or extends the book.
 fn run_book(setup: Setup, a: &BookArgs, out: &mut Out) -> Result<(), CliError> {
     let path = a.book.clone().unwrap_or_else(|| default_path(setup));
     super::paths::check_out_file("book", &path)?;
-    let root = KiothiPosition::start(setup);
-    let stop = crate::infra::interrupt::ctrl_c_flag();
-    let started = Instant::now();
-    let limits = RunLimits {
+    let build = BookBuild {
+        path,
+        setup,
+        budget: a.budget,
         expansions: a.expansions,
-        deadline: a.budget.map(|d| started + d),
-        stop: &stop,
+        checkpoint: a.checkpoint.unwrap_or(DEFAULT_CHECKPOINT),
+        provider: a.provider,
+        requested: a.requested(),
     };
-    let progress = Progress::auto(out.quiet || out.json);
-    let bar = match a.budget {
-        Some(d) => progress.count(d.as_secs().max(1), "book", "s"),
-        None => progress.count(a.expansions.unwrap_or(0), "book", "expansions"),
-    };
-    let mut on_batch = |b: &BookState| {
-        match a.budget {
-            Some(_) => bar.set_position(started.elapsed().as_secs()),
-            None => bar.set_position(b.expansions),
-        }
-        bar.set_message(format!(
-            "{} positions, start {:+}",
-            b.dag.len(),
-            b.dag.root().value
-        ));
-    };
-    let provider = provider_of(setup, &path, a.provider, &progress)?;
-    let run = extend(
-        &path,
-        &root,
-        &a.requested(),
-        provider.as_ref(),
-        &limits,
-        a.checkpoint.unwrap_or(DEFAULT_CHECKPOINT),
-        &mut on_batch,
-    );
-    bar.finish_and_clear();
-    let run = run.map_err(|e| book_error(e, "book"))?;
-    let report = BookRun::new(&path, setup, &run, started.elapsed().as_secs_f64());
-    if out.json {
-        return out.model_sorted(&report);
-    }
-    out.line(format!(
-        "book {}: {} positions (+{}), {} expansions (+{}), {} bytes; stopped: {}",
-        report.book,
-        report.positions,
-        report.added_positions,
-        report.expansions,
-        report.added_expansions,
-        report.file_bytes,
-        report.stopped
-    ))?;
-    out.line(format!(
-        "start value {:+} for South (book depth {}, {} first moves in the book)",
-        report.value, report.depth, report.moves
-    ))?;
-    for m in &report.best {
-        out.line(format!("{:+4}  depth {:3}  {}", m.value, m.depth, m.mv))?;
-    }
-    Ok(())
-}
-
-/// A book move in the command's output.
-#[derive(serde::Serialize)]
-struct BestMove {
-    #[serde(rename = "move")]
-    mv: String,
-    value: i32,
-    depth: u32,
-}
-
-/// What `sow openings kiothi --budget` prints.
-#[derive(serde::Serialize)]
-struct BookRun {
-    book: String,
-    setup: String,
-    positions: usize,
-    edges: usize,
-    expansions: u64,
-    added_positions: usize,
-    added_expansions: u64,
-    engine_nodes: u64,
-    file_bytes: u64,
-    seconds: f64,
-    stopped: &'static str,
-    interrupted: bool,
-    /// The start's value for South, its book depth and its book moves.
-    value: i32,
-    depth: u32,
-    moves: usize,
-    best: Vec<BestMove>,
-    seed: u64,
-    leaf_nodes: u64,
-    batch: u32,
-    width: u32,
-    depth_penalty: u32,
-    max_ply: u32,
-    provider: String,
-}
-
-impl BookRun {
-    fn new(path: &Path, setup: Setup, run: &Extension, seconds: f64) -> BookRun {
-        let b = &run.book;
-        let book = Book::from_state(b.clone());
-        let entry = book.lookup(b.root()).expect("the root is in its book");
-        let p = &b.params;
-        BookRun {
-            book: path.display().to_string(),
-            setup: GameName::Kiothi(setup).to_string(),
-            positions: b.dag.len(),
-            edges: b.dag.edge_count(),
-            expansions: b.expansions,
-            added_positions: run.added_positions,
-            added_expansions: run.added_expansions,
-            engine_nodes: b.engine_nodes,
-            file_bytes: run.file_bytes,
-            seconds,
-            stopped: run.stopped.token(),
-            interrupted: run.stopped == Stopped::Interrupted,
-            value: entry.value,
-            depth: entry.depth,
-            moves: entry.moves.len(),
-            best: entry
-                .moves
-                .iter()
-                .take(BEST_SHOWN)
-                .map(|m| BestMove {
-                    mv: m.mv.to_string(),
-                    value: m.value,
-                    depth: m.depth,
-                })
-                .collect(),
-            seed: p.seed,
-            leaf_nodes: p.leaf_nodes,
-            batch: p.batch,
-            width: p.width,
-            depth_penalty: p.depth_penalty,
-            max_ply: p.max_ply,
-            provider: b.provider.clone(),
-        }
-    }
-}
-
-/// The longest `--budget` or `--checkpoint`: a year.
-const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
-
-/// A duration: `90s`, `45m`, `2h`, `1h30m` (hours, minutes, seconds, each
-/// at most once and in that order), or plain seconds (`120`, `0.5`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let bad =
-        || format!("`{text}` is not a duration (write 90s, 45m, 2h, 1h30m, or plain seconds)");
-    if t.is_empty() {
-        return Err(bad());
-    }
-    let seconds = if t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        t.parse::<f64>().map_err(|_| bad())?
-    } else {
-        let mut total = 0f64;
-        let mut rest = t;
-        let mut units = "hms";
-        while !rest.is_empty() {
-            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            let unit = rest[digits..].chars().next().ok_or_else(bad)?;
-            let at = units.find(unit).ok_or_else(bad)?;
-            let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
-            total += n as f64 * [3600.0, 60.0, 1.0][at + 3 - units.len()];
-            units = &units[at + 1..];
-            rest = &rest[digits + unit.len_utf8()..];
-        }
-        total
-    };
-    if !seconds.is_finite() || seconds <= 0.0 {
-        return Err(format!("`{text}` is not a positive duration"));
-    }
-    if seconds > MAX_DURATION.as_secs_f64() {
-        return Err(format!("`{text}` is longer than a year"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
+    let stop = crate::infra::interrupt::ctrl_c_flag();
+    let run = build.run(Progress::auto(out.quiet || out.json), &stop);
+    out.result(&run.map_err(|e| e.refusal("book"))?, run_text)
 }
 
 fn budget(text: &str) -> Result<Duration, CliError> {
@@ -602,26 +353,4 @@ fn depth_penalty(text: &str) -> Result<u32, CliError> {
 
 fn max_ply(text: &str) -> Result<u32, CliError> {
     bounded("max-ply", text, 1, 200).map(|n| n as u32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_as_written_and_nonsense_is_refused() {
-        let s = |t: &str| parse_duration(t).map(|d| d.as_secs_f64());
-        assert_eq!(s("90s"), Ok(90.0));
-        assert_eq!(s("45m"), Ok(2700.0));
-        assert_eq!(s("2h"), Ok(7200.0));
-        assert_eq!(s("1h30m"), Ok(5400.0));
-        assert_eq!(s("1h0m5s"), Ok(3605.0));
-        assert_eq!(s("120"), Ok(120.0));
-        assert_eq!(s("0.5"), Ok(0.5));
-        for bad in [
-            "2x", "", "h", "1m1h", "1h1h", "-5", "0", "0s", "1.5h", "1 h", "s5", "9999999h",
-        ] {
-            assert!(parse_duration(bad).is_err(), "{bad:?} was taken");
-        }
-    }
 }

@@ -14,6 +14,7 @@ pub mod kpe_solve;
 pub mod man;
 pub mod markdown;
 pub mod matches;
+pub mod opening_book;
 pub mod over_ranks;
 pub mod perft;
 pub mod play;
