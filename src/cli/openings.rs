@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{args, CliError, Out};
-use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::opening_book::{BookBuild, ProviderKind, DEFAULT_CHECKPOINT};
 use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::book::extend::Requested;
@@ -16,7 +15,6 @@ use crate::games::game_name::{parse_game, GameName};
 use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::KpeVariant;
 use crate::infra::duration::parse_duration;
-use crate::infra::files::write_report;
 use crate::infra::progress::Progress;
 use crate::report::opening_book::{run_text, scan_text};
 use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
@@ -208,72 +206,24 @@ pub fn run_kpe(
     out: &mut Out,
 ) -> Result<(), CliError> {
     let r = kpe_openings::report(variant, db, Progress::auto(out.quiet || out.json))?;
-    let dir = out_dir.join("kpe");
-    let stem = if variant == KpeVariant::STANDARD {
-        "openings".to_string()
-    } else {
-        format!("openings-{variant}")
-    };
-    let (md_path, json_path) = write_report(&dir, &stem, &r, &kpe_page::markdown(&r))?;
-    if out.json {
-        /// The report and the two files written.
-        #[derive(serde::Serialize)]
-        struct WithFiles<'a> {
-            #[serde(flatten)]
-            report: &'a KpeOpeningReport,
-            files: [String; 2],
-        }
-        return out.model_sorted(&WithFiles {
-            report: &r,
-            files: [
-                md_path.display().to_string(),
-                json_path.display().to_string(),
-            ],
-        });
-    }
-    let s = &r.start;
-    out.line(format!(
-        "start value {:+} for South ({})",
-        s.value, s.result
-    ))?;
-    for m in &s.moves {
-        out.line(format!("  first move {}: {:+}", m.mv, m.value))?;
-    }
-    out.line(format!("perfect play: {}", s.pv.join(" ")))?;
-    out.line(format!(
-        "wrote {} and {}",
-        md_path.display(),
-        json_path.display()
-    ))
+    let written = kpe_page::write(&r, variant, out_dir)?;
+    out.result(&written, kpe_page::text)
 }
 
 pub fn run_kiothi(
     start: &KiothiPosition,
     seconds: Option<f64>,
     threads: usize,
-    out_dir: &std::path::Path,
+    out_dir: &Path,
     out: &mut Out,
 ) -> Result<(), CliError> {
     let progress = Progress::auto(out.quiet || out.json);
     let r = kiothi_openings::report(start, seconds.unwrap_or(1.0), threads, 256, progress);
-    let dir = out_dir.join("kiothi");
-    let stem = if start.board_sum() == 50 {
-        "openings-five"
-    } else {
-        "openings"
-    };
-    let (md_path, json_path) = write_report(&dir, stem, &r, &kiothi_page::markdown(&r))?;
-    if out.json {
-        return out.model_sorted(&r);
+    let files = kiothi_page::write(&r, start, out_dir)?;
+    match out.json {
+        true => out.model_sorted(&r),
+        false => out.lines(kiothi_page::text(&r, &files)),
     }
-    for m in &r.moves {
-        out.line(format!("{:+4}  {}", m.value, m.mv))?;
-    }
-    out.line(format!(
-        "wrote {} and {}",
-        md_path.display(),
-        json_path.display()
-    ))
 }
 
 /// First moves `--scan` prints when `--keep` is not given.
