@@ -208,6 +208,27 @@ impl SearchEvaluation {
 /// Longest book line given as the principal variation.
 const BOOK_LINE: usize = 40;
 
+/// The answer of the setup's shipped opening book for a Kiothi position of
+/// turn 1 or 2, when the book exists and has moves there; a damaged book
+/// is refused (the error contract's `database`, naming the file).
+pub fn book_answer(
+    pos: &AnyPosition,
+    multipv: Option<usize>,
+) -> Result<Option<Evaluation>, CliError> {
+    let AnyPosition::Kiothi(p) = pos else {
+        return Ok(None);
+    };
+    let path = crate::book::default_path(p.setup());
+    if !p.is_opening() || !path.exists() {
+        return Ok(None);
+    }
+    let book = Book::open(&path).map_err(|e| e.refusal("book"))?;
+    if book.root() != &KiothiPosition::start(p.setup()) {
+        return Ok(None);
+    }
+    Ok(book_evaluation(&book, p, multipv).map(Evaluation::Search))
+}
+
 /// The opening book's answer for the Kiothi position `pos`, when the book
 /// has moves there (a position it expanded; a leaf of the book is only a
 /// short search, which `eval` does better): its value, best move and best

@@ -6,11 +6,9 @@
 use std::sync::Arc;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::evaluation::{book_evaluation, evaluate, Evaluation};
+use crate::analysis::evaluation::{book_answer, evaluate};
 use crate::analysis::search_budget::Budget;
 use crate::analysis::value_sources::ValueSources;
-use crate::book::{default_path, Book};
-use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::Progress;
 use crate::report::evaluation::{iteration_line, text};
 
@@ -67,7 +65,7 @@ impl EvalArgs {
             }
             false => Arc::default(),
         };
-        if let Some(e) = self.book_answer(&pos)? {
+        if let Some(e) = book_answer(&pos, self.multipv)? {
             let side = crate::with_position!(&pos, p => crate::game::Game::side_to_move(p));
             let quiet = out.quiet;
             return out.result(&e, |e| text(e, side, quiet));
@@ -90,22 +88,5 @@ impl EvalArgs {
         let side = crate::with_position!(&pos, p => crate::game::Game::side_to_move(p));
         let quiet = out.quiet;
         out.result(&e, |e| text(e, side, quiet))
-    }
-
-    /// The opening book's answer for a Kiothi position of turn 1 or 2, when
-    /// the setup's shipped book exists and has moves there.
-    fn book_answer(&self, pos: &AnyPosition) -> Result<Option<Evaluation>, CliError> {
-        let AnyPosition::Kiothi(p) = pos else {
-            return Ok(None);
-        };
-        let path = default_path(p.setup());
-        if !p.is_opening() || !path.exists() {
-            return Ok(None);
-        }
-        let book = Book::open(&path).map_err(|e| e.refusal("book"))?;
-        if book.root() != &KiothiPosition::start(p.setup()) {
-            return Ok(None);
-        }
-        Ok(book_evaluation(&book, p, self.multipv).map(Evaluation::Search))
     }
 }

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{args, CliError, Out};
+use super::args::{self, bounded};
+use super::{CliError, Out};
 use crate::analysis::opening_book::{BookBuild, ProviderKind, DEFAULT_CHECKPOINT};
 use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::book::extend::Requested;
@@ -39,7 +40,7 @@ pub struct OpeningsArgs {
     #[arg(long)]
     pub scan: bool,
     /// With --scan: how many of the best first moves to print (default 20).
-    #[arg(long, value_name = "N", value_parser = keep, requires = "scan")]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<usize>("keep", t, 1, 1_000_000), requires = "scan")]
     pub keep: Option<usize>,
     #[command(flatten)]
     pub book: BookArgs,
@@ -54,7 +55,7 @@ pub struct BookArgs {
     pub budget: Option<Duration>,
     /// Build or extend the book until it counts N expansions in all (the
     /// same N gives the same book, whatever the threads and the stops).
-    #[arg(long, value_name = "N", value_parser = expansions)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u64>("expansions", t, 1, u32::MAX as u64))]
     pub expansions: Option<u64>,
     /// The book file (default: data/kiothi/book-six.sowbook, or
     /// book-five.sowbook for kiothi:five).
@@ -62,25 +63,25 @@ pub struct BookArgs {
     pub book: Option<PathBuf>,
     /// New book: the seed (ties between equally urgent expansions; passed
     /// to the move provider). Default 1.
-    #[arg(long, value_name = "N", value_parser = seed)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u64>("seed", t, 0, u64::MAX))]
     pub seed: Option<u64>,
     /// New book: engine nodes per leaf search (default 50000).
-    #[arg(long, value_name = "N", value_parser = leaf_nodes)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u64>("leaf-nodes", t, 1, 1 << 32))]
     pub leaf_nodes: Option<u64>,
     /// New book: expansions chosen together, then valued in parallel (default 8).
-    #[arg(long, value_name = "N", value_parser = batch)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u32>("batch", t, 1, 4096))]
     pub batch: Option<u32>,
     /// New book: moves of an opening position taken from the move provider
     /// at first, and added by each widening (default 16).
-    #[arg(long, value_name = "N", value_parser = width)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u32>("width", t, 1, 1 << 20))]
     pub width: Option<u32>,
     /// New book: drop-out expansion's depth penalty, in warriors per ply (0:
     /// plain best-first; large: breadth-first). Default 3.
-    #[arg(long, value_name = "N", value_parser = depth_penalty)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u32>("depth-penalty", t, 0, 1_000_000))]
     pub depth_penalty: Option<u32>,
     /// New book: plies from the start that are not expanded (turns 1 and 2
     /// are plies 0 and 1). Default 12.
-    #[arg(long, value_name = "N", value_parser = max_ply)]
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u32>("max-ply", t, 1, 200))]
     pub max_ply: Option<u32>,
     /// Write the book at least this often while building (default 10m).
     #[arg(long, value_name = "DURATION", value_parser = checkpoint)]
@@ -260,47 +261,4 @@ fn budget(text: &str) -> Result<Duration, CliError> {
 
 fn checkpoint(text: &str) -> Result<Duration, CliError> {
     parse_duration(text).map_err(|m| CliError::usage("checkpoint", format!("--checkpoint: {m}")))
-}
-
-/// A whole number of `flag` from `min` to `max`.
-fn bounded(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, CliError> {
-    match text.trim().parse::<u64>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(CliError::usage(
-            flag,
-            format!("--{flag} must be a whole number from {min} to {max}, found `{text}`"),
-        )),
-    }
-}
-
-fn keep(text: &str) -> Result<usize, CliError> {
-    bounded("keep", text, 1, 1_000_000).map(|n| n as usize)
-}
-
-fn expansions(text: &str) -> Result<u64, CliError> {
-    bounded("expansions", text, 1, u32::MAX as u64)
-}
-
-fn seed(text: &str) -> Result<u64, CliError> {
-    bounded("seed", text, 0, u64::MAX)
-}
-
-fn leaf_nodes(text: &str) -> Result<u64, CliError> {
-    bounded("leaf-nodes", text, 1, 1 << 32)
-}
-
-fn batch(text: &str) -> Result<u32, CliError> {
-    bounded("batch", text, 1, 4096).map(|n| n as u32)
-}
-
-fn width(text: &str) -> Result<u32, CliError> {
-    bounded("width", text, 1, 1 << 20).map(|n| n as u32)
-}
-
-fn depth_penalty(text: &str) -> Result<u32, CliError> {
-    bounded("depth-penalty", text, 0, 1_000_000).map(|n| n as u32)
-}
-
-fn max_ply(text: &str) -> Result<u32, CliError> {
-    bounded("max-ply", text, 1, 200).map(|n| n as u32)
 }

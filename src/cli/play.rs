@@ -230,31 +230,3 @@ fn save<G: Board + Valued>(s: &Session<G>, file: &str, out: &mut Out) -> Result<
         Err(e) => out.line(format!("not saved: {e}")),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::oracle::SearchOracle;
-    use crate::cli::output::Captured;
-    use crate::search::{Limits, TranspositionTable};
-
-    /// A line that is not UTF-8 is refused and the session goes on (it
-    /// ended with an `io` error).
-    #[test]
-    fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
-        let AnyPosition::Kpe(start) = parse_any("kpe:3x3").unwrap() else {
-            unreachable!("kpe:3x3 is Kpé")
-        };
-        let tt = TranspositionTable::new(1);
-        let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, tt, Arc::default());
-        let printed = Captured::default();
-        let mut out = printed.out(false, true);
-        let mut input: &[u8] = b"\xff\xfe\nboard\nquit\n";
-        let mut session = Session::new(start, Side::South, Level::Perfect, 1);
-        play(&mut session, &mut oracle, &mut input, &mut out).unwrap();
-        out.flush().unwrap();
-        let text = printed.text();
-        assert!(text.contains("refused: the line is not UTF-8"), "{text}");
-        assert!(text.ends_with("goodbye\n"), "{text}");
-    }
-}

@@ -39,7 +39,11 @@ fn values(moves: &[ScoredMove]) -> impl Iterator<Item = (&str, i64)> {
 
 /// Writes the report of `start`'s setup as `kiothi/openings[-five].md` and
 /// `.json` under `out_dir`; returns the two files.
-pub fn write(r: &OpeningReport, start: &KiothiPosition, out_dir: &Path) -> Result<[String; 2], WriteError> {
+pub fn write(
+    r: &OpeningReport,
+    start: &KiothiPosition,
+    out_dir: &Path,
+) -> Result<[String; 2], WriteError> {
     let stem = match start.board_sum() == 50 {
         true => "openings-five",
         false => "openings",
@@ -50,7 +54,11 @@ pub fn write(r: &OpeningReport, start: &KiothiPosition, out_dir: &Path) -> Resul
 
 /// Each candidate's value and move, then the files written.
 pub fn text(r: &OpeningReport, files: &[String; 2]) -> Vec<String> {
-    let mut lines: Vec<String> = r.moves.iter().map(|m| format!("{:+4}  {}", m.value, m.mv)).collect();
+    let mut lines: Vec<String> = r
+        .moves
+        .iter()
+        .map(|m| format!("{:+4}  {}", m.value, m.mv))
+        .collect();
     lines.push(format!("wrote {} and {}", files[0], files[1]));
     lines
 }

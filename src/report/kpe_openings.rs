@@ -80,8 +80,15 @@ pub fn write<'a>(
 /// The start's value, its first moves, the line of perfect play, the files.
 pub fn text(w: &Written) -> Vec<String> {
     let s = &w.report.start;
-    let mut lines = vec![format!("start value {:+} for South ({})", s.value, s.result)];
-    lines.extend(s.moves.iter().map(|m| format!("  first move {}: {:+}", m.mv, m.value)));
+    let mut lines = vec![format!(
+        "start value {:+} for South ({})",
+        s.value, s.result
+    )];
+    lines.extend(
+        s.moves
+            .iter()
+            .map(|m| format!("  first move {}: {:+}", m.mv, m.value)),
+    );
     lines.push(format!("perfect play: {}", s.pv.join(" ")));
     lines.push(format!("wrote {} and {}", w.files[0], w.files[1]));
     lines
