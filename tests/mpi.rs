@@ -148,9 +148,10 @@ fn three_ranks_write_the_single_process_kiothi_tables() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The process ids of the `sow` ranks of a run (children of `mpirun`'s
-/// daemon), found by their environment.
-fn rank_pids(rank: usize) -> Vec<u32> {
+/// The process ids of rank `rank` of the run on database `db`, found by
+/// their environment and command line (the other tests run their own
+/// `mpirun` at the same time, with ranks of the same numbers).
+fn rank_pids(rank: usize, db: &Path) -> Vec<u32> {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -159,7 +160,11 @@ fn rank_pids(rank: usize) -> Vec<u32> {
         .filter(|pid| {
             let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
             let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let args = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             exe.is_some_and(|e| e == Path::new(SOW))
+                && args
+                    .split(|&b| b == 0)
+                    .any(|a| a == db.as_os_str().as_encoded_bytes())
                 && env
                     .split(|&b| b == 0)
                     .any(|v| v == format!("OMPI_COMM_WORLD_RANK={rank}").as_bytes())
@@ -203,7 +208,7 @@ fn a_run_with_a_rank_killed_mid_layer_resumes_to_the_same_files() {
         assert!(run.try_wait().unwrap().is_none(), "the run ended early");
         std::thread::sleep(Duration::from_millis(2));
     }
-    let victims = rank_pids(1);
+    let victims = rank_pids(1, &db);
     assert_eq!(victims.len(), 1, "rank 1's process");
     Command::new("kill")
         .args(["-KILL", &victims[0].to_string()])

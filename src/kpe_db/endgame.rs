@@ -8,7 +8,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::endless;
-use super::entry::{entry, entry_can_end, entry_value};
+use super::entry::{entry_can_end, entry_value, layer_entries};
 use crate::infra::progress::Progress;
 use crate::retrograde::index::BoardIndex;
 
@@ -309,13 +309,7 @@ impl Endgame {
             self.unmove_edges(n, chunk, out)
         });
         bar.finish_and_clear();
-        // The entries take the values' place (a second vector of a layer's
-        // size would count at the peak).
-        let mut entries: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
-        entries
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, e)| *e = entry(*e as i8, ends.get(i as u64)));
+        let entries = layer_entries(values, &ends);
         steps.endings = start.elapsed().as_secs_f64();
         (entries, steps)
     }

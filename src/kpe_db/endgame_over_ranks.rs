@@ -10,10 +10,8 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use super::endgame::{Endgame, LayerSteps, LayerValues};
-use super::entry::entry;
+use super::entry::layer_entries;
 use super::file::BLOCK_ENTRIES;
 use crate::infra::limits::peak_rss_mib;
 use crate::infra::progress::Progress;
@@ -124,11 +122,7 @@ impl Endgame {
         let (ends, more) = spread_endings_over_ranks(transport, partition, &values, endings, edges);
         traffic.add(more);
         bar.finish_and_clear();
-        let mut entries: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
-        entries
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, e)| *e = entry(*e as i8, ends.get(i as u64)));
+        let entries = layer_entries(values, &ends);
         steps.endings = start.elapsed().as_secs_f64();
         (entries, steps, traffic)
     }
