@@ -188,6 +188,12 @@ pub fn bounded<T: TryFrom<u64>>(flag: &str, text: &str, min: u64, max: u64) -> R
     })
 }
 
+/// A duration flag (90s, 45m, 2h, 1h30m, or plain seconds).
+pub fn duration(flag: &str, text: &str) -> Result<std::time::Duration, CliError> {
+    let parsed = crate::infra::duration::parse_duration(text);
+    parsed.map_err(|m| CliError::usage(flag, format!("--{flag}: {m}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,6 @@ use crate::book::{default_path, scan_first_moves};
 use crate::games::game_name::{parse_game, GameName};
 use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::KpeVariant;
-use crate::infra::duration::parse_duration;
 use crate::infra::progress::Progress;
 use crate::report::opening_book::{run_text, scan_text};
 use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
@@ -51,7 +50,7 @@ pub struct OpeningsArgs {
 pub struct BookArgs {
     /// Build or extend the book for this long: 90s, 45m, 2h, 1h30m, or
     /// plain seconds.
-    #[arg(long, value_name = "DURATION", value_parser = budget)]
+    #[arg(long, value_name = "DURATION", value_parser = |t: &str| args::duration("budget", t))]
     pub budget: Option<Duration>,
     /// Build or extend the book until it counts N expansions in all (the
     /// same N gives the same book, whatever the threads and the stops).
@@ -84,7 +83,7 @@ pub struct BookArgs {
     #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u32>("max-ply", t, 1, 200))]
     pub max_ply: Option<u32>,
     /// Write the book at least this often while building (default 10m).
-    #[arg(long, value_name = "DURATION", value_parser = checkpoint)]
+    #[arg(long, value_name = "DURATION", value_parser = |t: &str| args::duration("checkpoint", t))]
     pub checkpoint: Option<Duration>,
     /// New book: where its moves at turns 1 and 2 come from (default
     /// scan; an existing book keeps its own).
@@ -154,49 +153,44 @@ impl OpeningsArgs {
         }
     }
 
-    /// `--time` and `--db` each serve one game: given to the other they
-    /// were silently ignored.
+    /// A flag given that this game or mode does not use (each serves one
+    /// game or one mode: given to another it was silently ignored).
     fn refuse_other_games_flags(&self) -> Result<(), CliError> {
-        match self.game {
-            GameName::Kpe(_) if self.scan => Err(CliError::usage(
-                "scan",
-                "--scan is for Kiothi's opening redistribution; Kpé openings are exact, from the database",
-            )),
-            GameName::Kiothi(_) if self.scan && (self.book.first_given().is_some() || self.time.is_some()) => {
-                let flag = self.book.first_given().unwrap_or("time");
-                Err(CliError::usage(
-                    flag,
-                    format!("--{flag} does not go with --scan, which only scans the first moves"),
-                ))
-            }
-            GameName::Kpe(_) if self.time.is_some() => Err(CliError::usage(
-                "time",
-                "--time is for Kiothi (searched openings); Kpé openings are exact, from the database",
-            )),
-            GameName::Kiothi(_) if self.db.given().is_some() => Err(CliError::usage(
+        let book = self.book.first_given();
+        let time = self.time.map(|_| "time");
+        let (flag, why) = match self.game {
+            GameName::Kpe(_) => match (self.scan, time.or(book)) {
+                (true, _) => ("scan", "is for Kiothi's opening redistribution"),
+                (false, Some(flag)) => (flag, "is for Kiothi's searched openings and book"),
+                (false, None) => return Ok(()),
+            },
+            _ if self.db.given().is_some() => (
                 "db",
-                "--db is for Kpé (its solved database); Kiothi openings are searched",
-            )),
-            GameName::Kpe(_) => match self.book.first_given() {
-                Some(flag) => Err(CliError::usage(
+                "is for Kpé's solved database; Kiothi openings are searched",
+            ),
+            _ if self.scan => match book.or(time) {
+                Some(flag) => (
                     flag,
-                    format!("--{flag} is for Kiothi's opening book; Kpé openings are exact, from the database"),
-                )),
-                None => Ok(()),
+                    "does not go with --scan, which only scans the first moves",
+                ),
+                None => return Ok(()),
             },
-            GameName::Kiothi(_) if self.book.builds() && self.time.is_some() => Err(CliError::usage(
-                "time",
-                "--time is for the searched opening report; the book's leaves are searched --leaf-nodes nodes each",
-            )),
-            GameName::Kiothi(_) if !self.book.builds() => match self.book.first_given() {
-                Some(flag) => Err(CliError::usage(
+            _ if self.book.builds() => match time {
+                Some(flag) => (
                     flag,
-                    format!("--{flag} is a flag of the opening book, built with --budget or --expansions"),
-                )),
-                None => Ok(()),
+                    "is for the searched report; the book's leaves search --leaf-nodes nodes",
+                ),
+                None => return Ok(()),
             },
-            _ => Ok(()),
-        }
+            _ => match book {
+                Some(flag) => (
+                    flag,
+                    "is a flag of the opening book, built with --budget or --expansions",
+                ),
+                None => return Ok(()),
+            },
+        };
+        Err(CliError::usage(flag, format!("--{flag} {why}")))
     }
 }
 
@@ -253,12 +247,4 @@ fn run_book(setup: Setup, a: &BookArgs, out: &mut Out) -> Result<(), CliError> {
     let stop = crate::infra::interrupt::ctrl_c_flag();
     let run = build.run(Progress::auto(out.quiet || out.json), &stop);
     out.result(&run.map_err(|e| e.refusal("book"))?, run_text)
-}
-
-fn budget(text: &str) -> Result<Duration, CliError> {
-    parse_duration(text).map_err(|m| CliError::usage("budget", format!("--budget: {m}")))
-}
-
-fn checkpoint(text: &str) -> Result<Duration, CliError> {
-    parse_duration(text).map_err(|m| CliError::usage("checkpoint", format!("--checkpoint: {m}")))
 }

@@ -21,14 +21,6 @@ use crate::infra::progress::Progress;
 use crate::report::board::{side_name, Board};
 use crate::report::play as text;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SideArg {
-    #[value(name = "S", alias = "s")]
-    South,
-    #[value(name = "N", alias = "n")]
-    North,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     /// Start position (quoted notation or a shortcut); the standard Kpé start by default.
@@ -36,7 +28,7 @@ pub struct PlayArgs {
     pub position: String,
     /// The side you play.
     #[arg(long = "as", value_enum, default_value = "S")]
-    pub side: SideArg,
+    pub side: Side,
     /// The oracle's strength (docs/reference.md, "Levels": how each chooses its moves).
     #[arg(long, value_enum, default_value = "perfect")]
     pub level: Level,
@@ -63,10 +55,6 @@ impl PlayArgs {
         }
         args::check_hash(self.hash.mb)?;
         let start = parse_any(&self.position)?;
-        let human = match self.side {
-            SideArg::South => Side::South,
-            SideArg::North => Side::North,
-        };
         let sources = ValueSources::new(self.db.given(), Progress::auto(out.quiet));
         if let AnyPosition::Kiothi(_) = start {
             if let Some(n) = sources.kiothi_tables()?.max_stones() {
@@ -79,16 +67,14 @@ impl PlayArgs {
             threads,
             ..Budget::default()
         };
-        // No Ctrl-C handler here: in an interactive session Ctrl-C must end
-        // the process as in any terminal program. A handler that only sets
-        // a flag left every later engine search stopped at once (no move)
-        // and did nothing at the prompt. Nothing is written mid-session
-        // (`save` is atomic), so being killed loses nothing.
+        // No Ctrl-C handler: Ctrl-C ends the session as in any terminal
+        // program (a stop flag would stop every later search at once), and
+        // nothing is written mid-session (`save` is atomic).
         let stop = Arc::default();
         let input = &mut std::io::stdin().lock();
         let exact = self.time.is_none();
         crate::with_position!(start, p => {
-            let mut session = Session::new(p, human, self.level, self.seed);
+            let mut session = Session::new(p, self.side, self.level, self.seed);
             sources.with_oracle(&p, exact, &budget, stop, |o| play(&mut session, o, input, out))
         })
     }

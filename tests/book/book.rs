@@ -1,15 +1,13 @@
-//! The Kiothi opening book (`sow::book`): its values against exhaustive
+//! The opening book (`sow::book`): its values against exhaustive
 //! minimax on a tiny board, its reproducibility (threads, interruptions),
 //! its file's refusals, and the command that builds it.
-
-mod common;
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use common::{error_of, json_of, sow, temp_dir};
+use crate::common::{error_of, json_of, sow, temp_dir};
 use sow::book::file::{decode, encode, verify_moves};
 use sow::book::leaf::value_leaf;
 use sow::book::scan::{scan_first_moves, scan_replies, two_ply_score};
