@@ -4,14 +4,14 @@
 # 40,000 uniform and 40,000 concentrated first moves (test set: 5,000 and
 # 5,000 of other seeds), each valued by the two-ply estimate of the scans
 # (minus North's best reply under E2), fitted by ridge least squares
-# (ridge 1). The steps are the ignored test `fit_step` of tests/book_scan.rs;
+# (ridge 1). The steps are the ignored test `fit_step` of tests/book/scan.rs;
 # the fit's errors are written into the models file's `fit.after_first`.
 # E2 is kept as it is. Rebuild sow afterwards: the models are compiled in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/book-refit}
 mkdir -p "$dir"
-step() { cargo test --release --test book_scan -- fit_step --ignored --exact --nocapture; }
+step() { cargo test --release --test book -- scan::fit_step --ignored --exact --nocapture; }
 STEP=e1twoply N=40000 SEED=11 OUT="$dir/e1_train.csv" step
 STEP=e1twoply N=5000 SEED=1001 OUT="$dir/e1_test.csv" step
 STEP=fit STAGE=e1 RIDGE=1 TRAIN="$dir/e1_train.csv" TEST="$dir/e1_test.csv" \

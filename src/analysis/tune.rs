@@ -669,7 +669,7 @@ mod tests {
             let e = fit(&s, ridge).unwrap_err();
             assert!(matches!(e, FitError::RidgeTooLarge { .. }), "{e}");
             assert_eq!(e.field(), "ridge");
-            assert!(e.to_string().contains("use a smaller ridge"), "{e}");
+            assert!(e.to_string().contains("use a smaller --ridge"), "{e}");
         }
         // A constant feature beside the bias with no ridge: the data's fault.
         let e = fit(&samples(Some(1)), 0.0).unwrap_err();
