@@ -5,6 +5,7 @@
 //! renderers (`report`) and the command line (`cli`). Nothing here prints.
 
 pub mod annotate;
+pub mod book_openings;
 pub mod elo;
 pub mod engine_errors;
 pub mod evaluation;

@@ -1,23 +1,25 @@
-//! `sow openings GAME`: the opening report of a game, written as Markdown
+//! `sow openings GAME`: the opening page of a game, written as Markdown
 //! and JSON under `--out` (Kpé: exact, from the solved database; Kiothi:
-//! estimated by search); with `--budget` or `--expansions`, Kiothi's
-//! opening book built or extended instead (`crate::book`).
+//! from the opening book, the full scan and the trust measures); with
+//! `--budget` or `--expansions`, Kiothi's opening book built or extended
+//! instead (`crate::book`); with `--scan`, every first move scanned.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::args::{self, bounded};
 use super::{CliError, Out};
+use crate::analysis::book_openings::{book_openings, PageRequest};
+use crate::analysis::kpe_openings;
 use crate::analysis::opening_book::{BookBuild, ProviderKind, DEFAULT_CHECKPOINT};
-use crate::analysis::{kiothi_openings, kpe_openings};
 use crate::book::extend::Requested;
-use crate::book::{default_path, scan_first_moves};
+use crate::book::{default_path, scan_first_moves, ReplyBudget};
 use crate::games::game_name::{parse_game, GameName};
-use crate::games::kiothi::{KiothiPosition, Setup};
+use crate::games::kiothi::Setup;
 use crate::games::kpe::KpeVariant;
 use crate::infra::progress::Progress;
 use crate::report::opening_book::{run_text, scan_text};
-use crate::report::{kiothi_openings as kiothi_page, kpe_openings as kpe_page};
+use crate::report::{book_openings as book_page, kpe_openings as kpe_page};
 
 /// `sow openings`: its command line.
 #[derive(clap::Args, Debug)]
@@ -30,9 +32,6 @@ pub struct OpeningsArgs {
     /// Directory of the reports.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
-    /// Kiothi: search time per candidate, in seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
-    pub time: Option<f64>,
     /// Kiothi: scan every first move of the setup (RULES §2.2), scored by
     /// the opening evaluation E1, and print the best and the histogram;
     /// nothing is written.
@@ -43,6 +42,14 @@ pub struct OpeningsArgs {
     pub keep: Option<usize>,
     #[command(flatten)]
     pub book: BookArgs,
+    /// Kiothi page: random first moves valued by the reply search to
+    /// measure the scan's filter (default 1000).
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<usize>("sample", t, 1, 1_000_000))]
+    pub sample: Option<usize>,
+    /// Kiothi page: engine nodes per search of the reply searches (the
+    /// exploitability check uses ten times as many). Default 10000.
+    #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u64>("reply-nodes", t, 1, 1 << 32))]
+    pub reply_nodes: Option<u64>,
 }
 
 /// The opening book's flags (Kiothi).
@@ -142,47 +149,65 @@ impl OpeningsArgs {
             }
         }
         match self.game {
-            GameName::Kiothi(setup) => run_kiothi(
-                &KiothiPosition::start(setup),
-                self.time,
-                rayon::current_num_threads(),
-                &self.out,
-                out,
-            ),
+            GameName::Kiothi(setup) => self.run_page(setup, out),
             GameName::Kpe(v) => run_kpe(v, self.db.given(), &self.out, out),
+        }
+    }
+
+    /// The Kiothi openings page from the book.
+    fn run_page(&self, setup: Setup, out: &mut Out) -> Result<(), CliError> {
+        let request = PageRequest {
+            setup,
+            book: self
+                .book
+                .book
+                .clone()
+                .unwrap_or_else(|| default_path(setup)),
+            sample: self.sample.unwrap_or(DEFAULT_SAMPLE),
+            reply_nodes: self.reply_nodes.unwrap_or(ReplyBudget::default().nodes),
+            seed: TRUST_SEED,
+            command: super::command_line(),
+        };
+        let progress = Progress::auto(out.quiet || out.json);
+        let page = book_openings(&request, progress).map_err(|e| e.refusal("book"))?;
+        let files = book_page::write(&page, setup, &self.out)?;
+        match out.json {
+            true => out.model_sorted(&page),
+            false => out.lines(book_page::text(&page, &files)),
         }
     }
 
     /// A flag given that this game or mode does not use (each serves one
     /// game or one mode: given to another it was silently ignored).
     fn refuse_other_games_flags(&self) -> Result<(), CliError> {
+        let page = [
+            ("sample", self.sample.is_some()),
+            ("reply-nodes", self.reply_nodes.is_some()),
+        ];
+        let page = page.into_iter().find(|f| f.1).map(|f| f.0);
         let book = self.book.first_given();
-        let time = self.time.map(|_| "time");
         let (flag, why) = match self.game {
-            GameName::Kpe(_) => match (self.scan, time.or(book)) {
+            GameName::Kpe(_) => match (self.scan, book.or(page)) {
                 (true, _) => ("scan", "is for Kiothi's opening redistribution"),
-                (false, Some(flag)) => (flag, "is for Kiothi's searched openings and book"),
+                (false, Some(flag)) => (flag, "is for Kiothi's opening book and page"),
                 (false, None) => return Ok(()),
             },
             _ if self.db.given().is_some() => (
                 "db",
                 "is for Kpé's solved database; Kiothi openings are searched",
             ),
-            _ if self.scan => match book.or(time) {
+            _ if self.scan => match book.or(page) {
                 Some(flag) => (
                     flag,
                     "does not go with --scan, which only scans the first moves",
                 ),
                 None => return Ok(()),
             },
-            _ if self.book.builds() => match time {
-                Some(flag) => (
-                    flag,
-                    "is for the searched report; the book's leaves search --leaf-nodes nodes",
-                ),
+            _ if self.book.builds() => match page {
+                Some(flag) => (flag, "is a flag of the openings page, not of a book build"),
                 None => return Ok(()),
             },
-            _ => match book {
+            _ => match book.filter(|&f| f != "book") {
                 Some(flag) => (
                     flag,
                     "is a flag of the opening book, built with --budget or --expansions",
@@ -205,21 +230,9 @@ pub fn run_kpe(
     out.result(&written, kpe_page::text)
 }
 
-pub fn run_kiothi(
-    start: &KiothiPosition,
-    seconds: Option<f64>,
-    threads: usize,
-    out_dir: &Path,
-    out: &mut Out,
-) -> Result<(), CliError> {
-    let progress = Progress::auto(out.quiet || out.json);
-    let r = kiothi_openings::report(start, seconds.unwrap_or(1.0), threads, 256, progress);
-    let files = kiothi_page::write(&r, start, out_dir)?;
-    match out.json {
-        true => out.model_sorted(&r),
-        false => out.lines(kiothi_page::text(&r, &files)),
-    }
-}
+/// Random first moves of the page's filter measure, and their seed.
+const DEFAULT_SAMPLE: usize = 1000;
+const TRUST_SEED: u64 = 1;
 
 /// First moves `--scan` prints when `--keep` is not given.
 const DEFAULT_KEEP: usize = 20;

@@ -1,12 +1,8 @@
 //! The Kiothi opening report page, its files and its text.
 
-use std::path::Path;
-
 use super::markdown::value_table;
 use crate::analysis::kiothi_openings::{OpeningReport, ScoredMove};
 use crate::analysis::provenance::{machine, today};
-use crate::games::kiothi::KiothiPosition;
-use crate::infra::files::{write_report, WriteError};
 
 pub fn markdown(r: &OpeningReport) -> String {
     let mut md = String::from("# Kiothi openings, estimated by search\n\n");
@@ -35,30 +31,4 @@ pub fn markdown(r: &OpeningReport) -> String {
 
 fn values(moves: &[ScoredMove]) -> impl Iterator<Item = (&str, i64)> {
     moves.iter().map(|m| (m.mv.as_str(), m.value as i64))
-}
-
-/// Writes the report of `start`'s setup as `kiothi/openings[-five].md` and
-/// `.json` under `out_dir`; returns the two files.
-pub fn write(
-    r: &OpeningReport,
-    start: &KiothiPosition,
-    out_dir: &Path,
-) -> Result<[String; 2], WriteError> {
-    let stem = match start.board_sum() == 50 {
-        true => "openings-five",
-        false => "openings",
-    };
-    let (md, json) = write_report(&out_dir.join("kiothi"), stem, r, &markdown(r))?;
-    Ok([md.display().to_string(), json.display().to_string()])
-}
-
-/// Each candidate's value and move, then the files written.
-pub fn text(r: &OpeningReport, files: &[String; 2]) -> Vec<String> {
-    let mut lines: Vec<String> = r
-        .moves
-        .iter()
-        .map(|m| format!("{:+4}  {}", m.value, m.mv))
-        .collect();
-    lines.push(format!("wrote {} and {}", files[0], files[1]));
-    lines
 }

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod board;
+pub mod book_openings;
 pub mod evaluation;
 pub mod export;
 pub mod index;

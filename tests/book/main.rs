@@ -3,4 +3,5 @@
 mod book;
 #[path = "../common/mod.rs"]
 mod common;
+mod page;
 mod scan;
