@@ -218,10 +218,9 @@ pub fn book_answer(
     let AnyPosition::Kiothi(p) = pos else {
         return Ok(None);
     };
-    let path = crate::book::default_path(p.setup());
-    if !p.is_opening() || !path.exists() {
+    let Some(path) = crate::book::probe::shipped_path(p.setup()).filter(|_| p.is_opening()) else {
         return Ok(None);
-    }
+    };
     let book = Book::open(&path).map_err(|e| e.refusal("book"))?;
     if book.root() != &KiothiPosition::start(p.setup()) {
         return Ok(None);

@@ -6,6 +6,7 @@
 
 pub mod annotate;
 pub mod book_openings;
+pub mod book_oracle;
 pub mod elo;
 pub mod engine_errors;
 pub mod evaluation;

@@ -23,6 +23,17 @@ pub fn default_path(setup: Setup) -> PathBuf {
     Path::new("data").join("kiothi").join(name)
 }
 
+/// The book the commands answer from: `default_path` under the working
+/// directory when it is there, else under the source tree `sow` was built
+/// from (so that a binary built from a checkout finds its book wherever it
+/// runs); `None` when neither exists.
+pub fn shipped_path(setup: Setup) -> Option<PathBuf> {
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join(default_path(setup));
+    [default_path(setup), built_from]
+        .into_iter()
+        .find(|p| p.exists())
+}
+
 /// A book, read and indexed.
 #[derive(Clone, Debug)]
 pub struct Book {

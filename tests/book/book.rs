@@ -739,3 +739,55 @@ fn eval_answers_from_the_shipped_book() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `play`'s hint and the oracle's own move, and `analyze`'s judgement of
+/// the first two plies, come from the shipped book (the repository's, found
+/// from the working directory of the tests).
+#[test]
+fn play_and_analyze_meet_the_opening_through_the_book() {
+    let eval = json_of(&sow(&["--json", "eval", "kiothi", "--multipv", "3"]));
+    assert_eq!(eval["book"], true, "{eval}");
+    let best = eval["best"].as_str().unwrap();
+    let out = crate::common::sow_with_input(&["play", "kiothi", "--time", "0.05"], b"hint\nquit\n");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("the opening book's moves"), "{text}");
+    let first_hint = text
+        .lines()
+        .skip_while(|l| !l.contains("the opening book's moves"))
+        .nth(1)
+        .unwrap();
+    assert!(first_hint.trim_start().starts_with(best), "{first_hint}");
+    // The oracle plays South from the book.
+    let out = crate::common::sow_with_input(
+        &["play", "kiothi", "--as", "N", "--time", "0.05"],
+        b"quit\n",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(&format!("(sow) plays {best}")), "{text}");
+    // analyze: the book's best first move loses nothing and is valued as
+    // the book values it; the book's reply the same.
+    let reply = eval["pv"][1].as_str().unwrap();
+    let dir = temp_dir("book", "analyze");
+    let game = dir.join("g.txt");
+    std::fs::write(&game, format!("kiothi\n{best}\n{reply}\n")).unwrap();
+    let a = json_of(&sow(&[
+        "--json",
+        "analyze",
+        game.to_str().unwrap(),
+        "--time",
+        "0.05",
+    ]));
+    let plies = a["plies"].as_array().unwrap();
+    assert_eq!(plies[0]["value"], eval["value"], "{a}");
+    assert_eq!(plies[0]["loss"], 0);
+    assert_eq!(
+        plies[1]["value"].as_i64().unwrap(),
+        -eval["value"].as_i64().unwrap()
+    );
+    assert_eq!(plies[1]["loss"], 0);
+    assert!(
+        a["method"].as_str().unwrap().contains("opening book"),
+        "{a}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

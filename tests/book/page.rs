@@ -78,7 +78,11 @@ fn the_page_keeps_its_json_contract_and_writes_its_files() {
     }
     // The book expanded some first move's replies (which one depends on
     // the leaves' values).
-    assert!(best.iter().any(|m| !m["replies"].as_array().unwrap().is_empty()), "{p}");
+    assert!(
+        best.iter()
+            .any(|m| !m["replies"].as_array().unwrap().is_empty()),
+        "{p}"
+    );
     let t = &p["trust"];
     assert_eq!(t["sample"], 12);
     let spearman = t["spearman"].as_f64().unwrap();
