@@ -13,6 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::book_match::{book_match, StrengthMatch};
 use crate::book::build::{grow, new_book, RunLimits};
 use crate::book::fit::Sample;
 use crate::book::scan_provider::{ScanProvider, FIRST_MOVES_KEPT};
@@ -48,6 +49,12 @@ const RECALL_CUTS: [u64; 3] = [
     100 * FIRST_MOVES_KEPT as u64,
 ];
 
+/// The page's defaults: random first moves of the filter measure, their
+/// seed, and games of each strength match.
+pub const DEFAULT_SAMPLE: usize = 1000;
+pub const TRUST_SEED: u64 = 1;
+pub const DEFAULT_STRENGTH_GAMES: usize = 200;
+
 /// What the page is made from.
 pub struct PageRequest {
     pub setup: Setup,
@@ -61,6 +68,9 @@ pub struct PageRequest {
     pub seed: u64,
     /// The command line written on the page.
     pub command: String,
+    /// Seconds per move of each strength match, and its games.
+    pub strength: Vec<f64>,
+    pub strength_games: usize,
 }
 
 /// A move with its value for South and its depth (plies looked at).
@@ -113,17 +123,6 @@ pub struct Stability {
     pub seconds: f64,
 }
 
-/// A match measure (the book engine against the candidate families).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct MatchTrust {
-    pub time: f64,
-    pub games: usize,
-    pub score: f64,
-    pub elo: f64,
-    pub elo_low: f64,
-    pub elo_high: f64,
-}
-
 /// The trust figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Trust {
@@ -145,10 +144,11 @@ pub struct Trust {
     /// `stability.overlap` out of ten, as a share.
     pub stability: f64,
     pub stability_detail: Stability,
-    /// Matches of the book engine against the candidate families: not
-    /// measured by this command (empty).
+    /// Matches of the engine with the book against the same engine
+    /// choosing its opening among its candidate families, one per time
+    /// asked for (`--strength`).
     #[serde(rename = "match")]
-    pub matches: Vec<MatchTrust>,
+    pub matches: Vec<StrengthMatch>,
 }
 
 /// The book's build, as the page states it.
@@ -243,7 +243,7 @@ pub fn book_openings(r: &PageRequest, progress: Progress) -> Result<BookOpenings
             exploit,
             stability: stability.overlap as f64 / STABILITY_TOP as f64,
             stability_detail: stability,
-            matches: Vec::new(),
+            matches: strength(&book, r, progress),
         },
         book: BookInfo {
             file: r.book.display().to_string(),
@@ -265,6 +265,20 @@ pub fn book_openings(r: &PageRequest, progress: Progress) -> Result<BookOpenings
         command: r.command.clone(),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The strength matches asked for, one after the other.
+fn strength(book: &Book, r: &PageRequest, progress: Progress) -> Vec<StrengthMatch> {
+    r.strength
+        .iter()
+        .map(|&seconds| {
+            let label = format!("trust: strength at {seconds} s a move");
+            let bar = progress.count(r.strength_games as u64, &label, "games");
+            let m = book_match(book, seconds, r.strength_games, r.seed, &bar);
+            bar.finish_and_clear();
+            m
+        })
+        .collect()
 }
 
 fn file_bytes(path: &Path) -> u64 {

@@ -5,6 +5,7 @@
 //! renderers (`report`) and the command line (`cli`). Nothing here prints.
 
 pub mod annotate;
+pub mod book_match;
 pub mod book_openings;
 pub mod book_oracle;
 pub mod elo;

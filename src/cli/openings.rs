@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::args::{self, bounded};
 use super::{CliError, Out};
 use crate::analysis::book_openings::{book_openings, PageRequest};
+use crate::analysis::book_openings::{DEFAULT_SAMPLE, DEFAULT_STRENGTH_GAMES, TRUST_SEED};
 use crate::analysis::kpe_openings;
 use crate::analysis::opening_book::{BookBuild, ProviderKind, DEFAULT_CHECKPOINT};
 use crate::book::extend::Requested;
@@ -50,6 +51,14 @@ pub struct OpeningsArgs {
     /// exploitability check uses ten times as many). Default 10000.
     #[arg(long, value_name = "N", value_parser = |t: &str| bounded::<u64>("reply-nodes", t, 1, 1 << 32))]
     pub reply_nodes: Option<u64>,
+    /// Kiothi page: a strength match at this many seconds a move (the
+    /// engine with the book against the engine without it, from the
+    /// setup); repeat for several times.
+    #[arg(long, value_name = "SECONDS", value_parser = args::seconds)]
+    pub strength: Vec<f64>,
+    /// Kiothi page: games of each strength match (default 200).
+    #[arg(long, value_name = "N", value_parser = args::games)]
+    pub strength_games: Option<usize>,
 }
 
 /// The opening book's flags (Kiothi).
@@ -156,25 +165,21 @@ impl OpeningsArgs {
 
     /// The Kiothi openings page from the book.
     fn run_page(&self, setup: Setup, out: &mut Out) -> Result<(), CliError> {
+        let book = self.book.book.clone();
         let request = PageRequest {
             setup,
-            book: self
-                .book
-                .book
-                .clone()
-                .unwrap_or_else(|| default_path(setup)),
+            book: book.unwrap_or_else(|| default_path(setup)),
             sample: self.sample.unwrap_or(DEFAULT_SAMPLE),
             reply_nodes: self.reply_nodes.unwrap_or(ReplyBudget::default().nodes),
             seed: TRUST_SEED,
             command: super::command_line(),
+            strength: self.strength.clone(),
+            strength_games: self.strength_games.unwrap_or(DEFAULT_STRENGTH_GAMES),
         };
         let progress = Progress::auto(out.quiet || out.json);
         let page = book_openings(&request, progress).map_err(|e| e.refusal("book"))?;
         let files = book_page::write(&page, setup, &self.out)?;
-        match out.json {
-            true => out.model_sorted(&page),
-            false => out.lines(book_page::text(&page, &files)),
-        }
+        out.result(&page, |p| book_page::text(p, &files))
     }
 
     /// A flag given that this game or mode does not use (each serves one
@@ -183,6 +188,8 @@ impl OpeningsArgs {
         let page = [
             ("sample", self.sample.is_some()),
             ("reply-nodes", self.reply_nodes.is_some()),
+            ("strength", !self.strength.is_empty()),
+            ("strength-games", self.strength_games.is_some()),
         ];
         let page = page.into_iter().find(|f| f.1).map(|f| f.0);
         let book = self.book.first_given();
@@ -229,10 +236,6 @@ pub fn run_kpe(
     let written = kpe_page::write(&r, variant, out_dir)?;
     out.result(&written, kpe_page::text)
 }
-
-/// Random first moves of the page's filter measure, and their seed.
-const DEFAULT_SAMPLE: usize = 1000;
-const TRUST_SEED: u64 = 1;
 
 /// First moves `--scan` prints when `--keep` is not given.
 const DEFAULT_KEEP: usize = 20;

@@ -85,7 +85,15 @@ pub fn markdown(p: &BookOpenings, setup: Setup) -> String {
         "| stability: top 10 shared with the book at a quarter of its expansions ({} of {}) | {} / 10 | high |\n",
         t.stability_detail.quarter_expansions, t.stability_detail.expansions, t.stability_detail.overlap
     );
-    md += "| strength: book engine vs candidate families | not measured | Elo interval above 0 |\n";
+    for m in &t.matches {
+        md += &format!(
+            "| strength at {} s a move: the engine with the book vs without it, {} games (+{} ={} -{}) | score {:.3}, Elo {} ({} .. {}) | interval above 0 |\n",
+            m.time, m.games, m.wins, m.draws, m.losses, m.score, elo(m.elo), elo(m.elo_low), elo(m.elo_high)
+        );
+    }
+    if t.matches.is_empty() {
+        md += "| strength: the engine with the book vs without it | not measured (`--strength SECONDS`) | interval above 0 |\n";
+    }
     md += &format!(
         "\nThe sample's reply searches: {} shortlisted replies and {} per lift set, {} random, {} nodes each, {} climbs ({:.0} s in all).\n\n### Exploitability\n\n| move | book | searched | drop | North's reply found |\n|---|---|---|---|---|\n",
         t.reply_budget.shortlist, t.reply_budget.per_lift, t.reply_budget.random, t.reply_budget.nodes, t.reply_budget.climbs, t.sample_seconds
@@ -151,6 +159,10 @@ pub fn board_svg(p: &BookOpenings) -> String {
     s
 }
 
+fn elo(x: f64) -> String {
+    crate::analysis::elo::Elo(x).to_string()
+}
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -212,6 +224,17 @@ pub fn text(p: &BookOpenings, files: &[String]) -> Vec<String> {
         "trust: Spearman {:.3} and recall {:.2} on {} first moves; exploitability {}; stability {}/10",
         t.spearman, t.recall, t.sample, t.exploit_max_drop, t.stability_detail.overlap
     ));
+    lines.extend(t.matches.iter().map(|m| {
+        format!(
+            "strength at {} s a move: {} games, score {:.3}, Elo {} ({} .. {})",
+            m.time,
+            m.games,
+            m.score,
+            elo(m.elo),
+            elo(m.elo_low),
+            elo(m.elo_high)
+        )
+    }));
     lines.push(format!("wrote {}", files.join(", ")));
     lines
 }

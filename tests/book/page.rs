@@ -44,6 +44,10 @@ fn the_page_keeps_its_json_contract_and_writes_its_files() {
         "12",
         "--reply-nodes",
         "100",
+        "--strength",
+        "0.01",
+        "--strength-games",
+        "4",
         "--json",
     ]));
     assert_eq!(p["setup"], "kiothi");
@@ -99,7 +103,15 @@ fn the_page_keeps_its_json_contract_and_writes_its_files() {
     assert!(max_drop >= 0);
     let stability = t["stability"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&stability));
-    assert!(t["match"].as_array().unwrap().is_empty());
+    let matches = t["match"].as_array().unwrap();
+    assert_eq!(matches.len(), 1);
+    assert_eq!(matches[0]["time"], 0.01);
+    assert_eq!(matches[0]["games"], 4);
+    let score = matches[0]["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&score), "{t}");
+    for key in ["elo", "elo_low", "elo_high"] {
+        assert!(matches[0].get(key).is_some(), "{key}");
+    }
     // The files: the page names its command and links its pictures.
     let page = std::fs::read_to_string(out.join("kiothi/openings.md")).unwrap();
     assert!(
@@ -175,10 +187,18 @@ fn the_page_refuses_a_foreign_book_and_flags_of_other_modes() {
             "--json",
         ][..],
         &["openings", "kpe", "--sample", "3", "--json"][..],
+        &[
+            "openings",
+            "kiothi",
+            "--scan",
+            "--strength",
+            "0.1",
+            "--json",
+        ][..],
     ] {
         let e = error_of(&sow(args));
         assert!(
-            ["sample", "reply-nodes"].contains(&e["field"].as_str().unwrap()),
+            ["sample", "reply-nodes", "strength"].contains(&e["field"].as_str().unwrap()),
             "{args:?}: {e}"
         );
     }
