@@ -52,6 +52,8 @@ LABELS = [
     ("prover-1-thread", "Kiothi prover, 1 thread (game 3, 18 plies before the end)"),
     ("prover-2-threads", "Kiothi prover, 2 threads (game 3, 22 plies before the end)"),
     ("perft-kpe-13", "`sow perft kpe 13`, 2 threads"),
+    ("scan-kiothi", "Kiothi: every first move scanned (300,450,150), 2 threads"),
+    ("scan-kiothi-1-thread", "Kiothi: every first move scanned, 1 thread"),
 ]
 
 

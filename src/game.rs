@@ -6,10 +6,15 @@ use std::ops::ControlFlow;
 
 use crate::error::InputError;
 
-/// A player. South moves first (RULES §0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+/// A player. South moves first (RULES §0). Named `S` or `N` on the
+/// command line (`sow play --as N`), as in the notation.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, clap::ValueEnum,
+)]
 pub enum Side {
+    #[value(name = "S", alias = "s")]
     South,
+    #[value(name = "N", alias = "n")]
     North,
 }
 

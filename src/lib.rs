@@ -1,6 +1,7 @@
 //! sow: rules engines, solver and search for the mancala games Kpé and Kiothi.
 
 pub mod analysis;
+pub mod book;
 pub mod cli;
 pub mod error;
 pub mod game;

@@ -1,8 +1,8 @@
 //! The library's layers, as the folder list shows them: infrastructure
 //! (`infra/`) → rules (`games/`) → the engine (`search/`) → the retrogrades
 //! (`retrograde/`, `kpe_db/`, `kiothi_tables/`) → the prover (`prove/`) →
-//! analysis → rendering (`report/`) → the web oracle (`serve/`) → the
-//! command line (`cli/`). Nothing imports a layer above its own; this test
+//! Kiothi's openings (`book/`) → analysis → rendering (`report/`) → the web
+//! oracle (`serve/`) → the command line (`cli/`). Nothing imports a layer above its own; this test
 //! reads the sources and names any line that does. And between files: no
 //! file imports a file that imports it back, directly or through others;
 //! the test names each such circle.
@@ -20,6 +20,7 @@ const ORDER: &[&str] = &[
     "kpe_db",
     "kiothi_tables",
     "prove",
+    "book",
     "analysis",
     "report",
     "serve",
@@ -54,6 +55,7 @@ const ABOVE_THE_ROOT: &[&str] = &[
     "kpe_db",
     "kiothi_tables",
     "prove",
+    "book",
     "analysis",
     "report",
     "serve",

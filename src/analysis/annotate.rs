@@ -15,9 +15,10 @@ use super::kiothi_tables::search_method;
 use super::marks::{Mark, Thresholds};
 use super::oracle::{Judgement, Oracle};
 use super::search_budget::Budget;
-use super::value_sources::ValueSources;
+use super::value_sources::{ValueSources, Valued};
 use crate::error::CliError;
 use crate::game::{Game, Side};
+use crate::games::kiothi::KiothiPosition;
 use crate::games::AnyPosition;
 use crate::infra::progress::Progress;
 use crate::kpe_db::SolveError;
@@ -273,10 +274,15 @@ pub fn analyze_played(
         AnyPosition::Kiothi(p) => {
             let (record, ignored) = replay(p, game)?;
             let seconds = budget.seconds.unwrap_or_default();
-            let method = search_method(seconds, budget.threads, &*sources.kiothi_tables()?);
-            let mut oracle = sources.search_oracle(budget, stop)?;
+            let mut method = search_method(seconds, budget.threads, &*sources.kiothi_tables()?);
+            if sources.kiothi_book(p.setup())?.is_some() {
+                method += "; turns 1 and 2 from the opening book where it holds the position";
+            }
+            let mut search = sources.search_oracle(budget, stop)?;
             let info = GameInfo::new(game, method).ignoring(ignored);
-            analyze_game(&record, &mut oracle, info, on_ply)?
+            KiothiPosition::with_book(sources, p, &mut search, |oracle| {
+                Ok(analyze_game(&record, oracle, info, on_ply)?)
+            })?
         }
     };
     bar.finish_and_clear();

@@ -16,8 +16,10 @@ use super::move_values::{notation, search_move_values, MoveEntry, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
 use super::search_budget::Budget;
 use super::value_sources::{ValueSources, Valued};
+use crate::book::Book;
 use crate::error::CliError;
 use crate::game::Game;
+use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpePosition;
 use crate::games::AnyPosition;
 use crate::kpe_db::SolveError;
@@ -56,6 +58,11 @@ pub struct ExactEvaluation {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SearchEvaluation {
     pub best: Option<String>,
+    /// Kiothi, turn 1 or 2: the answer is the opening book's (value, best
+    /// move, line and moves; `depth` the book's depth under the position),
+    /// not a search's. The key is printed only then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub book: bool,
     /// Depth of the deepest completed iteration (0 when the game is over).
     pub depth: u32,
     /// Kiothi: the search took exact values from the endgame tables of
@@ -139,6 +146,7 @@ impl SearchEvaluation {
         let margin = final_margin(pos, root.value);
         SearchEvaluation {
             best: root.best.map(|m| m.to_string()),
+            book: false,
             depth: root.depth,
             endgame_stones: None,
             exact: root.exact,
@@ -171,6 +179,7 @@ impl SearchEvaluation {
         let exact = values.exact() || top.is_none();
         SearchEvaluation {
             best: top.map(|m| m.mv.to_string()),
+            book: false,
             depth: values.depth,
             endgame_stones: None,
             exact,
@@ -194,6 +203,80 @@ impl SearchEvaluation {
             value,
         }
     }
+}
+
+/// Longest book line given as the principal variation.
+const BOOK_LINE: usize = 40;
+
+/// The answer of the setup's shipped opening book for a Kiothi position of
+/// turn 1 or 2, when the book exists and has moves there; a damaged book
+/// is refused (the error contract's `database`, naming the file).
+pub fn book_answer(
+    pos: &AnyPosition,
+    multipv: Option<usize>,
+) -> Result<Option<Evaluation>, CliError> {
+    let AnyPosition::Kiothi(p) = pos else {
+        return Ok(None);
+    };
+    let Some(path) = crate::book::probe::shipped_path(p.setup()).filter(|_| p.is_opening()) else {
+        return Ok(None);
+    };
+    let book = Book::open(&path).map_err(|e| e.refusal("book"))?;
+    if book.root() != &KiothiPosition::start(p.setup()) {
+        return Ok(None);
+    }
+    Ok(book_evaluation(&book, p, multipv).map(Evaluation::Search))
+}
+
+/// The opening book's answer for the Kiothi position `pos`, when the book
+/// has moves there (a position it expanded; a leaf of the book is only a
+/// short search, which `eval` does better): its value, best move and best
+/// line through the book, and with `multipv = Some(n)` its `n` best moves
+/// with their lines.
+pub fn book_evaluation(
+    book: &Book,
+    pos: &KiothiPosition,
+    multipv: Option<usize>,
+) -> Option<SearchEvaluation> {
+    let entry = book.lookup(pos)?;
+    let best = entry.moves.first()?;
+    let moves = multipv.map(|n| {
+        entry
+            .moves
+            .iter()
+            .take(n)
+            .map(|m| {
+                let child = pos.play_move(&m.mv).expect("a book move is legal");
+                let mut line = vec![m.mv];
+                line.extend(book.line(&child, BOOK_LINE - 1));
+                MoveEntry {
+                    mv: m.mv.to_string(),
+                    value: m.value,
+                    exact: Some(false),
+                    pv: Some(notation(&line)),
+                }
+            })
+            .collect()
+    });
+    let margin = final_margin(pos, entry.value);
+    Some(SearchEvaluation {
+        best: Some(best.mv.to_string()),
+        book: true,
+        depth: entry.depth,
+        endgame_stones: None,
+        exact: false,
+        final_margin: margin,
+        interrupted: false,
+        moves,
+        nodes: 0,
+        nps: 0.0,
+        one_warrior_victory: false,
+        over: false,
+        position: pos.to_string(),
+        pv: notation(&book.line(pos, BOOK_LINE)),
+        seconds: 0.0,
+        value: entry.value,
+    })
 }
 
 /// A completed iteration of a search evaluation, as its progress shows it.

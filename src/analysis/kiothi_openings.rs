@@ -1,5 +1,7 @@
-//! `sow openings kiothi[:five] [--time S]`: South's best opening
-//! redistributions and North's best replies, estimated by search.
+//! The opening part of `sow report`'s Kiothi report: South's best opening
+//! redistributions among the engine's candidate families and North's best
+//! replies, estimated by search (the baseline the opening book is measured
+//! against; the book's page is `analysis::book_openings`).
 //!
 //! Method: the opening has hundreds of millions of moves, so the engine's
 //! candidate generator proposes structured families (warriors spread over
@@ -179,6 +181,6 @@ pub fn report(
         moves: moves_json(&south, DEEPENED),
         replies,
         seconds: t0.elapsed().as_secs_f64(),
-        command: format!("sow openings {} --time {seconds}", if start.board_sum() == 50 { "kiothi:five" } else { "kiothi" }),
+        command: String::new(),
     }
 }

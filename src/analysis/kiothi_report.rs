@@ -2,7 +2,7 @@
 //! baselines and an Elo-versus-thinking-time ladder), game lengths,
 //! one-warrior victories and the opening report, all from engine runs made
 //! here; then the pictures, `report.md`/`.json`, `strength.md`,
-//! `openings.md`/`.json` and the game records under `<out>/kiothi/`.
+//! `candidate-openings.md`/`.json` (the engine's candidate families searched) and the game records under `<out>/kiothi/`.
 
 use std::time::Instant;
 

@@ -180,6 +180,7 @@ mod tests {
             depth: 0,
             nodes: 0,
             seconds: 0.0,
+            book: false,
         }
     }
 

@@ -14,8 +14,8 @@ use crate::game::Side;
 use crate::infra::progress::ProgressBar;
 use crate::infra::rng::{splitmix64, Rng};
 use crate::record::play_out;
-use crate::search::AgentSpec;
 use crate::search::{search, Limits, Searchable, TranspositionTable};
+use crate::search::{Agent, AgentSpec};
 
 /// How a match is played.
 #[derive(Clone, Debug, PartialEq)]
@@ -306,10 +306,11 @@ pub fn play_match_until<G: Searchable>(
     } else {
         (0..cfg.games).filter_map(play).collect()
     };
-    summarize(a, b, records)
+    summarize(&a.to_string(), &b.to_string(), records)
 }
 
-fn summarize(a: &AgentSpec, b: &AgentSpec, records: Vec<GameRecord>) -> MatchReport {
+/// The report of a match's game records, from the view of agent `a`.
+pub fn summarize(a: &str, b: &str, records: Vec<GameRecord>) -> MatchReport {
     let scores: Vec<f64> = records.iter().map(|r| r.score_a).collect();
     let games = records.len();
     let wins = scores.iter().filter(|&&s| s == 1.0).count();
@@ -337,7 +338,7 @@ fn summarize(a: &AgentSpec, b: &AgentSpec, records: Vec<GameRecord>) -> MatchRep
     }
 }
 
-fn seed_for(base: u64, a: u64, b: u64) -> u64 {
+pub fn seed_for(base: u64, a: u64, b: u64) -> u64 {
     let mut s =
         base ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
     splitmix64(&mut s)
@@ -443,10 +444,24 @@ fn play_game<G: Searchable>(
 ) -> GameRecord {
     let a_is_south = g.is_multiple_of(2);
     let (south, north) = if a_is_south { (a, b) } else { (b, a) };
-    let mut agents = [
+    let agents = [
         south.build::<G>(seed_for(cfg.seed, g as u64, 1)),
         north.build::<G>(seed_for(cfg.seed, g as u64, 2)),
     ];
+    let names = [south.to_string(), north.to_string()];
+    play_game_between(opening, agents, names, a_is_south, cfg, g)
+}
+
+/// Game `g` from `opening` between built agents (South's first), named
+/// `names`; `a_is_south` says which of them is the match's first agent.
+pub fn play_game_between<G: Searchable>(
+    opening: &Opening<G>,
+    mut agents: [Box<dyn Agent<G> + '_>; 2],
+    names: [String; 2],
+    a_is_south: bool,
+    cfg: &MatchConfig,
+    g: usize,
+) -> GameRecord {
     let mut record = crate::record::GameRecord::new(opening.position.clone());
     let (stop, points) = play_out(&mut record, cfg.ply_cap as usize, |pos| {
         agents[pos.side_to_move().index()].choose(pos)
@@ -468,8 +483,8 @@ fn play_game<G: Searchable>(
     GameRecord {
         game: g,
         start: opening.start.to_string(),
-        south: south.to_string(),
-        north: north.to_string(),
+        south: names[0].clone(),
+        north: names[1].clone(),
         plies: opening.plies.len() + moves.len(),
         opening: opening.plies.clone(),
         opening_value: opening.value,

@@ -5,6 +5,9 @@
 //! renderers (`report`) and the command line (`cli`). Nothing here prints.
 
 pub mod annotate;
+pub mod book_match;
+pub mod book_openings;
+pub mod book_oracle;
 pub mod elo;
 pub mod engine_errors;
 pub mod evaluation;
@@ -23,6 +26,7 @@ pub mod levels;
 pub mod marks;
 pub mod matches;
 pub mod move_values;
+pub mod opening_book;
 pub mod oracle;
 pub mod over_ranks;
 pub mod perft_report;

@@ -90,6 +90,8 @@ pub struct MoveValues<M> {
     pub depth: u32,
     /// Nodes searched (0 for database values).
     pub nodes: u64,
+    /// The values are the opening book's (Kiothi turns 1 and 2).
+    pub book: bool,
     pub seconds: f64,
 }
 
@@ -161,6 +163,7 @@ pub fn kpe_move_values(
         depth: 0,
         nodes: 0,
         seconds: start.elapsed().as_secs_f64(),
+        book: false,
     })
 }
 
@@ -238,6 +241,7 @@ pub fn search_move_values<G: Searchable>(
         depth: 1,
         nodes: children.len() as u64,
         seconds: start.elapsed().as_secs_f64(),
+        book: false,
     };
     on_depth(&done);
     let mut nodes = done.nodes;
@@ -295,6 +299,7 @@ pub fn search_move_values<G: Searchable>(
             depth,
             nodes,
             seconds: start.elapsed().as_secs_f64(),
+            book: false,
         };
         on_depth(&done);
         // The next depth costs several times this one: do not start it

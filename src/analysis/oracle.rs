@@ -81,7 +81,7 @@ pub trait Oracle<G: Game> {
 }
 
 /// A judgement from every move's value (exact sources list them all).
-fn judge_from_values<M: Copy + PartialEq>(
+pub(super) fn judge_from_values<M: Copy + PartialEq>(
     values: &MoveValues<M>,
     played: &M,
 ) -> Option<Judgement<M>> {

@@ -13,7 +13,7 @@ use super::matches::random_opening;
 use crate::error::InputError;
 use crate::game::{Game, Side};
 use crate::games::kiothi::{KiothiPosition, Phase};
-use crate::infra::progress::ProgressBar;
+use crate::infra::progress::{Progress, ProgressBar};
 use crate::infra::rng::{splitmix64, Rng};
 use crate::record::{play_out, GameRecord};
 use crate::search::AgentSpec;
@@ -88,6 +88,25 @@ pub fn self_play(start: &KiothiPosition, cfg: &SelfPlay, bar: &ProgressBar) -> V
         })
         .collect();
     games.iter().flat_map(samples_of_game).collect()
+}
+
+/// [`self_play`] with a progress bar of its games, and the provenance of
+/// its samples (to be written to `data`), timed from `clock`.
+pub fn self_play_with_provenance(
+    start: &KiothiPosition,
+    cfg: &SelfPlay,
+    data: &Path,
+    progress: Progress,
+    clock: std::time::Instant,
+) -> (Vec<Sample>, TuneProvenance) {
+    let bar = progress.count(cfg.games as u64, "self-play", "games");
+    let samples = self_play(start, cfg, &bar);
+    bar.finish_and_clear();
+    let seconds = clock.elapsed().as_secs_f64();
+    (
+        samples,
+        TuneProvenance::self_play(cfg, start, data, seconds),
+    )
 }
 
 /// Game `g`: random opening plies from a seed of (`cfg.seed`, `g`), then
@@ -401,14 +420,14 @@ pub struct Fit {
 pub enum FitError {
     #[error("{0} training positions are too few to fit {FEATURES} weights")]
     TooFewRows(usize),
-    #[error("the normal equations are singular (a feature is constant or collinear); use a larger ridge")]
+    #[error("the normal equations are singular (a feature is constant or collinear); use a larger --ridge")]
     Singular,
     /// The ridge is larger than every entry of the data's normal equations,
     /// so that the solver's relative pivot threshold, scaled by the ridge,
     /// dwarfs the unpenalized bias pivot (a ridge of 1e15 on a few hundred
     /// positions): the data are lost in rounding, and a larger ridge, the
     /// advice for a singular system, would only make it worse.
-    #[error("the ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller ridge")]
+    #[error("--ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller --ridge")]
     RidgeTooLarge { ridge: f64, data: f64 },
 }
 
@@ -650,7 +669,7 @@ mod tests {
             let e = fit(&s, ridge).unwrap_err();
             assert!(matches!(e, FitError::RidgeTooLarge { .. }), "{e}");
             assert_eq!(e.field(), "ridge");
-            assert!(e.to_string().contains("use a smaller ridge"), "{e}");
+            assert!(e.to_string().contains("use a smaller --ridge"), "{e}");
         }
         // A constant feature beside the bias with no ridge: the data's fault.
         let e = fit(&samples(Some(1)), 0.0).unwrap_err();

@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::book_oracle::{kiothi_lookup, BookOracle};
 use super::kpe_db;
 use super::oracle::{KpeOracle, Oracle, SearchOracle};
 use super::search_budget::Budget;
+use crate::book::Book;
 use crate::error::CliError;
-use crate::games::kiothi::KiothiPosition;
+use crate::games::kiothi::{KiothiPosition, Setup};
 use crate::games::kpe::{KpePosition, KpeVariant};
 use crate::infra::progress::Progress;
 use crate::kiothi_tables::KiothiEndgames;
@@ -41,6 +43,9 @@ pub struct ValueSources {
     progress: Progress,
     kpe: Mutex<HashMap<KpeVariant, SharedKpeOracle>>,
     tables: OnceLock<Arc<KiothiEndgames>>,
+    /// Kiothi's opening books, standard and five-pit setups (loaded when
+    /// first needed; `None` when the setup has none).
+    books: [OnceLock<Option<Arc<Book>>>; 2],
 }
 
 impl ValueSources {
@@ -54,6 +59,7 @@ impl ValueSources {
             progress,
             kpe: Mutex::new(HashMap::new()),
             tables: OnceLock::new(),
+            books: Default::default(),
         }
     }
 
@@ -106,6 +112,21 @@ impl ValueSources {
         Ok(self.tables.get_or_init(|| tables).clone())
     }
 
+    /// The setup's shipped opening book (`book::probe::shipped_path`),
+    /// read and checked once; `None` when there is none.
+    pub fn kiothi_book(&self, setup: Setup) -> Result<Option<Arc<Book>>, CliError> {
+        let slot = &self.books[(setup == Setup::FivePit) as usize];
+        if let Some(book) = slot.get() {
+            return Ok(book.clone());
+        }
+        let book = match crate::book::probe::shipped_path(setup) {
+            Some(path) => Some(Arc::new(Book::open(&path).map_err(|e| e.refusal("book"))?)),
+            None => None,
+        };
+        let book = book.filter(|b| b.root() == &KiothiPosition::start(setup));
+        Ok(slot.get_or_init(|| book).clone())
+    }
+
     /// A search within `budget` that takes the game's exact values
     /// ([`Valued::exact_values`]); `stop` ends it early.
     pub fn search_oracle<G: Valued>(
@@ -120,7 +141,8 @@ impl ValueSources {
 
     /// Runs `f` with the oracle of `pos`'s game: its exact one when
     /// `exact` is asked and the game has one (Kpé's database), else a
-    /// search within `budget`.
+    /// search within `budget`, under the game's opening book if it has one
+    /// (Kiothi).
     pub fn with_oracle<G: Valued, T>(
         &self,
         pos: &G,
@@ -134,7 +156,8 @@ impl ValueSources {
             let mut guard = oracle.lock().unwrap_or_else(|e| e.into_inner());
             return f(&mut *guard);
         }
-        f(&mut self.search_oracle::<G>(budget, stop)?)
+        let mut search = self.search_oracle::<G>(budget, stop)?;
+        G::with_book(self, pos, &mut search, f)
     }
 }
 
@@ -149,6 +172,15 @@ pub trait Valued: Searchable {
         sources: &ValueSources,
         pos: &Self,
     ) -> Option<Result<SharedOracle<Self>, CliError>>;
+
+    /// Runs `f` with `inner` under the opening book of `pos`'s game when
+    /// it has one (Kiothi), else with `inner`.
+    fn with_book<T>(
+        sources: &ValueSources,
+        pos: &Self,
+        inner: &mut dyn Oracle<Self>,
+        f: impl FnOnce(&mut dyn Oracle<Self>) -> Result<T, CliError>,
+    ) -> Result<T, CliError>;
 }
 
 impl Valued for KpePosition {
@@ -162,6 +194,15 @@ impl Valued for KpePosition {
     ) -> Option<Result<SharedOracle<Self>, CliError>> {
         Some(sources.kpe(pos.variant()).map(|o| o as _))
     }
+
+    fn with_book<T>(
+        _: &ValueSources,
+        _: &Self,
+        inner: &mut dyn Oracle<Self>,
+        f: impl FnOnce(&mut dyn Oracle<Self>) -> Result<T, CliError>,
+    ) -> Result<T, CliError> {
+        f(inner)
+    }
 }
 
 impl Valued for KiothiPosition {
@@ -171,5 +212,20 @@ impl Valued for KiothiPosition {
 
     fn exact_oracle(_: &ValueSources, _: &Self) -> Option<Result<SharedOracle<Self>, CliError>> {
         None
+    }
+
+    fn with_book<T>(
+        sources: &ValueSources,
+        pos: &Self,
+        inner: &mut dyn Oracle<Self>,
+        f: impl FnOnce(&mut dyn Oracle<Self>) -> Result<T, CliError>,
+    ) -> Result<T, CliError> {
+        match sources.kiothi_book(pos.setup())? {
+            Some(book) => f(&mut BookOracle {
+                lookup: kiothi_lookup(&book),
+                inner,
+            }),
+            None => f(inner),
+        }
     }
 }

@@ -95,7 +95,7 @@ impl AnalyzeArgs {
             ));
         }
         if let Some(dir) = &self.out {
-            write_page(&analysis, dir, &command_line())?;
+            write_page(&analysis, dir, &super::command_line())?;
         }
         if out.json {
             return out.model_sorted(&analysis);
@@ -121,15 +121,4 @@ fn record_flag(e: GameTextError) -> CliError {
         ),
         e => e.into(),
     }
-}
-
-/// The command line that reproduces this run, for the page. An argument
-/// that is not UTF-8 (a file name) is shown lossily: `env::args` panicked.
-fn command_line() -> String {
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
-        .collect();
-    format!("sow {}", args.join(" "))
 }

@@ -174,6 +174,26 @@ pub fn refuse_given(flags: &[(&str, bool)], why: impl Fn(&str) -> String) -> Res
     }
 }
 
+/// A whole number of `flag` from `min` to `max` (as a `T` that holds them).
+pub fn bounded<T: TryFrom<u64>>(flag: &str, text: &str, min: u64, max: u64) -> Result<T, CliError> {
+    let n = text
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n));
+    n.and_then(|n| T::try_from(n).ok()).ok_or_else(|| {
+        let message =
+            format!("--{flag} must be a whole number from {min} to {max}, found `{text}`");
+        CliError::usage(flag, message)
+    })
+}
+
+/// A duration flag (90s, 45m, 2h, 1h30m, or plain seconds).
+pub fn duration(flag: &str, text: &str) -> Result<std::time::Duration, CliError> {
+    let parsed = crate::infra::duration::parse_duration(text);
+    parsed.map_err(|m| CliError::usage(flag, format!("--{flag}: {m}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,11 +38,11 @@ pub struct MatchArgs {
     /// margin (stones captured in the opening plus the value of a
     /// one-thread search to --balance-depth) is within MARGIN stones of
     /// even (0: judged a draw).
-    #[arg(long, value_name = "MARGIN")]
+    #[arg(long, value_name = "MARGIN", value_parser = |t: &str| args::bounded::<i32>("balance", t, 0, i32::MAX as u64))]
     pub balance: Option<i32>,
     /// Depth of the search that judges an opening's balance, 1 to 16
     /// (default 8); only with --balance.
-    #[arg(long, value_name = "PLIES")]
+    #[arg(long, value_name = "PLIES", requires = "balance", value_parser = |t: &str| args::bounded::<u32>("balance-depth", t, 1, 16))]
     pub balance_depth: Option<u32>,
     /// Write the game records as JSON lines to this file.
     #[arg(long, value_name = "FILE")]
@@ -88,38 +88,8 @@ fn agents(args: &MatchArgs) -> Result<(AgentSpec, AgentSpec), CliError> {
     ))
 }
 
-/// Deepest balance search accepted (deeper ones take minutes per opening).
-const MAX_BALANCE_DEPTH: u32 = 16;
-
 /// `--balance-depth` when only `--balance` is given.
 const DEFAULT_BALANCE_DEPTH: u32 = 8;
-
-fn balance(args: &MatchArgs) -> Result<Option<Balance>, CliError> {
-    let Some(margin) = args.balance else {
-        // Refused rather than ignored: a depth alone balances nothing.
-        if let Some(depth) = args.balance_depth {
-            return Err(CliError::usage(
-                "balance-depth",
-                format!("--balance-depth {depth} needs --balance MARGIN (openings are balanced only with it)"),
-            ));
-        }
-        return Ok(None);
-    };
-    let depth = args.balance_depth.unwrap_or(DEFAULT_BALANCE_DEPTH);
-    if margin < 0 {
-        return Err(CliError::usage(
-            "balance",
-            format!("--balance must be a margin of 0 stones or more, found {margin}"),
-        ));
-    }
-    if !(1..=MAX_BALANCE_DEPTH).contains(&depth) {
-        return Err(CliError::usage(
-            "balance-depth",
-            format!("--balance-depth must be 1 to {MAX_BALANCE_DEPTH} plies, found {depth}"),
-        ));
-    }
-    Ok(Some(Balance { depth, margin }))
-}
 
 pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<(), CliError> {
     let (a, b) = agents(args)?;
@@ -131,7 +101,10 @@ pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<
         opening_plies: args.opening.plies,
         seed: args.seed,
         ply_cap: 1000,
-        balance: balance(args)?,
+        balance: args.balance.map(|margin| Balance {
+            margin,
+            depth: args.balance_depth.unwrap_or(DEFAULT_BALANCE_DEPTH),
+        }),
     };
     let bar = Progress::auto(out.quiet || out.json).count(0, "match", "openings + games");
     // Ctrl-C starts no new game: the report holds the finished ones.

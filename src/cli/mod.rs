@@ -31,3 +31,14 @@ pub mod variants;
 pub use crate::analysis::position_models::MOVE_LIST_LIMIT;
 pub use crate::games::{parse_any, AnyPosition};
 pub use output::{CliError, Out};
+
+/// The command line that reproduces this run, for the page. An argument
+/// that is not UTF-8 (a file name) is shown lossily: `env::args` panicked.
+pub fn command_line() -> String {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
+        .collect();
+    format!("sow {}", args.join(" "))
+}

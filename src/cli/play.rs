@@ -21,14 +21,6 @@ use crate::infra::progress::Progress;
 use crate::report::board::{side_name, Board};
 use crate::report::play as text;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SideArg {
-    #[value(name = "S", alias = "s")]
-    South,
-    #[value(name = "N", alias = "n")]
-    North,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     /// Start position (quoted notation or a shortcut); the standard Kpé start by default.
@@ -36,7 +28,7 @@ pub struct PlayArgs {
     pub position: String,
     /// The side you play.
     #[arg(long = "as", value_enum, default_value = "S")]
-    pub side: SideArg,
+    pub side: Side,
     /// The oracle's strength (docs/reference.md, "Levels": how each chooses its moves).
     #[arg(long, value_enum, default_value = "perfect")]
     pub level: Level,
@@ -63,10 +55,6 @@ impl PlayArgs {
         }
         args::check_hash(self.hash.mb)?;
         let start = parse_any(&self.position)?;
-        let human = match self.side {
-            SideArg::South => Side::South,
-            SideArg::North => Side::North,
-        };
         let sources = ValueSources::new(self.db.given(), Progress::auto(out.quiet));
         if let AnyPosition::Kiothi(_) = start {
             if let Some(n) = sources.kiothi_tables()?.max_stones() {
@@ -79,16 +67,14 @@ impl PlayArgs {
             threads,
             ..Budget::default()
         };
-        // No Ctrl-C handler here: in an interactive session Ctrl-C must end
-        // the process as in any terminal program. A handler that only sets
-        // a flag left every later engine search stopped at once (no move)
-        // and did nothing at the prompt. Nothing is written mid-session
-        // (`save` is atomic), so being killed loses nothing.
+        // No Ctrl-C handler: Ctrl-C ends the session as in any terminal
+        // program (a stop flag would stop every later search at once), and
+        // nothing is written mid-session (`save` is atomic).
         let stop = Arc::default();
         let input = &mut std::io::stdin().lock();
         let exact = self.time.is_none();
         crate::with_position!(start, p => {
-            let mut session = Session::new(p, human, self.level, self.seed);
+            let mut session = Session::new(p, self.side, self.level, self.seed);
             sources.with_oracle(&p, exact, &budget, stop, |o| play(&mut session, o, input, out))
         })
     }
@@ -228,33 +214,5 @@ fn save<G: Board + Valued>(s: &Session<G>, file: &str, out: &mut Out) -> Result<
         Ok(()) => out.line(format!("saved to {file} (sow analyze {file})")),
         // A bad path is the player's typo, not the end of the game.
         Err(e) => out.line(format!("not saved: {e}")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::oracle::SearchOracle;
-    use crate::cli::output::Captured;
-    use crate::search::{Limits, TranspositionTable};
-
-    /// A line that is not UTF-8 is refused and the session goes on (it
-    /// ended with an `io` error).
-    #[test]
-    fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
-        let AnyPosition::Kpe(start) = parse_any("kpe:3x3").unwrap() else {
-            unreachable!("kpe:3x3 is Kpé")
-        };
-        let tt = TranspositionTable::new(1);
-        let mut oracle = SearchOracle::new(Limits::seconds(0.1), 1, tt, Arc::default());
-        let printed = Captured::default();
-        let mut out = printed.out(false, true);
-        let mut input: &[u8] = b"\xff\xfe\nboard\nquit\n";
-        let mut session = Session::new(start, Side::South, Level::Perfect, 1);
-        play(&mut session, &mut oracle, &mut input, &mut out).unwrap();
-        out.flush().unwrap();
-        let text = printed.text();
-        assert!(text.contains("refused: the line is not UTF-8"), "{text}");
-        assert!(text.ends_with("goodbye\n"), "{text}");
     }
 }

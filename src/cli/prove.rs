@@ -12,7 +12,6 @@ use super::{CliError, Out};
 use crate::error::ErrorKind;
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::Progress;
-use crate::prove::kept_bounds::KeptBoundsError;
 use crate::prove::pipeline::{ProofError, ProofJob, ProveReport};
 use crate::Game;
 
@@ -34,61 +33,15 @@ pub fn run(
     // `usize::MAX` overflowed the table's size, a panic).
     super::args::check_hash(args.hash_mb)?;
     let progress = Progress::auto(out.quiet || out.json);
-    let job = ProofJob::prepare(pos, args, db, progress).map_err(refusal)?;
+    let job = ProofJob::prepare(pos, args, db, progress).map_err(ProofError::refusal)?;
     let stop = crate::infra::interrupt::ctrl_c_flag();
-    let report = job.run(&stop).map_err(refusal)?;
+    let report = job.run(&stop).map_err(ProofError::refusal)?;
     if out.json {
         let value = serde_json::to_value(&report)
             .map_err(|e| CliError::new(ErrorKind::Io, None, format!("encoding JSON: {e}")))?;
         return out.json(&value);
     }
     print_human(pos, &report, out)
-}
-
-/// A failed proof as the error contract has it: the field is the flag or
-/// argument at fault.
-fn refusal(e: ProofError) -> CliError {
-    match e {
-        ProofError::Opening { .. } => CliError::new(
-            ErrorKind::Unsupported,
-            Some("position"),
-            format!("{e} (use `sow eval` or `sow openings kiothi` for estimates)"),
-        ),
-        ProofError::Tables(e) => e.into(),
-        ProofError::Kept(e) => kept_refusal(&e, String::new()),
-        ProofError::KeptNotSaved {
-            source,
-            lower,
-            upper,
-        } => kept_refusal(
-            &source,
-            format!(" (the proof had reached [{lower:+}, {upper:+}] for the mover)"),
-        ),
-        ProofError::CheckPanicked | ProofError::Check(_) => {
-            CliError::new(ErrorKind::Internal, Some("verify"), e.to_string())
-        }
-        ProofError::CheckTooLarge { .. } => CliError::usage("verify", e.to_string()),
-    }
-}
-
-/// A refusal of `--keep`'s file, `note` after its message.
-fn kept_refusal(e: &KeptBoundsError, note: String) -> CliError {
-    let (kind, message) = match e {
-        KeptBoundsError::NoRoom { path, most, free } => (
-            ErrorKind::Unsupported,
-            format!(
-                "{} can take up to {} MiB (every entry of the --hash table), {} MiB free there",
-                path.display(),
-                most >> 20,
-                free >> 20
-            ),
-        ),
-        KeptBoundsError::Malformed { .. } => (ErrorKind::Malformed, e.to_string()),
-        KeptBoundsError::NotWritable(_)
-        | KeptBoundsError::Read { .. }
-        | KeptBoundsError::Write(_) => (ErrorKind::Io, e.to_string()),
-    };
-    CliError::new(kind, Some("keep"), format!("{message}{note}"))
 }
 
 fn print_human(pos: &KiothiPosition, r: &ProveReport, out: &mut Out) -> Result<(), CliError> {

@@ -73,22 +73,15 @@ impl TuneArgs {
             }
             write_atomic(&self.data, to_csv(&samples).as_bytes())?;
         }
-        let fitted = fitted.map_err(fit_refusal)?;
+        let fitted = fitted.map_err(|e| CliError::usage(e.field(), e.to_string()))?;
         write_atomic(
             &self.out,
             tune::weights_json(&fitted, &provenance).as_bytes(),
         )?;
-        if out.json {
-            let seconds = clock.elapsed().as_secs_f64();
-            let (n, data, to) = (samples.len(), &self.data, &self.out);
-            return out.model_sorted(&TuneOutput::new(&fitted, n, data, to, provenance, seconds));
-        }
-        out.lines(crate::report::tune::text(
-            &fitted,
-            samples.len(),
-            &self.data,
-            &self.out,
-        ))
+        let seconds = clock.elapsed().as_secs_f64();
+        let (n, data, to) = (samples.len(), &self.data, &self.out);
+        let output = TuneOutput::new(&fitted, n, data, to, provenance, seconds);
+        out.result(&output, crate::report::tune::text)
     }
 
     fn check(&self) -> Result<(), CliError> {
@@ -129,35 +122,20 @@ impl TuneArgs {
         out: &mut Out,
         clock: Instant,
     ) -> Result<(Vec<Sample>, TuneProvenance), CliError> {
+        let (games, depth, seed) = (self.games, self.depth, self.seed);
         out.info(format!(
-            "self-play: {} games at depth {} from {start} (seed {})",
-            self.games, self.depth, self.seed
+            "self-play: {games} games at depth {depth} from {start} (seed {seed})"
         ))?;
         let cfg = SelfPlay {
-            games: self.games,
-            depth: self.depth,
-            seed: self.seed,
+            games,
+            depth,
+            seed,
             opening_plies: self.opening.plies,
             hand_eval: self.hand_eval,
         };
-        let bar =
-            Progress::auto(out.quiet || out.json).count(self.games as u64, "self-play", "games");
-        let samples = tune::self_play(start, &cfg, &bar);
-        bar.finish_and_clear();
-        let seconds = clock.elapsed().as_secs_f64();
-        Ok((
-            samples,
-            TuneProvenance::self_play(&cfg, start, &self.data, seconds),
+        let progress = Progress::auto(out.quiet || out.json);
+        Ok(tune::self_play_with_provenance(
+            start, &cfg, &self.data, progress, clock,
         ))
     }
-}
-
-/// A fit the data or the ridge spoiled, in the words of the flags.
-fn fit_refusal(e: FitError) -> CliError {
-    let message = match &e {
-        FitError::TooFewRows(_) => e.to_string(),
-        FitError::Singular => "the normal equations are singular (a feature is constant or collinear); use a larger --ridge".into(),
-        FitError::RidgeTooLarge { ridge, data } => format!("--ridge {ridge:e} swamps the data (the largest entry of its normal equations is {data:e}): the fit is lost in rounding; use a smaller --ridge"),
-    };
-    CliError::usage(e.field(), message)
 }

@@ -5,6 +5,7 @@
 pub mod allocator;
 pub mod atomics;
 pub mod checksum;
+pub mod duration;
 pub mod files;
 pub mod interrupt;
 pub mod limits;

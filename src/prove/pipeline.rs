@@ -13,6 +13,7 @@ use super::bounds::BoundTable;
 use super::certificate::{check_bounds, CertificateError, CertificateReport, CheckLimits};
 use super::kept_bounds::{KeptBounds, KeptBoundsError};
 use super::{prove_with_tables, ProveLimits, ProveProgress};
+use crate::error::{CliError, ErrorKind};
 use crate::games::kiothi::KiothiPosition;
 use crate::infra::progress::{Progress, ProgressBar};
 use crate::kiothi_tables::{EndgameError, KiothiEndgames, MAX_STONES};
@@ -297,6 +298,55 @@ fn progress_line(p: &ProveProgress) -> String {
         "depth {}  value in [{:+}, {:+}]  nodes {}  {:.1} s",
         p.depth, p.lower, p.upper, p.nodes, p.seconds
     )
+}
+
+/// A failed proof as the error contract has it: the field is the flag or
+/// argument at fault.
+impl ProofError {
+    pub fn refusal(self) -> CliError {
+        let e = self;
+        match e {
+            ProofError::Opening { .. } => CliError::new(
+                ErrorKind::Unsupported,
+                Some("position"),
+                format!("{e} (use `sow eval` or `sow openings kiothi` for estimates)"),
+            ),
+            ProofError::Tables(e) => e.into(),
+            ProofError::Kept(e) => kept_refusal(&e, String::new()),
+            ProofError::KeptNotSaved {
+                source,
+                lower,
+                upper,
+            } => kept_refusal(
+                &source,
+                format!(" (the proof had reached [{lower:+}, {upper:+}] for the mover)"),
+            ),
+            ProofError::CheckPanicked | ProofError::Check(_) => {
+                CliError::new(ErrorKind::Internal, Some("verify"), e.to_string())
+            }
+            ProofError::CheckTooLarge { .. } => CliError::usage("verify", e.to_string()),
+        }
+    }
+}
+
+/// A refusal of `--keep`'s file, `note` after its message.
+fn kept_refusal(e: &KeptBoundsError, note: String) -> CliError {
+    let (kind, message) = match e {
+        KeptBoundsError::NoRoom { path, most, free } => (
+            ErrorKind::Unsupported,
+            format!(
+                "{} can take up to {} MiB (every entry of the --hash table), {} MiB free there",
+                path.display(),
+                most >> 20,
+                free >> 20
+            ),
+        ),
+        KeptBoundsError::Malformed { .. } => (ErrorKind::Malformed, e.to_string()),
+        KeptBoundsError::NotWritable(_)
+        | KeptBoundsError::Read { .. }
+        | KeptBoundsError::Write(_) => (ErrorKind::Io, e.to_string()),
+    };
+    CliError::new(kind, Some("keep"), format!("{message}{note}"))
 }
 
 #[cfg(test)]

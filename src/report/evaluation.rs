@@ -78,13 +78,17 @@ fn searched(e: &SearchEvaluation, side: Side) -> Lines {
         lines.push((false, format!("game over: {side:?} to move has no legal move; the value is the final sweep (final margin {:+})", e.final_margin)));
     }
     let how = if e.exact { "exact" } else { "estimate" };
-    lines.push((
-        true,
-        format!(
+    let value = match e.book {
+        true => format!(
+            "value    {:+} for {side:?} to move (opening book; book depth {})",
+            e.value, e.depth
+        ),
+        false => format!(
             "value    {:+} for {side:?} to move ({how}; depth {}, {} nodes, {:.1} s)",
             e.value, e.depth, e.nodes, e.seconds
         ),
-    ));
+    };
+    lines.push((true, value));
     if let Some(n) = e.endgame_stones {
         lines.push((false, format!("tables   {}", coverage(n))));
     }

@@ -406,7 +406,7 @@ pub fn page(summary: &KiothiReport) -> String {
 
     let o = &summary.openings;
     md += &format!(
-        "## Opening redistributions\n\nEstimated by search from `{}` ([opening report](openings.md), {:.0} s): {} candidates out of {} legal first moves, the best searched {} s each. Values are estimates for South, not exact.\n\n![start position and best opening found](start-board.svg)\n\n| move | value for South | depth | exact |\n|---|---|---|---|\n",
+        "## Opening redistributions\n\nEstimated by search from `{}` ([candidate openings](candidate-openings.md); the opening book's page: [openings](openings.md), {:.0} s): {} candidates out of {} legal first moves, the best searched {} s each. Values are estimates for South, not exact.\n\n![start position and best opening found](start-board.svg)\n\n| move | value for South | depth | exact |\n|---|---|---|---|\n",
         o.position,
         o.seconds,
         o.candidates,
@@ -466,9 +466,9 @@ mod tests {
         let saved: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(again, saved, "no key lost or added");
         assert!(page(&r).contains("## Elo against thinking time"));
-        let text = include_str!("../../results/kiothi/openings.json");
+        let text = include_str!("../../results/kiothi/candidate-openings.json");
         let o: crate::analysis::kiothi_openings::OpeningReport =
-            serde_json::from_str(text).expect("openings.json reads as the model");
+            serde_json::from_str(text).expect("candidate-openings.json reads as the model");
         let saved: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_value(&o).unwrap(), saved);
     }

@@ -1,4 +1,4 @@
-//! The Kiothi opening report page.
+//! The Kiothi opening report page, its files and its text.
 
 use super::markdown::value_table;
 use crate::analysis::kiothi_openings::{OpeningReport, ScoredMove};

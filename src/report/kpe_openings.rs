@@ -1,8 +1,12 @@
-//! The Kpé opening report page.
+//! The Kpé opening report page, its files and its text.
+
+use std::path::Path;
 
 use super::markdown::value_table;
 use crate::analysis::kpe_openings::KpeOpeningReport;
 use crate::analysis::move_values::MoveEntry;
+use crate::games::kpe::KpeVariant;
+use crate::infra::files::{write_report, WriteError};
 
 fn values(moves: &[MoveEntry]) -> impl Iterator<Item = (&str, i64)> {
     moves.iter().map(|m| (m.mv.as_str(), m.value as i64))
@@ -46,4 +50,46 @@ pub fn markdown(r: &KpeOpeningReport) -> String {
         p.total, p.unlocked, p.opening_phase
     );
     md
+}
+
+/// The report and the two files it was written to (`sow openings kpe
+/// --json`).
+#[derive(serde::Serialize)]
+pub struct Written<'a> {
+    #[serde(flatten)]
+    pub report: &'a KpeOpeningReport,
+    pub files: [String; 2],
+}
+
+/// Writes the report of `variant` as `kpe/openings[-WxK].md` and `.json`
+/// under `out_dir`.
+pub fn write<'a>(
+    r: &'a KpeOpeningReport,
+    variant: KpeVariant,
+    out_dir: &Path,
+) -> Result<Written<'a>, WriteError> {
+    let stem = match variant == KpeVariant::STANDARD {
+        true => "openings".to_string(),
+        false => format!("openings-{variant}"),
+    };
+    let (md, json) = write_report(&out_dir.join("kpe"), &stem, r, &markdown(r))?;
+    let files = [md.display().to_string(), json.display().to_string()];
+    Ok(Written { report: r, files })
+}
+
+/// The start's value, its first moves, the line of perfect play, the files.
+pub fn text(w: &Written) -> Vec<String> {
+    let s = &w.report.start;
+    let mut lines = vec![format!(
+        "start value {:+} for South ({})",
+        s.value, s.result
+    )];
+    lines.extend(
+        s.moves
+            .iter()
+            .map(|m| format!("  first move {}: {:+}", m.mv, m.value)),
+    );
+    lines.push(format!("perfect play: {}", s.pv.join(" ")));
+    lines.push(format!("wrote {} and {}", w.files[0], w.files[1]));
+    lines
 }

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod board;
+pub mod book_openings;
 pub mod evaluation;
 pub mod export;
 pub mod index;
@@ -14,6 +15,7 @@ pub mod kpe_solve;
 pub mod man;
 pub mod markdown;
 pub mod matches;
+pub mod opening_book;
 pub mod over_ranks;
 pub mod perft;
 pub mod play;

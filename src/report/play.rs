@@ -48,7 +48,15 @@ pub fn prompt<G: Searchable>(s: &Session<G>) -> String {
 pub fn hint<G: Searchable>(s: &Session<G>, values: &MoveValues<G::Move>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut shown = values.moves.len();
-    if !values.complete {
+    if values.book {
+        lines.push(format!(
+            "the opening book's moves ({} of {} legal moves, book depth {}):",
+            values.moves.len(),
+            s.record().current().move_count(),
+            values.depth
+        ));
+        shown = OPENING_HINTS;
+    } else if !values.complete {
         lines.push(format!(
             "the opening explorer's best redistributions (the search's {} candidates of {} legal moves, depth {}):",
             values.moves.len(),

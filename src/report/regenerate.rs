@@ -242,8 +242,11 @@ fn kiothi_part(
     write_files(
         &dir,
         [
-            ("openings.json", pretty_json(&opening)),
-            ("openings.md", kiothi_openings_page::markdown(&opening)),
+            ("candidate-openings.json", pretty_json(&opening)),
+            (
+                "candidate-openings.md",
+                kiothi_openings_page::markdown(&opening),
+            ),
             ("elo-time.svg", kiothi_pictures::elo_time_chart(&summary)),
             ("scores.svg", kiothi_pictures::scores_chart(&summary)),
             ("game-lengths.svg", kiothi_pictures::lengths_chart(&summary)),

@@ -1,25 +1,20 @@
 //! `sow tune`'s text: the fitted weights, and each evaluation's error
 //! against the realized margins.
 
-use std::path::Path;
+use crate::analysis::tune::{Comparison, Errors, TuneOutput, FEATURE_NAMES};
 
-use crate::analysis::tune::{Comparison, Errors, Fit, FEATURE_NAMES};
-
-/// The lines of a fit of `positions` positions read from (or written to)
-/// `data`, its weights written to `out`.
-pub fn text(fitted: &Fit, positions: usize, data: &Path, out: &Path) -> Vec<String> {
+/// The lines of a fit: its positions, weights and errors, and the files
+/// its data were read from (or written to) and its weights written to.
+pub fn text(fitted: &TuneOutput) -> Vec<String> {
     let mut lines = vec![
         format!(
             "{} positions ({} train, {} validation) in {}",
-            positions,
-            fitted.train.positions,
-            fitted.validation.positions,
-            data.display()
+            fitted.positions, fitted.train.positions, fitted.validation.positions, fitted.data
         ),
         "weights (warriors per unit):".to_string(),
     ];
-    for (name, w) in FEATURE_NAMES.iter().zip(fitted.real) {
-        lines.push(format!("  {name:<15} {w:+.4}"));
+    for name in FEATURE_NAMES {
+        lines.push(format!("  {name:<15} {:+.4}", fitted.weights[name]));
     }
     lines.push("error vs realized margin   train rmse/mae    validation rmse/mae".to_string());
     // An empty set (the validation set of fewer than five games) has no
@@ -39,6 +34,6 @@ pub fn text(fitted: &Fit, positions: usize, data: &Path, out: &Path) -> Vec<Stri
         let (t, v) = (pick(&fitted.train), pick(&fitted.validation));
         lines.push(format!("  {name:<22} {}      {}", cell(t), cell(v)));
     }
-    lines.push(format!("weights written to {}", out.display()));
+    lines.push(format!("weights written to {}", fitted.out));
     lines
 }

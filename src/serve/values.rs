@@ -57,6 +57,8 @@ pub struct ValuesModel {
     pub complete: bool,
     /// True when every legal move is listed and every value is proven.
     pub exact: bool,
+    /// True when the moves are the opening book's (Kiothi turns 1 and 2).
+    pub book: bool,
     /// Search depth in plies from the position (`null` for the database).
     pub depth: Option<u32>,
     /// True when the client's stop (or a newer search) ended the search.
@@ -74,6 +76,7 @@ impl ValuesModel {
             count: pos.move_count(),
             complete: values.complete,
             exact: values.exact(),
+            book: values.book,
             depth: searched.then_some(values.depth),
             interrupted: searched && stopped,
         }

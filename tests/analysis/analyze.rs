@@ -730,3 +730,19 @@ fn a_one_warrior_victory_is_reported_as_such() {
     assert_eq!(v["ending"]["one_warrior_victory"], false, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A line that is not UTF-8 is refused and the session goes on (it
+/// ended with an `io` error).
+#[test]
+fn a_line_that_is_not_utf8_is_refused_and_play_goes_on() {
+    let args = ["--threads", "1", "play", "kpe:3x3", "--time", "0.1"];
+    let out = crate::common::sow_with_input(&args, b"\xff\xfe\nboard\nquit\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refused: the line is not UTF-8"), "{text}");
+    assert!(text.ends_with("goodbye\n"), "{text}");
+}

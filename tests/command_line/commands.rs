@@ -273,10 +273,7 @@ fn an_unwritable_output_is_refused_before_the_work() {
     let cases: &[(&[&str], &str)] = &[
         (&["report", "--out", &dir], "out"),
         (&["variants", "--out", &dir], "out"),
-        (
-            &["openings", "kiothi", "--time", "600", "--out", &dir],
-            "out",
-        ),
+        (&["openings", "kiothi", "--out", &dir], "out"),
         (
             &["tune", "kiothi", "--games", "100000", "--data", &csv],
             "data",

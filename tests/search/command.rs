@@ -110,26 +110,6 @@ fn balanced_match_plays_openings_judged_even() {
 }
 
 #[test]
-fn openings_kiothi_writes_its_report() {
-    let dir = std::env::temp_dir().join(format!("sow-kopen-{}", std::process::id()));
-    let v = json_of(&sow(&[
-        "--json",
-        "openings",
-        "kiothi:five",
-        "--time",
-        "0.05",
-        "--out",
-        dir.to_str().unwrap(),
-    ]));
-    assert_eq!(v["legal_moves"], 200_300_100);
-    assert!(v["candidates"].as_u64().unwrap() > 20);
-    assert!(!v["moves"].as_array().unwrap().is_empty());
-    let md = std::fs::read_to_string(dir.join("kiothi/openings-five.md")).unwrap();
-    assert!(md.contains("**Coverage.**"));
-    std::fs::remove_dir_all(dir).unwrap();
-}
-
-#[test]
 fn bad_search_requests_are_refused_with_the_field() {
     for (args, field) in [
         (&["--json", "eval", "kiothi", "--time", "0"][..], "time"),

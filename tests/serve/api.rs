@@ -548,3 +548,21 @@ fn kiothi_searches_take_the_endgame_tables_of_the_state() {
     running.shutdown();
     std::fs::remove_dir_all(&db).unwrap();
 }
+
+/// The page's opening list at the Kiothi start is the shipped book's, as
+/// `eval --multipv` gives it.
+#[test]
+fn the_opening_list_comes_from_the_book() {
+    let values = get_json("/api/values", &[("position", "kiothi")]);
+    assert_eq!(values["book"], true, "{values}");
+    let eval: Value = serde_json::from_str(&cli(&["eval", "kiothi", "--multipv", "5"])).unwrap();
+    assert_eq!(eval["book"], true, "{eval}");
+    let first = |v: &Value| {
+        v["moves"].as_array().unwrap()[..5]
+            .iter()
+            .map(|m| (m["move"].clone(), m["value"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(first(&values), first(&eval));
+    assert_eq!(values["moves"][0]["value"], eval["value"]);
+}

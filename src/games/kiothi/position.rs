@@ -122,6 +122,19 @@ impl KiothiPosition {
         }
     }
 
+    /// Turn 1 on a board of the caller's choosing, for tests of code that
+    /// walks whole opening trees (a real setup has 300 million first
+    /// moves). Not a setup of the game: the notation takes only the totals
+    /// of RULES §2.1 (so such a position prints but does not parse back),
+    /// and no command builds one. Its `setup()` answers `SixPit`.
+    #[doc(hidden)]
+    pub fn test_opening(pits: [u8; PITS]) -> KiothiPosition {
+        KiothiPosition {
+            pits,
+            ..KiothiPosition::start(Setup::SixPit)
+        }
+    }
+
     /// The 20 pit counts in pit order.
     pub fn pits(&self) -> [u8; PITS] {
         self.pits

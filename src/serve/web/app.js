@@ -185,7 +185,7 @@ function drawValues() {
   if (ui.show.over) return;
   if (isOpening()) {
     const p = document.createElement("p");
-    p.textContent = `${ui.show.move_count} opening moves: pick two pits to lift, then click a target pit for each warrior; or type the move. The search's best candidates:`;
+    p.textContent = `${ui.show.move_count} opening moves: pick two pits to lift, then click a target pit for each warrior; or type the move. The best moves found (from the opening book where it has the position):`;
     box.appendChild(p);
   }
   if (!v) {
@@ -196,7 +196,7 @@ function drawValues() {
   table.id = "values-table";
   table.innerHTML = "<tr><th>move</th><th>value</th><th></th></tr>";
   const best = v.moves.length ? v.moves[0].value : null;
-  // An opening lists the search's candidates: the best dozen are shown.
+  // An opening lists the book's moves or the search's candidates: the best dozen are shown.
   for (const m of isOpening() ? v.moves.slice(0, 12) : v.moves) {
     const tr = document.createElement("tr");
     if (m.value === best) tr.className = "best";
@@ -218,7 +218,8 @@ function drawValues() {
   const note = document.createElement("p");
   note.className = "muted";
   note.id = "values-note";
-  note.textContent = !v.complete ? `estimates of ${v.moves.length} candidate moves, search depth ${v.depth}`
+  note.textContent = v.book ? `the opening book's ${v.moves.length} moves here, book depth ${v.depth}`
+    : !v.complete ? `estimates of ${v.moves.length} candidate moves, search depth ${v.depth}`
     : v.exact ? "exact values" + (v.depth === null ? "" : ` (proved by a search of depth ${v.depth})`)
     : `estimates: search depth ${v.depth} after each move` + (v.interrupted ? " (the next depth was cut short)" : "");
   box.appendChild(note);

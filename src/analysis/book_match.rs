@@ -1,0 +1,119 @@
+//! The opening book's strength: the engine with the book against the same
+//! engine choosing its opening as it always has (its search over the
+//! candidate families), in games from the setup itself, colours
+//! alternating. The book side plays the book's best move wherever the
+//! book has the position (among moves of equal value, one drawn by the
+//! game's seed, which makes the games differ) and the engine elsewhere.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::matches::{play_game_between, seed_for, summarize, MatchConfig, MatchReport, Opening};
+use crate::book::Book;
+use crate::games::kiothi::{KiothiMove, KiothiPosition};
+use crate::infra::progress::ProgressBar;
+use crate::infra::rng::Rng;
+use crate::search::{Agent, AgentSpec, Limits};
+
+/// The book's move where it has the position, the engine's elsewhere.
+pub struct BookAgent<'a> {
+    book: &'a Book,
+    engine: Box<dyn Agent<KiothiPosition>>,
+    rng: Rng,
+}
+
+impl Agent<KiothiPosition> for BookAgent<'_> {
+    fn choose(&mut self, pos: &KiothiPosition) -> Option<KiothiMove> {
+        let entry = self.book.lookup(pos).filter(|e| !e.moves.is_empty());
+        let Some(entry) = entry else {
+            return self.engine.choose(pos);
+        };
+        let best = entry.moves[0].value;
+        let tied = entry.moves.iter().take_while(|m| m.value == best).count();
+        Some(entry.moves[self.rng.below(tied)].mv)
+    }
+}
+
+/// One strength figure of the openings page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StrengthMatch {
+    /// Seconds per move of both engines.
+    pub time: f64,
+    pub games: usize,
+    /// The book side's share of the points.
+    pub score: f64,
+    /// Elo difference (book side minus the other) and its 95% interval.
+    #[serde(serialize_with = "super::elo::as_elo")]
+    pub elo: f64,
+    #[serde(serialize_with = "super::elo::as_elo")]
+    pub elo_low: f64,
+    #[serde(serialize_with = "super::elo::as_elo")]
+    pub elo_high: f64,
+    pub wins: usize,
+    pub draws: usize,
+    pub losses: usize,
+    pub average_plies: f64,
+}
+
+/// `games` games from `book`'s root at `seconds` a move on one thread
+/// each (games in parallel), the book side South in even games.
+pub fn book_match(
+    book: &Book,
+    seconds: f64,
+    games: usize,
+    seed: u64,
+    bar: &ProgressBar,
+) -> StrengthMatch {
+    let engine = AgentSpec::AlphaBeta {
+        limits: Limits::seconds(seconds),
+        threads: 1,
+        tt_mb: 16,
+        hand_eval: false,
+    };
+    let cfg = MatchConfig {
+        games,
+        opening_plies: 0,
+        seed,
+        ..MatchConfig::default()
+    };
+    let start = *book.root();
+    let opening = Opening {
+        start,
+        plies: Vec::new(),
+        position: start,
+        value: None,
+    };
+    let (a_name, b_name) = (format!("book+{engine}"), engine.to_string());
+    let records: Vec<_> = (0..games)
+        .into_par_iter()
+        .map(|g| {
+            let a_is_south = g % 2 == 0;
+            let with_book: Box<dyn Agent<KiothiPosition> + '_> = Box::new(BookAgent {
+                book,
+                engine: engine.build(seed_for(seed, g as u64, 1)),
+                rng: Rng::new(seed_for(seed, g as u64, 3)),
+            });
+            let plain = engine.build(seed_for(seed, g as u64, 2));
+            let (agents, names) = match a_is_south {
+                true => ([with_book, plain], [a_name.clone(), b_name.clone()]),
+                false => ([plain, with_book], [b_name.clone(), a_name.clone()]),
+            };
+            let record = play_game_between(&opening, agents, names, a_is_south, &cfg, g);
+            bar.inc(1);
+            record
+        })
+        .collect();
+    let r: MatchReport = summarize(&a_name, &b_name, records);
+    StrengthMatch {
+        time: seconds,
+        games: r.games,
+        score: r.score,
+        elo: r.elo,
+        elo_low: r.elo_low,
+        elo_high: r.elo_high,
+        wins: r.wins,
+        draws: r.draws,
+        losses: r.losses,
+        average_plies: r.average_plies,
+    }
+}
