@@ -34,25 +34,14 @@ impl Agent<KiothiPosition> for BookAgent<'_> {
     }
 }
 
-/// One strength figure of the openings page.
+/// One strength figure of the openings page: the match's report (from
+/// the book side's view: its score, Elo and interval) at `time` seconds a
+/// move.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StrengthMatch {
-    /// Seconds per move of both engines.
     pub time: f64,
-    pub games: usize,
-    /// The book side's share of the points.
-    pub score: f64,
-    /// Elo difference (book side minus the other) and its 95% interval.
-    #[serde(serialize_with = "super::elo::as_elo")]
-    pub elo: f64,
-    #[serde(serialize_with = "super::elo::as_elo")]
-    pub elo_low: f64,
-    #[serde(serialize_with = "super::elo::as_elo")]
-    pub elo_high: f64,
-    pub wins: usize,
-    pub draws: usize,
-    pub losses: usize,
-    pub average_plies: f64,
+    #[serde(flatten)]
+    pub report: MatchReport,
 }
 
 /// `games` games from `book`'s root at `seconds` a move on one thread
@@ -103,17 +92,8 @@ pub fn book_match(
             record
         })
         .collect();
-    let r: MatchReport = summarize(&a_name, &b_name, records);
     StrengthMatch {
         time: seconds,
-        games: r.games,
-        score: r.score,
-        elo: r.elo,
-        elo_low: r.elo_low,
-        elo_high: r.elo_high,
-        wins: r.wins,
-        draws: r.draws,
-        losses: r.losses,
-        average_plies: r.average_plies,
+        report: summarize(&a_name, &b_name, records),
     }
 }

@@ -86,9 +86,11 @@ pub fn markdown(p: &BookOpenings, setup: Setup) -> String {
         t.stability_detail.quarter_expansions, t.stability_detail.expansions, t.stability_detail.overlap
     );
     for m in &t.matches {
+        let r = &m.report;
+        let (e, low, high) = (elo(r.elo), elo(r.elo_low), elo(r.elo_high));
         md += &format!(
-            "| strength at {} s a move: the engine with the book vs without it, {} games (+{} ={} -{}) | score {:.3}, Elo {} ({} .. {}) | interval above 0 |\n",
-            m.time, m.games, m.wins, m.draws, m.losses, m.score, elo(m.elo), elo(m.elo_low), elo(m.elo_high)
+            "| strength at {} s a move: the engine with the book vs without it, {} games (+{} ={} -{}) | score {:.3}, Elo {e} ({low} .. {high}) | interval above 0 |\n",
+            m.time, r.games, r.wins, r.draws, r.losses, r.score
         );
     }
     if t.matches.is_empty() {
@@ -225,14 +227,11 @@ pub fn text(p: &BookOpenings, files: &[String]) -> Vec<String> {
         t.spearman, t.recall, t.sample, t.exploit_max_drop, t.stability_detail.overlap
     ));
     lines.extend(t.matches.iter().map(|m| {
+        let r = &m.report;
+        let (e, low, high) = (elo(r.elo), elo(r.elo_low), elo(r.elo_high));
         format!(
-            "strength at {} s a move: {} games, score {:.3}, Elo {} ({} .. {})",
-            m.time,
-            m.games,
-            m.score,
-            elo(m.elo),
-            elo(m.elo_low),
-            elo(m.elo_high)
+            "strength at {} s a move: {} games, score {:.3}, Elo {e} ({low} .. {high})",
+            m.time, r.games, r.score
         )
     }));
     lines.push(format!("wrote {}", files.join(", ")));
