@@ -288,11 +288,6 @@ fn file_bytes(path: &Path) -> u64 {
 /// The book's best first moves and, for the best few, North's best book
 /// replies (a reply's value for South is minus its value for North).
 fn best_moves(book: &Book, root: &KiothiPosition, moves: &[BookMove]) -> Vec<BookFirstMove> {
-    let valued = |m: &BookMove, sign: i32| ValuedMove {
-        mv: m.mv.to_string(),
-        value: sign * m.value,
-        depth: m.depth,
-    };
     moves
         .iter()
         .take(BEST_SHOWN)
@@ -317,6 +312,16 @@ fn best_moves(book: &Book, root: &KiothiPosition, moves: &[BookMove]) -> Vec<Boo
             }
         })
         .collect()
+}
+
+/// A book move with its value for its mover (`sign` 1) or for the other
+/// side (`sign` -1).
+fn valued(m: &BookMove, sign: i32) -> ValuedMove {
+    ValuedMove {
+        mv: m.mv.to_string(),
+        value: sign * m.value,
+        depth: m.depth,
+    }
 }
 
 /// `r.sample` uniformly random first moves, each valued by the reply
@@ -441,11 +446,7 @@ fn stability(
         quarter_top: small_moves
             .iter()
             .take(STABILITY_TOP)
-            .map(|m| ValuedMove {
-                mv: m.mv.to_string(),
-                value: m.value,
-                depth: m.depth,
-            })
+            .map(|m| valued(m, 1))
             .collect(),
         seconds: t0.elapsed().as_secs_f64(),
     })

@@ -5,6 +5,7 @@
 
 use super::move_values::{MoveValue, MoveValues};
 use super::oracle::{judge_from_values, Judgement, Oracle};
+use crate::book::probe::BOOK_LINE;
 use crate::book::Book;
 use crate::game::Game;
 use crate::games::kiothi::KiothiPosition;
@@ -12,9 +13,6 @@ use crate::kpe_db::SolveError;
 
 /// The book's move values of a position, when it has moves there.
 pub type BookLookup<'a, G> = Box<dyn Fn(&G) -> Option<MoveValues<<G as Game>::Move>> + 'a>;
-
-/// Longest line a book move is given with.
-const LINE: usize = 40;
 
 /// `book` as a lookup: a position it expanded gives its book moves, best
 /// first, each with its line through the book (values estimated, not
@@ -25,16 +23,11 @@ pub fn kiothi_lookup(book: &Book) -> BookLookup<'_, KiothiPosition> {
         let moves = entry
             .moves
             .iter()
-            .map(|m| {
-                let child = pos.play_move(&m.mv).expect("a book move is legal");
-                let mut line = vec![m.mv];
-                line.extend(book.line(&child, LINE - 1));
-                MoveValue {
-                    mv: m.mv,
-                    value: m.value,
-                    exact: false,
-                    line,
-                }
+            .map(|m| MoveValue {
+                mv: m.mv,
+                value: m.value,
+                exact: false,
+                line: book.move_line(pos, m.mv, BOOK_LINE),
             })
             .collect();
         Some(MoveValues {

@@ -205,9 +205,6 @@ impl SearchEvaluation {
     }
 }
 
-/// Longest book line given as the principal variation.
-const BOOK_LINE: usize = 40;
-
 /// The answer of the setup's shipped opening book for a Kiothi position of
 /// turn 1 or 2, when the book exists and has moves there; a damaged book
 /// is refused (the error contract's `database`, naming the file).
@@ -246,9 +243,7 @@ pub fn book_evaluation(
             .iter()
             .take(n)
             .map(|m| {
-                let child = pos.play_move(&m.mv).expect("a book move is legal");
-                let mut line = vec![m.mv];
-                line.extend(book.line(&child, BOOK_LINE - 1));
+                let line = book.move_line(pos, m.mv, crate::book::probe::BOOK_LINE);
                 MoveEntry {
                     mv: m.mv.to_string(),
                     value: m.value,
@@ -273,7 +268,7 @@ pub fn book_evaluation(
         one_warrior_victory: false,
         over: false,
         position: pos.to_string(),
-        pv: notation(&book.line(pos, BOOK_LINE)),
+        pv: notation(&book.line(pos, crate::book::probe::BOOK_LINE)),
         seconds: 0.0,
         value: entry.value,
     })

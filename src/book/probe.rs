@@ -34,6 +34,10 @@ pub fn shipped_path(setup: Setup) -> Option<PathBuf> {
         .find(|p| p.exists())
 }
 
+/// Longest line through the book given with a move or as a principal
+/// variation (`eval`, the book oracle).
+pub const BOOK_LINE: usize = 40;
+
 /// A book, read and indexed.
 #[derive(Clone, Debug)]
 pub struct Book {
@@ -133,6 +137,15 @@ impl Book {
             seen.push(next.repetition_key());
             at = next;
         }
+        line
+    }
+
+    /// `mv` from `pos`, then the book's best line after it: at most `max`
+    /// moves in all.
+    pub fn move_line(&self, pos: &KiothiPosition, mv: KiothiMove, max: usize) -> Vec<KiothiMove> {
+        let child = pos.play_move(&mv).expect("a book move is legal");
+        let mut line = vec![mv];
+        line.extend(self.line(&child, max.saturating_sub(1)));
         line
     }
 
