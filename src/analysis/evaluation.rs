@@ -209,19 +209,19 @@ impl SearchEvaluation {
 /// turn 1 or 2, when the book exists and has moves there; a damaged book
 /// is refused (the error contract's `database`, naming the file).
 pub fn book_answer(
+    sources: &ValueSources,
     pos: &AnyPosition,
     multipv: Option<usize>,
 ) -> Result<Option<Evaluation>, CliError> {
     let AnyPosition::Kiothi(p) = pos else {
         return Ok(None);
     };
-    let Some(path) = crate::book::probe::shipped_path(p.setup()).filter(|_| p.is_opening()) else {
-        return Ok(None);
-    };
-    let book = Book::open(&path).map_err(|e| e.refusal("book"))?;
-    if book.root() != &KiothiPosition::start(p.setup()) {
+    if !p.is_opening() {
         return Ok(None);
     }
+    let Some(book) = sources.kiothi_book(p.setup())? else {
+        return Ok(None);
+    };
     Ok(book_evaluation(&book, p, multipv).map(Evaluation::Search))
 }
 

@@ -65,7 +65,7 @@ impl EvalArgs {
             }
             false => Arc::default(),
         };
-        if let Some(e) = book_answer(&pos, self.multipv)? {
+        if let Some(e) = book_answer(&sources, &pos, self.multipv)? {
             let side = crate::with_position!(&pos, p => crate::game::Game::side_to_move(p));
             let quiet = out.quiet;
             return out.result(&e, |e| text(e, side, quiet));
