@@ -278,9 +278,10 @@ pub fn analyze_played(
             if sources.kiothi_book(p.setup())?.is_some() {
                 method += "; turns 1 and 2 from the opening book where it holds the position";
             }
+            method += "; North's turn 2 out of the book by the reply search";
             let mut search = sources.search_oracle(budget, stop)?;
             let info = GameInfo::new(game, method).ignoring(ignored);
-            KiothiPosition::with_book(sources, p, &mut search, |oracle| {
+            KiothiPosition::with_book(sources, p, budget, &mut search, |oracle| {
                 Ok(analyze_game(&record, oracle, info, on_ply)?)
             })?
         }

@@ -3,19 +3,21 @@
 //! candidate families), in games from the setup itself, colours
 //! alternating. The book side plays the book's best move wherever the
 //! book has the position (among moves of equal value, one drawn by the
-//! game's seed, which makes the games differ) and the engine elsewhere.
+//! game's seed, which makes the games differ), North's turn 2 out of the
+//! book by the reply search within the move's time, and the engine
+//! elsewhere.
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::matches::{play_game_between, seed_for, summarize, MatchConfig, MatchReport, Opening};
-use crate::book::Book;
+use crate::book::{Book, ReplyAgent};
 use crate::games::kiothi::{KiothiMove, KiothiPosition};
 use crate::infra::progress::ProgressBar;
 use crate::infra::rng::Rng;
 use crate::search::{Agent, AgentSpec, Limits};
 
-/// The book's move where it has the position, the engine's elsewhere.
+/// The book's move where it has the position, `engine`'s elsewhere.
 pub struct BookAgent<'a> {
     book: &'a Book,
     engine: Box<dyn Agent<KiothiPosition>>,
@@ -72,14 +74,18 @@ pub fn book_match(
         position: start,
         value: None,
     };
-    let (a_name, b_name) = (format!("book+{engine}"), engine.to_string());
+    let (a_name, b_name) = (format!("book+reply+{engine}"), engine.to_string());
     let records: Vec<_> = (0..games)
         .into_par_iter()
         .map(|g| {
             let a_is_south = g % 2 == 0;
             let with_book: Box<dyn Agent<KiothiPosition> + '_> = Box::new(BookAgent {
                 book,
-                engine: engine.build(seed_for(seed, g as u64, 1)),
+                engine: Box::new(ReplyAgent::new(
+                    engine.build(seed_for(seed, g as u64, 1)),
+                    seconds,
+                    seed_for(seed, g as u64, 4),
+                )),
                 rng: Rng::new(seed_for(seed, g as u64, 3)),
             });
             let plain = engine.build(seed_for(seed, g as u64, 2));

@@ -1,47 +1,142 @@
-//! An oracle that answers from Kiothi's opening book where the book has
-//! moves (turns 1 and 2 of the positions it expanded) and asks another
-//! oracle everywhere else: `play` (its hints and its own moves), `analyze`
-//! and the web page meet the opening through it, as `eval` does.
+//! An oracle that answers Kiothi's opening from the opening book where the
+//! book has moves (turns 1 and 2 of the positions it expanded), North's
+//! turn 2 out of the book by the reply search (RULES §2.2: far too many
+//! redistributions for the engine's search over its candidate families),
+//! and asks another oracle everywhere else: `play` (its hints and its own
+//! moves), `analyze` and the web page meet the opening through it, as
+//! `eval` does.
+
+use std::cell::RefCell;
+use std::time::Duration;
 
 use super::move_values::{MoveValue, MoveValues};
 use super::oracle::{judge_from_values, Judgement, Oracle};
+use super::search_budget::Budget;
 use crate::book::probe::BOOK_LINE;
-use crate::book::Book;
-use crate::game::Game;
-use crate::games::kiothi::KiothiPosition;
+use crate::book::reply::{reply_search, reply_search_within};
+use crate::book::{Book, Replies, ReplyBudget};
+use crate::game::{Game, Side};
+use crate::games::kiothi::{KiothiMove, KiothiPosition, Phase};
 use crate::kpe_db::SolveError;
+
+/// Seed of the reply search's random replies where a command answers.
+pub const REPLY_SEED: u64 = 1;
+
+/// What a reply search may spend where a command answers: the default
+/// search, or one shaped to the command's time on its threads (and stopped
+/// at it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyLimits {
+    pub budget: ReplyBudget,
+    pub time: Option<Duration>,
+}
+
+impl ReplyLimits {
+    /// The reply search that fits `budget`: shaped to its seconds on its
+    /// threads when it has some, else to its nodes, else the default (a
+    /// depth limit does not shape it).
+    pub fn of(budget: &Budget) -> ReplyLimits {
+        let threads = budget.threads.max(1) as f64;
+        let shaped = match (budget.seconds, budget.nodes) {
+            (Some(s), _) => ReplyBudget::for_seconds(s * threads),
+            (None, Some(n)) => ReplyBudget::for_nodes(n),
+            (None, None) => ReplyBudget::default(),
+        };
+        ReplyLimits {
+            budget: shaped,
+            time: budget.seconds.map(Duration::from_secs_f64),
+        }
+    }
+
+    /// North's best replies to the turn-2 `pos`.
+    pub fn search(&self, pos: &KiothiPosition) -> Option<Replies> {
+        match self.time {
+            Some(t) => reply_search_within(pos, &self.budget, REPLY_SEED, t),
+            None => reply_search(pos, &self.budget, REPLY_SEED),
+        }
+        .ok()
+    }
+}
+
+/// Whether `pos` is North's turn-2 redistribution (RULES §2.2).
+pub fn is_turn_2(pos: &KiothiPosition) -> bool {
+    pos.phase() == Phase::Opening && pos.side() == Side::North
+}
 
 /// The book's move values of a position, when it has moves there.
 pub type BookLookup<'a, G> = Box<dyn Fn(&G) -> Option<MoveValues<<G as Game>::Move>> + 'a>;
 
-/// `book` as a lookup: a position it expanded gives its book moves, best
-/// first, each with its line through the book (values estimated, not
-/// exact; `complete` false, as for any Kiothi opening).
-pub fn kiothi_lookup(book: &Book) -> BookLookup<'_, KiothiPosition> {
+/// Kiothi's opening as a lookup: a position `book` expanded gives its book
+/// moves, best first, each with its line through the book; North's turn 2
+/// out of the book gives the replies the reply search found within
+/// `replies` (the last one kept, as a command asks one position several
+/// times). Values estimated, not exact; `complete` false, as for any
+/// Kiothi opening.
+pub fn kiothi_lookup(book: Option<&Book>, replies: ReplyLimits) -> BookLookup<'_, KiothiPosition> {
+    let last: RefCell<Option<(KiothiPosition, MoveValues<KiothiMove>)>> = RefCell::new(None);
     Box::new(move |pos: &KiothiPosition| {
-        let entry = book.lookup(pos).filter(|e| !e.moves.is_empty())?;
-        let moves = entry
-            .moves
-            .iter()
-            .map(|m| MoveValue {
-                mv: m.mv,
-                value: m.value,
-                exact: false,
-                line: book.move_line(pos, m.mv, BOOK_LINE),
-            })
-            .collect();
-        Some(MoveValues {
-            moves,
-            complete: false,
-            depth: entry.depth,
-            nodes: 0,
-            seconds: 0.0,
-            book: true,
-        })
+        if let Some(values) = book.and_then(|b| book_values(b, pos)) {
+            return Some(values);
+        }
+        if !is_turn_2(pos) {
+            return None;
+        }
+        if let Some((p, v)) = &*last.borrow() {
+            if p == pos {
+                return Some(v.clone());
+            }
+        }
+        let values = reply_values(&replies.search(pos)?);
+        *last.borrow_mut() = Some((*pos, values.clone()));
+        Some(values)
     })
 }
 
-/// The book first, `inner` where the book has no moves.
+fn book_values(book: &Book, pos: &KiothiPosition) -> Option<MoveValues<KiothiMove>> {
+    let entry = book.lookup(pos).filter(|e| !e.moves.is_empty())?;
+    let moves = entry
+        .moves
+        .iter()
+        .map(|m| MoveValue {
+            mv: m.mv,
+            value: m.value,
+            exact: false,
+            line: book.move_line(pos, m.mv, BOOK_LINE),
+        })
+        .collect();
+    Some(MoveValues {
+        moves,
+        complete: false,
+        depth: entry.depth,
+        nodes: 0,
+        seconds: 0.0,
+        book: true,
+    })
+}
+
+/// The reply search's best replies as move values (North's), best first.
+pub fn reply_values(found: &Replies) -> MoveValues<KiothiMove> {
+    let moves = found
+        .replies
+        .iter()
+        .map(|r| MoveValue {
+            mv: KiothiMove::Opening(r.opening),
+            value: r.value,
+            exact: false,
+            line: vec![KiothiMove::Opening(r.opening)],
+        })
+        .collect();
+    MoveValues {
+        moves,
+        complete: false,
+        depth: found.best.depth,
+        nodes: found.nodes,
+        seconds: found.seconds,
+        book: false,
+    }
+}
+
+/// The opening lookup first, `inner` where it has no moves.
 pub struct BookOracle<'a, G: Game> {
     pub lookup: BookLookup<'a, G>,
     pub inner: &'a mut dyn Oracle<G>,

@@ -11,12 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+use super::book_oracle::{is_turn_2, ReplyLimits};
 use super::kpe_db::result_word;
 use super::move_values::{notation, search_move_values, MoveEntry, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
 use super::search_budget::Budget;
 use super::value_sources::{ValueSources, Valued};
-use crate::book::Book;
+use crate::book::{Book, Replies};
 use crate::error::CliError;
 use crate::game::Game;
 use crate::games::kiothi::KiothiPosition;
@@ -63,6 +64,12 @@ pub struct SearchEvaluation {
     /// not a search's. The key is printed only then.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub book: bool,
+    /// Kiothi, North's turn 2 out of the book: the answer is the reply
+    /// search's (North's best replies found; `depth` the best reply's
+    /// search), not the engine's search over its candidate families. The
+    /// key is printed only then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reply_search: bool,
     /// Depth of the deepest completed iteration (0 when the game is over).
     pub depth: u32,
     /// Kiothi: the search took exact values from the endgame tables of
@@ -147,6 +154,7 @@ impl SearchEvaluation {
         SearchEvaluation {
             best: root.best.map(|m| m.to_string()),
             book: false,
+            reply_search: false,
             depth: root.depth,
             endgame_stones: None,
             exact: root.exact,
@@ -180,6 +188,7 @@ impl SearchEvaluation {
         SearchEvaluation {
             best: top.map(|m| m.mv.to_string()),
             book: false,
+            reply_search: false,
             depth: values.depth,
             endgame_stones: None,
             exact,
@@ -205,12 +214,14 @@ impl SearchEvaluation {
     }
 }
 
-/// The answer of the setup's shipped opening book for a Kiothi position of
-/// turn 1 or 2, when the book exists and has moves there; a damaged book
-/// is refused (the error contract's `database`, naming the file).
-pub fn book_answer(
+/// The answer for a Kiothi position of turn 1 or 2: the setup's shipped
+/// opening book's when it has moves there (a damaged book is refused: the
+/// error contract's `database`, naming the file), else at North's turn 2
+/// the reply search's within `budget`; `None` elsewhere.
+pub fn opening_answer(
     sources: &ValueSources,
     pos: &AnyPosition,
+    budget: &Budget,
     multipv: Option<usize>,
 ) -> Result<Option<Evaluation>, CliError> {
     let AnyPosition::Kiothi(p) = pos else {
@@ -219,10 +230,58 @@ pub fn book_answer(
     if !p.is_opening() {
         return Ok(None);
     }
-    let Some(book) = sources.kiothi_book(p.setup())? else {
+    let book = sources.kiothi_book(p.setup())?;
+    if let Some(e) = book.and_then(|b| book_evaluation(&b, p, multipv)) {
+        return Ok(Some(Evaluation::Search(e)));
+    }
+    if !is_turn_2(p) {
         return Ok(None);
-    };
-    Ok(book_evaluation(&book, p, multipv).map(Evaluation::Search))
+    }
+    let found = ReplyLimits::of(budget).search(p);
+    Ok(found.map(|r| Evaluation::Search(reply_evaluation(p, &r, multipv))))
+}
+
+/// North's best replies found by the reply search, as an evaluation of
+/// the turn-2 `pos`; with `multipv = Some(n)` the `n` best found (at most
+/// the search's report).
+pub fn reply_evaluation(
+    pos: &KiothiPosition,
+    found: &Replies,
+    multipv: Option<usize>,
+) -> SearchEvaluation {
+    let moves = multipv.map(|n| {
+        found
+            .replies
+            .iter()
+            .take(n)
+            .map(|r| MoveEntry {
+                mv: r.mv.clone(),
+                value: r.value,
+                exact: Some(false),
+                pv: Some(vec![r.mv.clone()]),
+            })
+            .collect()
+    });
+    let best = &found.best;
+    SearchEvaluation {
+        best: Some(best.mv.clone()),
+        book: false,
+        reply_search: true,
+        depth: best.depth,
+        endgame_stones: None,
+        exact: false,
+        final_margin: final_margin(pos, best.value),
+        interrupted: false,
+        moves,
+        nodes: found.nodes,
+        nps: found.nodes as f64 / found.seconds.max(1e-9),
+        one_warrior_victory: false,
+        over: false,
+        position: pos.to_string(),
+        pv: vec![best.mv.clone()],
+        seconds: found.seconds,
+        value: best.value,
+    }
 }
 
 /// The opening book's answer for the Kiothi position `pos`, when the book
@@ -257,6 +316,7 @@ pub fn book_evaluation(
     Some(SearchEvaluation {
         best: Some(best.mv.to_string()),
         book: true,
+        reply_search: false,
         depth: entry.depth,
         endgame_stones: None,
         exact: false,

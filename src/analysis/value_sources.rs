@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::book_oracle::{kiothi_lookup, BookOracle};
+use super::book_oracle::{kiothi_lookup, BookOracle, ReplyLimits};
 use super::kpe_db;
 use super::oracle::{KpeOracle, Oracle, SearchOracle};
 use super::search_budget::Budget;
@@ -157,7 +157,7 @@ impl ValueSources {
             return f(&mut *guard);
         }
         let mut search = self.search_oracle::<G>(budget, stop)?;
-        G::with_book(self, pos, &mut search, f)
+        G::with_book(self, pos, budget, &mut search, f)
     }
 }
 
@@ -173,11 +173,13 @@ pub trait Valued: Searchable {
         pos: &Self,
     ) -> Option<Result<SharedOracle<Self>, CliError>>;
 
-    /// Runs `f` with `inner` under the opening book of `pos`'s game when
-    /// it has one (Kiothi), else with `inner`.
+    /// Runs `f` with `inner` under the opening answers of `pos`'s game when
+    /// it has them (Kiothi: its opening book, and the reply search within
+    /// `budget` at turn 2), else with `inner`.
     fn with_book<T>(
         sources: &ValueSources,
         pos: &Self,
+        budget: &Budget,
         inner: &mut dyn Oracle<Self>,
         f: impl FnOnce(&mut dyn Oracle<Self>) -> Result<T, CliError>,
     ) -> Result<T, CliError>;
@@ -198,6 +200,7 @@ impl Valued for KpePosition {
     fn with_book<T>(
         _: &ValueSources,
         _: &Self,
+        _: &Budget,
         inner: &mut dyn Oracle<Self>,
         f: impl FnOnce(&mut dyn Oracle<Self>) -> Result<T, CliError>,
     ) -> Result<T, CliError> {
@@ -217,15 +220,15 @@ impl Valued for KiothiPosition {
     fn with_book<T>(
         sources: &ValueSources,
         pos: &Self,
+        budget: &Budget,
         inner: &mut dyn Oracle<Self>,
         f: impl FnOnce(&mut dyn Oracle<Self>) -> Result<T, CliError>,
     ) -> Result<T, CliError> {
-        match sources.kiothi_book(pos.setup())? {
-            Some(book) => f(&mut BookOracle {
-                lookup: kiothi_lookup(&book),
-                inner,
-            }),
-            None => f(inner),
-        }
+        let book = sources.kiothi_book(pos.setup())?;
+        let mut oracle = BookOracle {
+            lookup: kiothi_lookup(book.as_deref(), ReplyLimits::of(budget)),
+            inner,
+        };
+        f(&mut oracle)
     }
 }

@@ -2,7 +2,8 @@
 //! redistributions of a turn and the evaluations made for it (`turn`,
 //! `count`, `enumerate`, `scan`, `topk`, `best_k`, `model`, `models`,
 //! `fit`, `ridge`), the reply search that values a turn-2 position and
-//! through it a first move (`reply`, `engine`), the measures of how far
+//! through it a first move, and chooses North's reply in play (`reply`,
+//! `engine`, `reply_agent`), the measures of how far
 //! the scan can be trusted (`trust`, `correlation`, `sample`), and the
 //! opening book: a graph of positions from turn 1 on, keyed by position,
 //! grown best-first by drop-out expansion over the moves a `provider`
@@ -32,6 +33,7 @@ pub mod models;
 pub mod probe;
 pub mod provider;
 pub mod reply;
+pub mod reply_agent;
 pub mod ridge;
 pub mod sample;
 pub mod scan;
@@ -49,6 +51,7 @@ pub use error::BookError;
 pub use probe::{default_path, Book, BookEntry, BookMove};
 pub use provider::{EngineCandidates, EveryMove, MoveProvider};
 pub use reply::{first_move_value, reply_search, FirstMoveValue, Replies, ReplyBudget, ReplyValue};
+pub use reply_agent::ReplyAgent;
 pub use sample::random_opening_move;
 pub use scan::{
     scan_first_moves, scan_replies, scan_replies_enumerated, Scan, ScanMethod, ScannedMove,

@@ -16,7 +16,7 @@
 //! then notation).
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -95,6 +95,27 @@ impl ReplyBudget {
         }
     }
 
+    /// The default search shaped to take about `seconds` of one thread (a
+    /// move's time in play): each engine search gets the share of
+    /// `seconds` × [`ENGINE_NODES_PER_SECOND`] that [`TYPICAL_SEARCHES`]
+    /// searches leave, at least [`MIN_NODES`] and at most the default's
+    /// nodes. The climbs
+    /// stop at the time `reply_search_within` is given.
+    pub fn for_seconds(seconds: f64) -> ReplyBudget {
+        Self::for_nodes((seconds.max(0.0) * ENGINE_NODES_PER_SECOND) as u64)
+    }
+
+    /// The default search shaped to spend about `nodes` engine nodes in
+    /// all (see [`ReplyBudget::for_seconds`]).
+    pub fn for_nodes(nodes: u64) -> ReplyBudget {
+        let d = ReplyBudget::default();
+        let share = (nodes as f64 / TYPICAL_SEARCHES) as u64;
+        ReplyBudget {
+            nodes: share.clamp(MIN_NODES, d.nodes),
+            ..d
+        }
+    }
+
     fn check(&self) -> Result<(), BookError> {
         if self.shortlist + self.random == 0 || self.nodes == 0 || self.report == 0 {
             return Err(BookError::BadParameter {
@@ -105,6 +126,21 @@ impl ReplyBudget {
         Ok(())
     }
 }
+
+/// Engine nodes a CPU-second searching the positions after turn 2: 1.2 to
+/// 1.7 million measured on this 2-core machine (2026-12-07) by `sow --json
+/// eval POSITION --depth 30` of the boards after 4+5>0,1,2,3,6,7,8,9,9,9,
+/// 6+7>0,0,1,2,3,4,5,8,9,9 and 8+9>0,1,2,3,4,5,6,7,8,9, its `nodes` over
+/// the user seconds of `/usr/bin/time`; see [`ReplyBudget::for_seconds`].
+pub const ENGINE_NODES_PER_SECOND: f64 = 1_300_000.0;
+
+/// A default reply search's engine nodes over the node budget of one
+/// search: 65 to 78 in the same measurement (searches that end early
+/// spend less than the budget), so about the searches it pays for.
+pub const TYPICAL_SEARCHES: f64 = 70.0;
+
+/// Fewest nodes of an engine search in a reply search shaped to a time.
+pub const MIN_NODES: u64 = 500;
 
 /// A reply and its value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -176,6 +212,8 @@ struct Search<'a> {
     budget: &'a ReplyBudget,
     known: HashMap<[u8; PITS], Searched>,
     nodes: u64,
+    /// No climb step begins after it.
+    deadline: Option<Instant>,
 }
 
 impl Search<'_> {
@@ -262,6 +300,9 @@ impl Search<'_> {
     fn climb(&mut self, start: [u8; PITS], rng: &mut Rng) {
         let mut current = start;
         for _ in 0..self.budget.steps {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
             let here = self.known[&current];
             let mut near = self.neighbours(&here.opening);
             near.sort_by(|a, b| b.score.cmp(&a.score).then(a.board.cmp(&b.board)));
@@ -326,6 +367,24 @@ pub fn reply_search(
     reply_search_with(position, after_reply(), budget, seed)
 }
 
+/// `reply_search` that begins no climb step after `time` has passed (the
+/// shortlist is always searched): for a move in play, with
+/// [`ReplyBudget::for_seconds`].
+pub fn reply_search_within(
+    position: &KiothiPosition,
+    budget: &ReplyBudget,
+    seed: u64,
+    time: Duration,
+) -> Result<Replies, BookError> {
+    search_replies(
+        position,
+        after_reply(),
+        budget,
+        seed,
+        Some(Instant::now() + time),
+    )
+}
+
 /// `reply_search` with the evaluation `e2` of the boards after the reply
 /// instead of the compiled-in one (for fitting and measuring).
 pub fn reply_search_with(
@@ -333,6 +392,16 @@ pub fn reply_search_with(
     e2: &TableEval,
     budget: &ReplyBudget,
     seed: u64,
+) -> Result<Replies, BookError> {
+    search_replies(position, e2, budget, seed, None)
+}
+
+fn search_replies(
+    position: &KiothiPosition,
+    e2: &TableEval,
+    budget: &ReplyBudget,
+    seed: u64,
+    deadline: Option<Instant>,
 ) -> Result<Replies, BookError> {
     budget.check()?;
     let t0 = Instant::now();
@@ -348,6 +417,7 @@ pub fn reply_search_with(
         budget,
         known: HashMap::new(),
         nodes: 0,
+        deadline,
     };
     let mut first: Vec<Candidate> = shortlist
         .iter()

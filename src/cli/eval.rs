@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
-use crate::analysis::evaluation::{book_answer, evaluate};
+use crate::analysis::evaluation::{evaluate, opening_answer};
 use crate::analysis::search_budget::Budget;
 use crate::analysis::value_sources::ValueSources;
 use crate::infra::progress::Progress;
@@ -65,7 +65,7 @@ impl EvalArgs {
             }
             false => Arc::default(),
         };
-        if let Some(e) = book_answer(&sources, &pos, self.multipv)? {
+        if let Some(e) = opening_answer(&sources, &pos, &budget, self.multipv)? {
             let side = crate::with_position!(&pos, p => crate::game::Game::side_to_move(p));
             let quiet = out.quiet;
             return out.result(&e, |e| text(e, side, quiet));

@@ -78,12 +78,16 @@ fn searched(e: &SearchEvaluation, side: Side) -> Lines {
         lines.push((false, format!("game over: {side:?} to move has no legal move; the value is the final sweep (final margin {:+})", e.final_margin)));
     }
     let how = if e.exact { "exact" } else { "estimate" };
-    let value = match e.book {
-        true => format!(
+    let value = match (e.book, e.reply_search) {
+        (true, _) => format!(
             "value    {:+} for {side:?} to move (opening book; book depth {})",
             e.value, e.depth
         ),
-        false => format!(
+        (false, true) => format!(
+            "value    {:+} for {side:?} to move (reply search, {} nodes, {:.1} s; best reply's depth {})",
+            e.value, e.nodes, e.seconds, e.depth
+        ),
+        (false, false) => format!(
             "value    {:+} for {side:?} to move ({how}; depth {}, {} nodes, {:.1} s)",
             e.value, e.depth, e.nodes, e.seconds
         ),

@@ -43,8 +43,8 @@ pub fn prompt<G: Searchable>(s: &Session<G>) -> String {
     )
 }
 
-/// A hint: every move with its value (in a Kiothi opening, the best of
-/// the search's candidates).
+/// A hint: every move with its value (in a Kiothi opening, the book's
+/// moves, else the best redistributions the search found).
 pub fn hint<G: Searchable>(s: &Session<G>, values: &MoveValues<G::Move>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut shown = values.moves.len();
@@ -58,7 +58,7 @@ pub fn hint<G: Searchable>(s: &Session<G>, values: &MoveValues<G::Move>) -> Vec<
         shown = OPENING_HINTS;
     } else if !values.complete {
         lines.push(format!(
-            "the opening explorer's best redistributions (the search's {} candidates of {} legal moves, depth {}):",
+            "the best redistributions found ({} of {} legal moves, depth {}):",
             values.moves.len(),
             s.record().current().move_count(),
             values.depth

@@ -678,8 +678,9 @@ fn sow_in(dir: &Path, args: &[&str]) -> std::process::Output {
 
 /// `eval` of an opening position the shipped book expanded answers from
 /// the book (`"book": true`, the book's depth, its best move and line);
-/// a position out of the book is searched as before, without the key; a
-/// damaged book is refused (exit 2, `database`).
+/// North's turn 2 out of the book from the reply search
+/// (`"reply_search": true`); a play-phase position is searched as before,
+/// without either key; a damaged book is refused (exit 2, `database`).
 #[test]
 fn eval_answers_from_the_shipped_book() {
     let dir = temp_dir("book", "eval");
@@ -715,16 +716,50 @@ fn eval_answers_from_the_shipped_book() {
     assert_eq!(moves[1]["value"], built["best"][1]["value"]);
     let text = String::from_utf8(sow_in(&dir, &["eval", "kiothi"]).stdout).unwrap();
     assert!(text.contains("opening book; book depth"), "{text}");
-    // A book leaf (a turn-2 position) and a play-phase position: searched.
+    // A book leaf (a turn-2 position): North's replies by the reply search,
+    // within the nodes given; its best reply is legal and leads to play.
     let start = KiothiPosition::start(Setup::SixPit);
     let best: KiothiMove = start.parse_move(v["best"].as_str().unwrap()).unwrap();
-    let turn2 = start.play_move(&best).unwrap().to_string();
+    let turn2 = start.play_move(&best).unwrap();
     let s = json_of(&sow_in(
         &dir,
-        &["--json", "eval", &turn2, "--nodes", "2000"],
+        &[
+            "--json",
+            "eval",
+            &turn2.to_string(),
+            "--nodes",
+            "200000",
+            "--multipv",
+            "3",
+        ],
     ));
     assert!(s.get("book").is_none(), "{s}");
-    assert!(s["nodes"].as_u64().unwrap() > 0);
+    assert_eq!(s["reply_search"], true, "{s}");
+    let nodes = s["nodes"].as_u64().unwrap();
+    assert!(nodes > 0 && nodes <= 400_000, "{s}");
+    let reply = turn2.parse_move(s["best"].as_str().unwrap()).unwrap();
+    let play = turn2.play_move(&reply).unwrap();
+    assert!(!play.is_opening(), "{s}");
+    let moves = s["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 3, "{s}");
+    assert_eq!(moves[0]["value"], s["value"]);
+    assert!(moves
+        .windows(2)
+        .all(|w| w[0]["value"].as_i64() >= w[1]["value"].as_i64()));
+    let text =
+        String::from_utf8(sow_in(&dir, &["eval", &turn2.to_string(), "--nodes", "200000"]).stdout)
+            .unwrap();
+    assert!(text.contains("(reply search,"), "{text}");
+    // A play-phase position: searched, neither key.
+    let p = json_of(&sow_in(
+        &dir,
+        &["--json", "eval", &play.to_string(), "--nodes", "2000"],
+    ));
+    assert!(
+        p.get("book").is_none() && p.get("reply_search").is_none(),
+        "{p}"
+    );
+    assert!(p["nodes"].as_u64().unwrap() > 0);
     // A damaged book: refused, naming it.
     let mut bytes = std::fs::read(&file).unwrap();
     bytes[40] ^= 1;
@@ -787,6 +822,49 @@ fn play_and_analyze_meet_the_opening_through_the_book() {
     assert_eq!(plies[1]["loss"], 0);
     assert!(
         a["method"].as_str().unwrap().contains("opening book"),
+        "{a}"
+    );
+    assert!(
+        a["method"].as_str().unwrap().contains("reply search"),
+        "{a}"
+    );
+    // Out of the book, sow (North) answers turn 2 with a redistribution
+    // found by the reply search, and analyze judges turn 2 against the
+    // reply search's best replies (redistributions, not the engine's
+    // candidate families' values alone).
+    let off_book = "8+9>0,1,2,3,4,5,6,7,8,9";
+    let out = crate::common::sow_with_input(
+        &["play", "kiothi", "--time", "0.05"],
+        format!("{off_book}\nquit\n").as_bytes(),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let reply = text
+        .lines()
+        .find_map(|l| l.split("(sow) plays ").nth(1))
+        .unwrap_or_else(|| panic!("{text}"))
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(reply.contains('>'), "{text}");
+    std::fs::write(&game, format!("kiothi\n{off_book}\n{reply}\n")).unwrap();
+    let a = json_of(&sow(&[
+        "--json",
+        "analyze",
+        game.to_str().unwrap(),
+        "--time",
+        "0.05",
+    ]));
+    let plies = a["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 2, "{a}");
+    assert_eq!(plies[1]["move"], reply.as_str(), "{a}");
+    let best = plies[1]["best"].as_array().unwrap();
+    assert!(
+        !best.is_empty() && best.iter().all(|m| m.as_str().unwrap().contains('>')),
+        "{a}"
+    );
+    assert!(
+        plies[1]["value"].as_i64() >= plies[1]["played"].as_i64(),
         "{a}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

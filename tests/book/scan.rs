@@ -204,6 +204,78 @@ fn the_reply_search_finds_the_planted_best_reply() {
     assert_eq!(reply_search(&pos, &budget, 1).unwrap().replies, r.replies);
 }
 
+/// An agent that records the positions it was asked about and plays the
+/// first legal move.
+struct Recording(std::sync::Arc<std::sync::Mutex<Vec<KiothiPosition>>>);
+
+impl sow::search::Agent<KiothiPosition> for Recording {
+    fn choose(&mut self, pos: &KiothiPosition) -> Option<KiothiMove> {
+        self.0.lock().unwrap().push(*pos);
+        let mut first = None;
+        let _ = pos.for_each_child(|mv, _| {
+            first = Some(mv);
+            ControlFlow::Break(())
+        });
+        first
+    }
+}
+
+/// In play, North's turn 2 is answered by the reply search (the planted
+/// best reply of the position above, within a move's time), never by the
+/// engine's agent; turn 1 and the play phase go to the engine's agent.
+#[test]
+fn the_reply_agent_answers_turn_2_and_hands_on_the_rest() {
+    use sow::book::{ReplyAgent, ReplyBudget};
+    use sow::search::Agent;
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut agent = ReplyAgent::new(Box::new(Recording(asked.clone())), 30.0, 7);
+    let planted =
+        parse_position("kiothi 5,7,4,5,6,9,5,2,6,9,0,1,0,0,0,0,1,0,0,0 N opening").unwrap();
+    let v = EngineValuer::new(ReplyBudget::for_seconds(30.0).nodes);
+    let mv = agent.choose(&planted).unwrap();
+    let KiothiMove::Opening(_) = mv else {
+        panic!("not a redistribution: {mv}")
+    };
+    let after = planted.play_move(&mv).expect("a legal reply");
+    let mut best = i32::MIN;
+    let _ = planted.for_each_child(|_, child| {
+        best = best.max(-v.value(&child).value);
+        ControlFlow::Continue(())
+    });
+    assert_eq!(-v.value(&after).value, best, "{mv}");
+    assert!(asked.lock().unwrap().is_empty());
+    let start = KiothiPosition::start(Setup::SixPit);
+    let first = agent.choose(&start).unwrap();
+    let turn2 = start.play_move(&first).unwrap();
+    let reply = agent.choose(&turn2).unwrap();
+    let play = turn2.play_move(&reply).unwrap();
+    agent.choose(&play).unwrap();
+    assert_eq!(*asked.lock().unwrap(), vec![start, play]);
+}
+
+/// A reply search shaped to a time or a node count keeps the default's
+/// shape and cuts each engine search's nodes, within their bounds.
+#[test]
+fn reply_budgets_shaped_to_a_time_or_nodes_stay_in_bounds() {
+    use sow::book::reply::{MIN_NODES, TYPICAL_SEARCHES};
+    use sow::book::ReplyBudget;
+    let d = ReplyBudget::default();
+    assert_eq!(ReplyBudget::for_seconds(0.0).nodes, MIN_NODES);
+    assert_eq!(ReplyBudget::for_seconds(1e9).nodes, d.nodes);
+    let small = ReplyBudget::for_nodes((TYPICAL_SEARCHES * 2000.0) as u64);
+    assert_eq!(small.nodes, 2000);
+    assert_eq!(
+        ReplyBudget {
+            nodes: d.nodes,
+            ..small.clone()
+        },
+        d
+    );
+    let a = ReplyBudget::for_seconds(0.05).nodes;
+    let b = ReplyBudget::for_seconds(0.2).nodes;
+    assert!(a <= b && b <= d.nodes, "{a} {b}");
+}
+
 #[test]
 fn positions_that_are_not_the_right_opening_turn_are_refused() {
     use sow::book::{reply_search, scan_replies, BookError, ReplyBudget};
