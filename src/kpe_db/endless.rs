@@ -66,47 +66,10 @@ pub(crate) fn spread(
 mod tests {
     use super::*;
     use crate::infra::rng::Rng;
+    use crate::retrograde::thresholds::random_layer::Layer;
     use crate::retrograde::thresholds::{pack_state, LayerState, NO_EXIT};
 
-    /// A layer of positions: each one's best exit, best exit that can end
-    /// (or [`NO_EXIT`]) and internal moves (children, a child twice for two
-    /// moves into it).
-    struct Layer {
-        exit: Vec<i8>,
-        ending: Vec<i8>,
-        moves: Vec<Vec<u32>>,
-    }
-
     impl Layer {
-        fn random(rng: &mut Rng, size: usize, max: i8) -> Self {
-            let even = |rng: &mut Rng| 2 * rng.below(max as usize + 1) as i8 - max;
-            let mut layer = Layer {
-                exit: Vec::new(),
-                ending: Vec::new(),
-                moves: Vec::new(),
-            };
-            for i in 0..size {
-                let moves: Vec<u32> = (0..rng.below(4))
-                    .map(|_| (i + 1 + rng.below(size - 1)) % size)
-                    .map(|c| c as u32)
-                    .collect();
-                // A position without moves has an exit (the game's end).
-                let exit = match rng.below(3) {
-                    0 if !moves.is_empty() => NO_EXIT,
-                    _ => even(rng),
-                };
-                let ending = match (exit, rng.below(3)) {
-                    (NO_EXIT, _) | (_, 0) => NO_EXIT,
-                    (_, 1) => exit,
-                    _ => even(rng).min(exit),
-                };
-                layer.exit.push(exit);
-                layer.ending.push(ending);
-                layer.moves.push(moves);
-            }
-            layer
-        }
-
         /// Values by every threshold's attractors to a fixpoint, one
         /// position at a time (`retrograde/thresholds.rs`'s definition).
         fn naive_values(&self, max: i8) -> Vec<i8> {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::svg::BarChart;
+use super::svg::{escape, kiothi_pit_cells, BarChart};
 use crate::analysis::book_openings::BookOpenings;
 use crate::analysis::provenance::{machine, today};
 use crate::games::kiothi::Setup;
@@ -121,10 +121,8 @@ pub fn markdown(p: &BookOpenings, setup: Setup) -> String {
 
 /// The board after the best line through turn 2, North's row on top.
 pub fn board_svg(p: &BookOpenings) -> String {
-    const W: usize = 10;
-    const CELL: f64 = 60.0;
-    let pits = crate::games::kiothi::parse_position(&p.after_turn_2)
-        .map(|pos| pos.pits().to_vec())
+    let pits: Vec<u64> = crate::games::kiothi::parse_position(&p.after_turn_2)
+        .map(|pos| pos.pits().iter().map(|&c| c as u64).collect())
         .unwrap_or_default();
     let mut s = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="740" height="280" viewBox="0 0 740 280" font-family="sans-serif" font-size="13">
@@ -135,20 +133,7 @@ pub fn board_svg(p: &BookOpenings) -> String {
         escape(&p.setup),
         escape(&p.best_line.join(", then "))
     );
-    for (i, &count) in pits.iter().enumerate() {
-        // North's row on top, pit 19 above pit 0 (opposite pits face each other).
-        let (col, row) = if i < W { (i, 1) } else { (2 * W - 1 - i, 0) };
-        let x = 80.0 + CELL * col as f64;
-        let y = 70.0 + 90.0 * row as f64;
-        let w = CELL - 8.0;
-        s += &format!(
-            r##"<rect x="{x}" y="{y}" width="{w}" height="50" rx="20" fill="#f8f0e3" stroke="#495057"/><text x="{cx}" y="{ty}" text-anchor="middle" font-size="18">{count}</text><text x="{cx}" y="{ly}" text-anchor="middle" fill="#868e96">pit {i}</text>
-"##,
-            cx = x + w / 2.0,
-            ty = y + 31.0,
-            ly = if row == 0 { y - 6.0 } else { y + 66.0 },
-        );
-    }
+    s += &kiothi_pit_cells(&pits, &[], &[]);
     s += &format!(
         r##"<text x="10" y="100">North</text><text x="10" y="190">South</text><text x="10" y="262" fill="#495057">{}</text>
 </svg>
@@ -163,12 +148,6 @@ pub fn board_svg(p: &BookOpenings) -> String {
 
 fn elo(x: f64) -> String {
     crate::analysis::elo::Elo(x).to_string()
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// The scan's score histogram, one bar per stone, boards on a log scale.

@@ -2,7 +2,7 @@
 //! estimate, and the pages that show them, all rendered from the report
 //! model (`KiothiReport`, written as `kiothi/report.json` by `sow report`).
 
-use super::svg::{escape, BarChart, HBarChart, LineChart, Point};
+use super::svg::{escape, kiothi_pit_cells, BarChart, HBarChart, LineChart, Point};
 use crate::analysis::elo::Elo;
 use crate::analysis::kiothi_report::{KiothiReport, MatchResult, MatchRow};
 use crate::analysis::matches::Balance;
@@ -228,8 +228,6 @@ pub fn openings_chart(summary: &KiothiReport) -> String {
 /// The start position with South's best opening move found: lifted pits
 /// outlined, the warriors placed in each pit written `+n`.
 pub fn board_diagram(summary: &KiothiReport) -> String {
-    const W: usize = 10;
-    const CELL: f64 = 60.0;
     let best = &summary.openings.best;
     let start = summary.start.as_str();
     let pits: Vec<u64> = start
@@ -249,34 +247,7 @@ pub fn board_diagram(summary: &KiothiReport) -> String {
 "##,
         escape(start)
     );
-    for (i, &count) in pits.iter().enumerate() {
-        // North's row on top, pit 19 above pit 0 (opposite pits face each other).
-        let (col, row) = if i < W { (i, 1) } else { (2 * W - 1 - i, 0) };
-        let x = 80.0 + CELL * col as f64;
-        let y = 70.0 + 90.0 * row as f64;
-        let stroke = if lifted.contains(&(i as u64)) {
-            r##"stroke="#c92a2a" stroke-width="4""##
-        } else {
-            r##"stroke="#495057""##
-        };
-        let w = CELL - 8.0;
-        s += &format!(
-            r##"<rect x="{x}" y="{y}" width="{w}" height="50" rx="20" fill="#f8f0e3" {stroke}/><text x="{cx}" y="{ty}" text-anchor="middle" font-size="18">{count}</text><text x="{cx}" y="{ly}" text-anchor="middle" fill="#868e96">pit {i}</text>
-"##,
-            cx = x + w / 2.0,
-            ty = y + 31.0,
-            ly = if row == 0 { y - 6.0 } else { y + 66.0 },
-        );
-        let add = placed.get(i).copied().unwrap_or(0);
-        if add > 0 {
-            s += &format!(
-                r##"<text x="{}" y="{}" text-anchor="middle" fill="#2b8a3e" font-weight="bold">+{add}</text>
-"##,
-                x + w - 2.0,
-                y + 12.0
-            );
-        }
-    }
+    s += &kiothi_pit_cells(&pits, &lifted, &placed);
     let caption = format!(
         "best found: {} (value {} for South, depth {})",
         best.mv,

@@ -36,6 +36,43 @@ pub(crate) fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// The 20 pits of a Kiothi board as rounded cells with their counts and
+/// numbers, North's row on top with pit 19 above pit 0 (opposite pits
+/// face each other): the pictures of a board on the report pages. Pits in
+/// `lifted` are outlined in red; `placed[i] > 0` is written `+n` in green.
+pub(crate) fn kiothi_pit_cells(pits: &[u64], lifted: &[u64], placed: &[u64]) -> String {
+    const W: usize = 10;
+    const CELL: f64 = 60.0;
+    let mut s = String::new();
+    for (i, &count) in pits.iter().enumerate() {
+        let (col, row) = if i < W { (i, 1) } else { (2 * W - 1 - i, 0) };
+        let x = 80.0 + CELL * col as f64;
+        let y = 70.0 + 90.0 * row as f64;
+        let stroke = match lifted.contains(&(i as u64)) {
+            true => r##"stroke="#c92a2a" stroke-width="4""##,
+            false => r##"stroke="#495057""##,
+        };
+        let w = CELL - 8.0;
+        let _ = writeln!(
+            s,
+            r##"<rect x="{x}" y="{y}" width="{w}" height="50" rx="20" fill="#f8f0e3" {stroke}/><text x="{cx}" y="{ty}" text-anchor="middle" font-size="18">{count}</text><text x="{cx}" y="{ly}" text-anchor="middle" fill="#868e96">pit {i}</text>"##,
+            cx = x + w / 2.0,
+            ty = y + 31.0,
+            ly = if row == 0 { y - 6.0 } else { y + 66.0 },
+        );
+        let add = placed.get(i).copied().unwrap_or(0);
+        if add > 0 {
+            let _ = writeln!(
+                s,
+                r##"<text x="{}" y="{}" text-anchor="middle" fill="#2b8a3e" font-weight="bold">+{add}</text>"##,
+                x + w - 2.0,
+                y + 12.0
+            );
+        }
+    }
+    s
+}
+
 /// Size of a picture and margins of its plot area.
 #[derive(Clone, Copy, Debug)]
 struct Frame {

@@ -39,6 +39,8 @@ use super::bits::Bits;
 use crate::infra::prefetch::prefetch;
 
 pub mod distributed;
+#[cfg(test)]
+pub(crate) mod random_layer;
 
 /// Value of a position not yet determined.
 pub const UNKNOWN: i8 = i8::MIN;

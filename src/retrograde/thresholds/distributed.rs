@@ -131,9 +131,9 @@ mod tests {
     use crate::infra::rng::Rng;
     use crate::retrograde::ranks::InProcess;
     use crate::retrograde::thresholds::pack_state;
+    use crate::retrograde::thresholds::random_layer::Layer as RandomLayer;
 
-    /// A layer of random positions: each one's exit, ending exit and
-    /// internal moves (children).
+    /// A random layer with its parents (each child's predecessors).
     struct Layer {
         exit: Vec<i8>,
         ending: Vec<i8>,
@@ -143,34 +143,13 @@ mod tests {
 
     impl Layer {
         fn random(rng: &mut Rng, size: usize, max: i8) -> Self {
-            let even = |rng: &mut Rng| 2 * rng.below(max as usize + 1) as i8 - max;
-            let (mut exit, mut ending, mut moves) = (Vec::new(), Vec::new(), Vec::new());
-            for i in 0..size {
-                let m: Vec<u32> = match size {
-                    1 => Vec::new(),
-                    _ => (0..rng.below(4))
-                        .map(|_| ((i + 1 + rng.below(size - 1)) % size) as u32)
-                        .collect(),
-                };
-                let e = match rng.below(3) {
-                    0 if !m.is_empty() => NO_EXIT,
-                    _ => even(rng),
-                };
-                let end = match (e, rng.below(3)) {
-                    (NO_EXIT, _) | (_, 0) => NO_EXIT,
-                    (_, 1) => e,
-                    _ => even(rng).min(e),
-                };
-                exit.push(e);
-                ending.push(end);
-                moves.push(m);
-            }
-            let mut parents = vec![Vec::new(); size];
-            for (p, m) in moves.iter().enumerate() {
-                for &c in m {
-                    parents[c as usize].push(p as u32);
-                }
-            }
+            let random = RandomLayer::random(rng, size, max);
+            let parents = random.parents();
+            let RandomLayer {
+                exit,
+                ending,
+                moves,
+            } = random;
             Layer {
                 exit,
                 ending,
