@@ -775,6 +775,19 @@ fn eval_answers_from_the_shipped_book() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `sow analyze` (0.05 s a move) of the Kiothi game `first`, `reply`,
+/// written to `file`.
+fn analyze_two_plies(file: &Path, first: &str, reply: &str) -> serde_json::Value {
+    std::fs::write(file, format!("kiothi\n{first}\n{reply}\n")).unwrap();
+    json_of(&sow(&[
+        "--json",
+        "analyze",
+        file.to_str().unwrap(),
+        "--time",
+        "0.05",
+    ]))
+}
+
 /// `play`'s hint and the oracle's own move, and `analyze`'s judgement of
 /// the first two plies, come from the shipped book (the repository's, found
 /// from the working directory of the tests).
@@ -804,14 +817,7 @@ fn play_and_analyze_meet_the_opening_through_the_book() {
     let reply = eval["pv"][1].as_str().unwrap();
     let dir = temp_dir("book", "analyze");
     let game = dir.join("g.txt");
-    std::fs::write(&game, format!("kiothi\n{best}\n{reply}\n")).unwrap();
-    let a = json_of(&sow(&[
-        "--json",
-        "analyze",
-        game.to_str().unwrap(),
-        "--time",
-        "0.05",
-    ]));
+    let a = analyze_two_plies(&game, best, reply);
     let plies = a["plies"].as_array().unwrap();
     assert_eq!(plies[0]["value"], eval["value"], "{a}");
     assert_eq!(plies[0]["loss"], 0);
@@ -847,14 +853,7 @@ fn play_and_analyze_meet_the_opening_through_the_book() {
         .unwrap()
         .to_string();
     assert!(reply.contains('>'), "{text}");
-    std::fs::write(&game, format!("kiothi\n{off_book}\n{reply}\n")).unwrap();
-    let a = json_of(&sow(&[
-        "--json",
-        "analyze",
-        game.to_str().unwrap(),
-        "--time",
-        "0.05",
-    ]));
+    let a = analyze_two_plies(&game, off_book, &reply);
     let plies = a["plies"].as_array().unwrap();
     assert_eq!(plies.len(), 2, "{a}");
     assert_eq!(plies[1]["move"], reply.as_str(), "{a}");
