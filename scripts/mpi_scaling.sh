@@ -13,9 +13,11 @@
 # CASES default to all three ("kpe:4x5" "kpe:4x6" "kiothi"); RANKS (env)
 # defaults to "1 2 4", KIOTHI_STONES to 12. Each run solves into a fresh
 # directory. Threads: the machine's cores shared out between the ranks (at
-# least one each). The CPU seconds (user and system, every rank) are less
-# sensitive than the wall time to other work on the machine, whose load
-# average before the run is recorded.
+# least one each), and no rank bound to a core (`--bind-to none`: Open
+# MPI binds each of one or two ranks to one core by default, which would
+# put a rank's threads on one core). The CPU seconds (user and system,
+# every rank) are less sensitive than the wall time to other work on the
+# machine, whose load average before the run is recorded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sow=$(realpath "${1:-target/release/sow}")
@@ -38,7 +40,7 @@ for case in "${cases[@]}"; do
         esac
         start=$(date +%s.%N)
         json=$(RAYON_NUM_THREADS=$threads /usr/bin/time -f "%U %S" -o "$db.cpu" \
-            mpirun -np "$ranks" "$sow" --json "${args[@]}" --db "$db")
+            mpirun --bind-to none -np "$ranks" "$sow" --json "${args[@]}" --db "$db")
         cpu=$(awk '{print $1 + $2}' "$db.cpu"); rm -f "$db.cpu"
         end=$(date +%s.%N)
         rm -rf "$db"
