@@ -60,6 +60,7 @@ pub fn book_match(
         threads: 1,
         tt_mb: 16,
         hand_eval: false,
+        reply_opening: false,
     };
     let cfg = MatchConfig {
         games,

@@ -36,15 +36,20 @@ impl ReplyLimits {
     /// threads when it has some, else to its nodes, else the default (a
     /// depth limit does not shape it).
     pub fn of(budget: &Budget) -> ReplyLimits {
-        let threads = budget.threads.max(1) as f64;
-        let shaped = match (budget.seconds, budget.nodes) {
-            (Some(s), _) => ReplyBudget::for_seconds(s * threads),
+        Self::shaped(budget.seconds, budget.nodes, budget.threads)
+    }
+
+    /// The reply search shaped to `seconds` on `threads`, else to `nodes`
+    /// in all, else the default.
+    pub fn shaped(seconds: Option<f64>, nodes: Option<u64>, threads: usize) -> ReplyLimits {
+        let budget = match (seconds, nodes) {
+            (Some(s), _) => ReplyBudget::for_seconds(s * threads.max(1) as f64),
             (None, Some(n)) => ReplyBudget::for_nodes(n),
             (None, None) => ReplyBudget::default(),
         };
         ReplyLimits {
-            budget: shaped,
-            time: budget.seconds.map(Duration::from_secs_f64),
+            budget,
+            time: seconds.map(Duration::from_secs_f64),
         }
     }
 

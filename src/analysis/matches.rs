@@ -10,6 +10,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::elo::{elo_interval, Elo};
+use super::match_game::MatchGame;
 use crate::game::Side;
 use crate::infra::progress::ProgressBar;
 use crate::infra::rng::{splitmix64, Rng};
@@ -186,7 +187,7 @@ impl MatchReport {
 /// Plays `cfg.games` games between agents `a` and `b` from `start` and
 /// reports the result from `a`'s view. Games run in parallel (rayon) when
 /// both agents think on one thread.
-pub fn run_match<G: Searchable>(
+pub fn run_match<G: MatchGame>(
     start: &G,
     a: &AgentSpec,
     b: &AgentSpec,
@@ -197,7 +198,7 @@ pub fn run_match<G: Searchable>(
 
 /// `run_match`, advancing `bar` by one per opening drawn and per game played
 /// (its length is set here).
-pub fn run_match_with_progress<G: Searchable>(
+pub fn run_match_with_progress<G: MatchGame>(
     start: &G,
     a: &AgentSpec,
     b: &AgentSpec,
@@ -232,7 +233,7 @@ pub struct MatchOutcome<'a> {
 /// `run_match_with_progress`, drawing no new opening and starting no new
 /// game once `stop` is set (Ctrl-C): the report holds the games that
 /// finished; `None` when none did.
-pub fn run_match_until<G: Searchable>(
+pub fn run_match_until<G: MatchGame>(
     start: &G,
     a: &AgentSpec,
     b: &AgentSpec,
@@ -270,7 +271,7 @@ pub fn make_openings_until<G: Searchable>(
 /// `run_match` from openings made beforehand by `make_openings` with the
 /// same `cfg` (several matches can share them): game `g` is played from
 /// `openings[g / 2]`; `bar` advances by one per game.
-pub fn play_match<G: Searchable>(
+pub fn play_match<G: MatchGame>(
     openings: &[Opening<G>],
     a: &AgentSpec,
     b: &AgentSpec,
@@ -282,7 +283,7 @@ pub fn play_match<G: Searchable>(
 
 /// `play_match`, starting no new game once `stop` is set (Ctrl-C): the
 /// report holds the games that finished.
-pub fn play_match_until<G: Searchable>(
+pub fn play_match_until<G: MatchGame>(
     openings: &[Opening<G>],
     a: &AgentSpec,
     b: &AgentSpec,
@@ -431,11 +432,12 @@ pub fn self_play_engine(depth: u32, hand_eval: bool) -> AgentSpec {
         threads: 1,
         tt_mb: 16,
         hand_eval,
+        reply_opening: false,
     }
 }
 
 /// Game `g`: opening `g / 2`, with `a` playing South in even games.
-fn play_game<G: Searchable>(
+fn play_game<G: MatchGame>(
     opening: &Opening<G>,
     a: &AgentSpec,
     b: &AgentSpec,
@@ -445,8 +447,8 @@ fn play_game<G: Searchable>(
     let a_is_south = g.is_multiple_of(2);
     let (south, north) = if a_is_south { (a, b) } else { (b, a) };
     let agents = [
-        south.build::<G>(seed_for(cfg.seed, g as u64, 1)),
-        north.build::<G>(seed_for(cfg.seed, g as u64, 2)),
+        G::agent(south, seed_for(cfg.seed, g as u64, 1)),
+        G::agent(north, seed_for(cfg.seed, g as u64, 2)),
     ];
     let names = [south.to_string(), north.to_string()];
     play_game_between(opening, agents, names, a_is_south, cfg, g)

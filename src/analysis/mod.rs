@@ -24,6 +24,7 @@ pub mod kpe_solve;
 pub mod kpe_stats;
 pub mod levels;
 pub mod marks;
+pub mod match_game;
 pub mod matches;
 pub mod move_values;
 pub mod opening_book;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::reply::{reply_search_within, ReplyBudget};
+use super::reply::{reply_search, reply_search_within, ReplyBudget};
 use crate::game::Side;
 use crate::games::kiothi::{KiothiMove, KiothiPosition, Phase};
 use crate::infra::rng::Rng;
@@ -13,8 +13,8 @@ use crate::search::Agent;
 /// The reply search at turn 2, `inner` elsewhere.
 pub struct ReplyAgent<'a> {
     inner: Box<dyn Agent<KiothiPosition> + 'a>,
-    time: Duration,
     budget: ReplyBudget,
+    time: Option<Duration>,
     rng: Rng,
 }
 
@@ -22,10 +22,22 @@ impl<'a> ReplyAgent<'a> {
     /// Answers turn 2 by a reply search of about `seconds` (its random
     /// replies drawn from `seed`), and hands every other position to `inner`.
     pub fn new(inner: Box<dyn Agent<KiothiPosition> + 'a>, seconds: f64, seed: u64) -> Self {
+        let time = Duration::from_secs_f64(seconds.max(0.0));
+        Self::with_budget(inner, ReplyBudget::for_seconds(seconds), Some(time), seed)
+    }
+
+    /// Answers turn 2 by a reply search within `budget`, beginning no climb
+    /// step after `time` when one is given.
+    pub fn with_budget(
+        inner: Box<dyn Agent<KiothiPosition> + 'a>,
+        budget: ReplyBudget,
+        time: Option<Duration>,
+        seed: u64,
+    ) -> Self {
         ReplyAgent {
             inner,
-            time: Duration::from_secs_f64(seconds.max(0.0)),
-            budget: ReplyBudget::for_seconds(seconds),
+            budget,
+            time,
             rng: Rng::new(seed),
         }
     }
@@ -35,7 +47,11 @@ impl Agent<KiothiPosition> for ReplyAgent<'_> {
     fn choose(&mut self, pos: &KiothiPosition) -> Option<KiothiMove> {
         if pos.phase() == Phase::Opening && pos.side() == Side::North {
             let seed = self.rng.next_u64();
-            if let Ok(found) = reply_search_within(pos, &self.budget, seed, self.time) {
+            let found = match self.time {
+                Some(t) => reply_search_within(pos, &self.budget, seed, t),
+                None => reply_search(pos, &self.budget, seed),
+            };
+            if let Ok(found) = found {
                 return Some(KiothiMove::Opening(found.best.opening));
             }
         }

@@ -6,11 +6,12 @@
 use std::path::PathBuf;
 
 use super::{args, parse_any, AnyPosition, CliError, Out};
+use crate::analysis::match_game::{check_agents, MatchGame};
 use crate::analysis::matches::{run_match_until, Balance, MatchConfig, MatchOutcome};
 use crate::error::ErrorKind;
 use crate::infra::files::write_atomic;
 use crate::infra::progress::Progress;
-use crate::search::{AgentSpec, Searchable};
+use crate::search::AgentSpec;
 
 /// `sow match`: its command line.
 #[derive(clap::Args, Debug)]
@@ -91,8 +92,9 @@ fn agents(args: &MatchArgs) -> Result<(AgentSpec, AgentSpec), CliError> {
 /// `--balance-depth` when only `--balance` is given.
 const DEFAULT_BALANCE_DEPTH: u32 = 8;
 
-pub fn run<G: Searchable>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<(), CliError> {
+pub fn run<G: MatchGame>(start: &G, args: &MatchArgs, out: &mut Out) -> Result<(), CliError> {
     let (a, b) = agents(args)?;
+    check_agents::<G>(&[&a, &b])?;
     if let Some(path) = &args.records {
         super::paths::check_out_file("records", path)?;
     }

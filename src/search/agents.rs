@@ -1,8 +1,10 @@
 //! Game-playing agents for matches, parsed from text:
 //! `random`, `greedy`, `mcts:PLAYOUTS`, `ab:depth=D`, `ab:time=S`,
 //! `ab:nodes=N` (alpha-beta options combine with commas, plus `threads=T`,
-//! `tt=MB` and `eval=hand` for the hand-set evaluation instead of the tuned
-//! one, e.g. `ab:time=0.5,threads=2`).
+//! `tt=MB`, `eval=hand` for the hand-set evaluation instead of the tuned
+//! one, and `opening=reply` for Kiothi's turn 2 by the reply search
+//! instead of the search over the candidate families, e.g.
+//! `ab:time=0.5,threads=2`).
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -31,6 +33,9 @@ pub enum AgentSpec {
         tt_mb: usize,
         /// Search with `Searchable::evaluate_hand` (`eval=hand`).
         hand_eval: bool,
+        /// Kiothi's turn 2 by the reply search (`opening=reply`; the
+        /// games that have one wrap the agent, see `analysis::matches`).
+        reply_opening: bool,
     },
 }
 
@@ -80,6 +85,7 @@ impl AgentSpec {
         let mut threads = 1;
         let mut tt_mb = 16;
         let mut hand_eval = false;
+        let mut reply_opening = false;
         for part in args.split(',').filter(|p| !p.trim().is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 InputError::malformed(
@@ -132,11 +138,18 @@ impl AgentSpec {
                         _ => return Err(bad("`hand` or `tuned`")),
                     }
                 }
+                "opening" => {
+                    reply_opening = match v {
+                        "reply" => true,
+                        "candidates" => false,
+                        _ => return Err(bad("`reply` or `candidates`")),
+                    }
+                }
                 _ => {
                     return Err(InputError::malformed(
                         "agent",
                         format!(
-                        "unknown ab option `{k}` (expected depth, time, nodes, threads, tt, eval)"
+                        "unknown ab option `{k}` (expected depth, time, nodes, threads, tt, eval, opening)"
                     ),
                     ))
                 }
@@ -153,7 +166,19 @@ impl AgentSpec {
             threads,
             tt_mb,
             hand_eval,
+            reply_opening,
         })
+    }
+
+    /// Kiothi's turn 2 by the reply search (`opening=reply`).
+    pub fn reply_opening(&self) -> bool {
+        matches!(
+            self,
+            AgentSpec::AlphaBeta {
+                reply_opening: true,
+                ..
+            }
+        )
     }
 
     /// Threads the agent uses while thinking.
@@ -179,6 +204,7 @@ impl AgentSpec {
                 threads,
                 tt_mb,
                 hand_eval,
+                ..
             } => Box::new(AlphaBetaAgent {
                 limits: *limits,
                 threads: *threads,
@@ -207,6 +233,7 @@ impl fmt::Display for AgentSpec {
                 threads,
                 tt_mb,
                 hand_eval,
+                reply_opening,
             } => {
                 let mut parts = Vec::new();
                 if let Some(d) = limits.depth {
@@ -226,6 +253,9 @@ impl fmt::Display for AgentSpec {
                 }
                 if *hand_eval {
                     parts.push("eval=hand".to_string());
+                }
+                if *reply_opening {
+                    parts.push("opening=reply".to_string());
                 }
                 write!(f, "ab:{}", parts.join(","))
             }

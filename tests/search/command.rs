@@ -125,6 +125,22 @@ fn bad_search_requests_are_refused_with_the_field() {
         (&["--json", "match", "alphazero", "random"][..], "agent"),
         (&["--json", "match", "ab:time=0", "random"][..], "agent"),
         (
+            &["--json", "match", "ab:depth=1,opening=first", "random"][..],
+            "agent",
+        ),
+        // Kpé has no redistribution for the reply search to answer.
+        (
+            &[
+                "--json",
+                "match",
+                "ab:depth=1,opening=reply",
+                "random",
+                "--game",
+                "kpe",
+            ][..],
+            "agent",
+        ),
+        (
             &["--json", "match", "greedy", "random", "--games", "0"][..],
             "games",
         ),

@@ -242,6 +242,7 @@ fn agent_parsing() {
         "ab:depth=6",
         "ab:time=0.5",
         "ab:nodes=1000,threads=2",
+        "ab:time=0.1,opening=reply",
     ] {
         let spec = AgentSpec::parse(text).unwrap();
         assert_eq!(spec.to_string(), text);
@@ -258,9 +259,45 @@ fn agent_parsing() {
     assert!(err("ab:depth=0").to_string().contains("positive integer"));
     assert!(err("ab").to_string().contains("needs a limit"));
     assert!(err("ab:speed=3").to_string().contains("unknown ab option"));
+    assert!(err("ab:depth=2,opening=book")
+        .to_string()
+        .contains("`reply` or `candidates`"));
+    assert!(AgentSpec::parse("ab:depth=2,opening=reply")
+        .unwrap()
+        .reply_opening());
+    assert_eq!(
+        AgentSpec::parse("ab:depth=2,opening=candidates").unwrap(),
+        AgentSpec::parse("ab:depth=2").unwrap()
+    );
     assert!(err("mcts").to_string().contains("mcts:PLAYOUTS"));
     assert!(err("mcts:0").to_string().contains("at least 1"));
     assert!(err("random:3").to_string().contains("no parameters"));
+}
+
+/// In a Kiothi match, `opening=reply` answers North's turn 2 with the reply
+/// search's best reply (shaped to the agent's nodes, seeded from the
+/// game's seed) and plays as the engine elsewhere; without it, the engine
+/// answers turn 2 itself.
+#[test]
+fn a_kiothi_match_agent_with_opening_reply_answers_turn_2_by_the_reply_search() {
+    use sow::analysis::match_game::MatchGame;
+    use sow::book::{reply_search, ReplyBudget};
+    use sow::infra::rng::splitmix64;
+    let start = KiothiPosition::start(sow::games::kiothi::Setup::SixPit);
+    let first = start.parse_move("4+5>9,9,9,9,9,9,9,9,9,9").unwrap();
+    let turn2 = start.play_move(&first).unwrap();
+    let spec = AgentSpec::parse("ab:nodes=150000,opening=reply").unwrap();
+    let mut agent = <KiothiPosition as MatchGame>::agent(&spec, 9);
+    let reply = agent.choose(&turn2).unwrap();
+    let seed = Rng::new(splitmix64(&mut 9u64)).next_u64();
+    let found = reply_search(&turn2, &ReplyBudget::for_nodes(150_000), seed).unwrap();
+    assert_eq!(reply.to_string(), found.best.mv);
+    let play = turn2.play_move(&reply).unwrap();
+    assert!(agent.choose(&play).is_some());
+    let plain = AgentSpec::parse("ab:nodes=150000").unwrap();
+    let mut engine = <KiothiPosition as MatchGame>::agent(&plain, 9);
+    let mut direct = plain.build::<KiothiPosition>(9);
+    assert_eq!(engine.choose(&turn2), direct.choose(&turn2));
 }
 
 #[test]
