@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::matches::{play_game_between, seed_for, summarize, MatchConfig, MatchReport, Opening};
-use crate::book::{Book, ReplyAgent};
+use crate::book::{Book, ReplyAgent, ReplyLimits};
 use crate::games::kiothi::{KiothiMove, KiothiPosition};
 use crate::infra::progress::ProgressBar;
 use crate::infra::rng::Rng;
@@ -84,7 +84,7 @@ pub fn book_match(
                 book,
                 engine: Box::new(ReplyAgent::new(
                     engine.build(seed_for(seed, g as u64, 1)),
-                    seconds,
+                    ReplyLimits::shaped(Some(seconds), None, 1),
                     seed_for(seed, g as u64, 4),
                 )),
                 rng: Rng::new(seed_for(seed, g as u64, 3)),

@@ -7,65 +7,24 @@
 //! `eval` does.
 
 use std::cell::RefCell;
-use std::time::Duration;
 
 use super::move_values::{MoveValue, MoveValues};
 use super::oracle::{judge_from_values, Judgement, Oracle};
 use super::search_budget::Budget;
 use crate::book::probe::BOOK_LINE;
-use crate::book::reply::{reply_search, reply_search_within};
-use crate::book::{Book, Replies, ReplyBudget};
-use crate::game::{Game, Side};
-use crate::games::kiothi::{KiothiMove, KiothiPosition, Phase};
+use crate::book::{is_turn_2, Book, Replies, ReplyLimits};
+use crate::game::Game;
+use crate::games::kiothi::{KiothiMove, KiothiPosition};
 use crate::kpe_db::SolveError;
 
 /// Seed of the reply search's random replies where a command answers.
 pub const REPLY_SEED: u64 = 1;
 
-/// What a reply search may spend where a command answers: the default
-/// search, or one shaped to the command's time on its threads (and stopped
-/// at it).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReplyLimits {
-    pub budget: ReplyBudget,
-    pub time: Option<Duration>,
-}
-
-impl ReplyLimits {
-    /// The reply search that fits `budget`: shaped to its seconds on its
-    /// threads when it has some, else to its nodes, else the default (a
-    /// depth limit does not shape it).
-    pub fn of(budget: &Budget) -> ReplyLimits {
-        Self::shaped(budget.seconds, budget.nodes, budget.threads)
-    }
-
-    /// The reply search shaped to `seconds` on `threads`, else to `nodes`
-    /// in all, else the default.
-    pub fn shaped(seconds: Option<f64>, nodes: Option<u64>, threads: usize) -> ReplyLimits {
-        let budget = match (seconds, nodes) {
-            (Some(s), _) => ReplyBudget::for_seconds(s * threads.max(1) as f64),
-            (None, Some(n)) => ReplyBudget::for_nodes(n),
-            (None, None) => ReplyBudget::default(),
-        };
-        ReplyLimits {
-            budget,
-            time: seconds.map(Duration::from_secs_f64),
-        }
-    }
-
-    /// North's best replies to the turn-2 `pos`.
-    pub fn search(&self, pos: &KiothiPosition) -> Option<Replies> {
-        match self.time {
-            Some(t) => reply_search_within(pos, &self.budget, REPLY_SEED, t),
-            None => reply_search(pos, &self.budget, REPLY_SEED),
-        }
-        .ok()
-    }
-}
-
-/// Whether `pos` is North's turn-2 redistribution (RULES §2.2).
-pub fn is_turn_2(pos: &KiothiPosition) -> bool {
-    pos.phase() == Phase::Opening && pos.side() == Side::North
+/// The reply search that fits a command's `budget`: shaped to its seconds
+/// on its threads when it has some, else to its nodes, else the default (a
+/// depth limit does not shape it).
+pub fn reply_limits(budget: &Budget) -> ReplyLimits {
+    ReplyLimits::shaped(budget.seconds, budget.nodes, budget.threads)
 }
 
 /// The book's move values of a position, when it has moves there.
@@ -91,7 +50,7 @@ pub fn kiothi_lookup(book: Option<&Book>, replies: ReplyLimits) -> BookLookup<'_
                 return Some(v.clone());
             }
         }
-        let values = reply_values(&replies.search(pos)?);
+        let values = reply_values(&replies.search(pos, REPLY_SEED).ok()?);
         *last.borrow_mut() = Some((*pos, values.clone()));
         Some(values)
     })

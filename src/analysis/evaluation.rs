@@ -11,13 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
-use super::book_oracle::{is_turn_2, ReplyLimits};
+use super::book_oracle::{reply_limits, REPLY_SEED};
 use super::kpe_db::result_word;
 use super::move_values::{notation, search_move_values, MoveEntry, MoveValues};
 use super::oracle::{KpeOracle, Oracle};
 use super::search_budget::Budget;
 use super::value_sources::{ValueSources, Valued};
-use crate::book::{Book, Replies};
+use crate::book::{is_turn_2, Book, Replies};
 use crate::error::CliError;
 use crate::game::Game;
 use crate::games::kiothi::KiothiPosition;
@@ -237,7 +237,7 @@ pub fn opening_answer(
     if !is_turn_2(p) {
         return Ok(None);
     }
-    let found = ReplyLimits::of(budget).search(p);
+    let found = reply_limits(budget).search(p, REPLY_SEED).ok();
     Ok(found.map(|r| Evaluation::Search(reply_evaluation(p, &r, multipv))))
 }
 

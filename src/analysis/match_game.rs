@@ -1,10 +1,9 @@
 //! How a match builds the agents of its game: the agent as described, and
 //! for Kiothi with `opening=reply` the reply search at North's turn 2
 //! (RULES §2.2) around it, shaped to the agent's time or nodes as `eval`
-//! shapes it (`book_oracle::ReplyLimits`).
+//! shapes it (`book::ReplyLimits`).
 
-use super::book_oracle::ReplyLimits;
-use crate::book::ReplyAgent;
+use crate::book::{ReplyAgent, ReplyLimits};
 use crate::error::InputError;
 use crate::games::kiothi::KiothiPosition;
 use crate::games::kpe::KpePosition;
@@ -55,8 +54,8 @@ impl MatchGame for KiothiPosition {
         else {
             return inner;
         };
-        let r = ReplyLimits::shaped(limits.seconds, limits.nodes, *threads);
-        let reply_seed = splitmix64(&mut seed.clone());
-        Box::new(ReplyAgent::with_budget(inner, r.budget, r.time, reply_seed))
+        let reply = ReplyLimits::shaped(limits.seconds, limits.nodes, *threads);
+        let mut state = seed;
+        Box::new(ReplyAgent::new(inner, reply, splitmix64(&mut state)))
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::book_oracle::{kiothi_lookup, BookOracle, ReplyLimits};
+use super::book_oracle::{kiothi_lookup, reply_limits, BookOracle};
 use super::kpe_db;
 use super::oracle::{KpeOracle, Oracle, SearchOracle};
 use super::search_budget::Budget;
@@ -226,7 +226,7 @@ impl Valued for KiothiPosition {
     ) -> Result<T, CliError> {
         let book = sources.kiothi_book(pos.setup())?;
         let mut oracle = BookOracle {
-            lookup: kiothi_lookup(book.as_deref(), ReplyLimits::of(budget)),
+            lookup: kiothi_lookup(book.as_deref(), reply_limits(budget)),
             inner,
         };
         f(&mut oracle)

@@ -50,7 +50,10 @@ pub use engine::{EngineValuer, Valued};
 pub use error::BookError;
 pub use probe::{default_path, Book, BookEntry, BookMove};
 pub use provider::{EngineCandidates, EveryMove, MoveProvider};
-pub use reply::{first_move_value, reply_search, FirstMoveValue, Replies, ReplyBudget, ReplyValue};
+pub use reply::{
+    first_move_value, is_turn_2, reply_search, FirstMoveValue, Replies, ReplyBudget, ReplyLimits,
+    ReplyValue,
+};
 pub use reply_agent::ReplyAgent;
 pub use sample::random_opening_move;
 pub use scan::{

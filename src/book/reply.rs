@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::games::kiothi::{KiothiMove, KiothiPosition, OpeningMove, PITS};
+use crate::game::Side;
+use crate::games::kiothi::{KiothiMove, KiothiPosition, OpeningMove, Phase, PITS};
 use crate::infra::rng::{fnv1a, Rng};
 
 use super::best_k::{best_k, best_k_per_lift};
@@ -99,8 +100,7 @@ impl ReplyBudget {
     /// move's time in play): each engine search gets the share of
     /// `seconds` × [`ENGINE_NODES_PER_SECOND`] that [`TYPICAL_SEARCHES`]
     /// searches leave, at least [`MIN_NODES`] and at most the default's
-    /// nodes. The climbs
-    /// stop at the time `reply_search_within` is given.
+    /// nodes. The climbs stop at the time [`ReplyLimits`] gives.
     pub fn for_seconds(seconds: f64) -> ReplyBudget {
         Self::for_nodes((seconds.max(0.0) * ENGINE_NODES_PER_SECOND) as u64)
     }
@@ -367,22 +367,41 @@ pub fn reply_search(
     reply_search_with(position, after_reply(), budget, seed)
 }
 
-/// `reply_search` that begins no climb step after `time` has passed (the
-/// shortlist is always searched): for a move in play, with
-/// [`ReplyBudget::for_seconds`].
-pub fn reply_search_within(
-    position: &KiothiPosition,
-    budget: &ReplyBudget,
-    seed: u64,
-    time: Duration,
-) -> Result<Replies, BookError> {
-    search_replies(
-        position,
-        after_reply(),
-        budget,
-        seed,
-        Some(Instant::now() + time),
-    )
+/// What a reply search in play may spend: its budget, and the time after
+/// which it begins no climb step (the shortlist is always searched).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyLimits {
+    pub budget: ReplyBudget,
+    pub time: Option<Duration>,
+}
+
+impl ReplyLimits {
+    /// The reply search shaped to `seconds` on `threads` (and stopped at
+    /// them), else to `nodes` in all, else the default.
+    pub fn shaped(seconds: Option<f64>, nodes: Option<u64>, threads: usize) -> ReplyLimits {
+        let budget = match (seconds, nodes) {
+            (Some(s), _) => ReplyBudget::for_seconds(s * threads.max(1) as f64),
+            (None, Some(n)) => ReplyBudget::for_nodes(n),
+            (None, None) => ReplyBudget::default(),
+        };
+        ReplyLimits {
+            budget,
+            time: seconds.map(|s| Duration::from_secs_f64(s.max(0.0))),
+        }
+    }
+
+    /// North's best replies to the turn-2 `position` within these limits;
+    /// `seed` draws the random replies and neighbours.
+    pub fn search(&self, position: &KiothiPosition, seed: u64) -> Result<Replies, BookError> {
+        let deadline = self.time.map(|t| Instant::now() + t);
+        search_replies(position, after_reply(), &self.budget, seed, deadline)
+    }
+}
+
+/// Whether `pos` is North's turn-2 redistribution (RULES §2.2), the
+/// position a reply search answers.
+pub fn is_turn_2(pos: &KiothiPosition) -> bool {
+    pos.phase() == Phase::Opening && pos.side() == Side::North
 }
 
 /// `reply_search` with the evaluation `e2` of the boards after the reply

@@ -225,10 +225,11 @@ impl sow::search::Agent<KiothiPosition> for Recording {
 /// engine's agent; turn 1 and the play phase go to the engine's agent.
 #[test]
 fn the_reply_agent_answers_turn_2_and_hands_on_the_rest() {
-    use sow::book::{ReplyAgent, ReplyBudget};
+    use sow::book::{ReplyAgent, ReplyBudget, ReplyLimits};
     use sow::search::Agent;
     let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let mut agent = ReplyAgent::new(Box::new(Recording(asked.clone())), 30.0, 7);
+    let limits = ReplyLimits::shaped(Some(30.0), None, 1);
+    let mut agent = ReplyAgent::new(Box::new(Recording(asked.clone())), limits, 7);
     let planted =
         parse_position("kiothi 5,7,4,5,6,9,5,2,6,9,0,1,0,0,0,0,1,0,0,0 N opening").unwrap();
     let v = EngineValuer::new(ReplyBudget::for_seconds(30.0).nodes);
